@@ -1,0 +1,155 @@
+import type { ServerResponse } from 'node:http';
+import {
+  ALL_WORKERS_BUSY_BODY,
+  errorTypeOf,
+  httpHeaders,
+  httpStatusOf,
+  outcomeOf,
+  type ChatCompletion,
+  type ChatCompletionChunk,
+  type Completion,
+  type FinishReason,
+  type OutcomeReason,
+  type Usage,
+} from '@sluice/contracts';
+import { apiError, sendJson, sendSse, startSse } from './http-io.js';
+import { tokenText } from './prompt.js';
+
+export type ApiKind = 'completion' | 'chat';
+
+export interface ExchangeInit {
+  readonly res: ServerResponse;
+  readonly kind: ApiKind;
+  readonly id: string;
+  readonly model: string;
+  readonly promptTokens: number;
+  readonly maxTokens: number;
+  readonly stream: boolean;
+  readonly includeUsage: boolean;
+  /** Called exactly once, when the exchange reaches its terminal outcome. */
+  readonly onSettle: (reason: OutcomeReason, outputTokens: number) => void;
+}
+
+/**
+ * One HTTP exchange: turns inbox frames into OpenAI's response shapes (a stream of chunks or one
+ * object) and guarantees exactly one terminal outcome, whatever arrives and in what order.
+ */
+export class Exchange {
+  private settled = false;
+  private outputTokens = 0;
+  private text = '';
+  private readonly created = Math.floor(Date.now() / 1000);
+
+  constructor(private readonly init: ExchangeInit) {}
+
+  get isSettled(): boolean {
+    return this.settled;
+  }
+
+  onTokens(count: number): void {
+    if (this.settled) return;
+    const { res, stream } = this.init;
+    if (stream && !res.headersSent) {
+      startSse(res, { [httpHeaders.requestId]: this.init.id });
+      if (this.init.kind === 'chat') sendSse(res, this.chatChunk({ role: 'assistant', content: '' }, null));
+    }
+    for (let i = 0; i < count; i++) {
+      const piece = tokenText(this.outputTokens);
+      this.outputTokens += 1;
+      // The synthetic model always generates max_tokens, so the last chunk is known when it comes.
+      const finish: FinishReason = this.outputTokens >= this.init.maxTokens ? 'length' : null;
+      if (stream) sendSse(res, this.init.kind === 'chat' ? this.chatChunk({ content: piece }, finish) : this.completionChunk(piece, finish));
+      else this.text += piece;
+    }
+  }
+
+  onEnd(outputTokens: number): void {
+    if (this.settled) return;
+    const { res, stream, kind } = this.init;
+    const finish: FinishReason = outputTokens >= this.init.maxTokens ? 'length' : 'stop';
+    if (stream) {
+      if (!res.headersSent) startSse(res, { [httpHeaders.requestId]: this.init.id });
+      if (this.outputTokens < this.init.maxTokens) {
+        sendSse(res, kind === 'chat' ? this.chatChunk({}, finish) : this.completionChunk('', finish));
+      }
+      if (this.init.includeUsage) sendSse(res, { ...this.envelope(), choices: [], usage: this.usage() });
+      sendSse(res, '[DONE]');
+      res.end();
+    } else {
+      sendJson(res, 200, kind === 'chat' ? this.chatCompletion(finish) : this.completion(finish), { [httpHeaders.requestId]: this.init.id });
+    }
+    this.settle('ok');
+  }
+
+  /** Ends the exchange with an error: an HTTP error answer, or an error event if streaming began. */
+  fail(reason: OutcomeReason, message: string): void {
+    if (this.settled) return;
+    const { res } = this.init;
+    const status = httpStatusOf(reason);
+    const body = reason === 'all_workers_busy' ? ALL_WORKERS_BUSY_BODY : apiError(message, errorTypeOf(reason), null, reason);
+    if (res.headersSent) {
+      if (!res.writableEnded) {
+        sendSse(res, body);
+        sendSse(res, '[DONE]');
+        res.end();
+      }
+    } else if (!res.destroyed) {
+      const headers: Record<string, string> = { [httpHeaders.requestId]: this.init.id };
+      if (outcomeOf(reason) === 'dropped' || outcomeOf(reason) === 'rejected') headers[httpHeaders.droppedReason] = reason;
+      sendJson(res, status, body, headers);
+    }
+    this.settle(reason);
+  }
+
+  /** The client went away: nothing can be answered; the outcome is still counted. */
+  abandon(): void {
+    this.settle('client_disconnected');
+  }
+
+  private settle(reason: OutcomeReason): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.init.onSettle(reason, this.outputTokens);
+  }
+
+  private usage(): Usage {
+    return {
+      prompt_tokens: this.init.promptTokens,
+      completion_tokens: this.outputTokens,
+      total_tokens: this.init.promptTokens + this.outputTokens,
+    };
+  }
+
+  private envelope() {
+    return { id: this.init.id, object: this.init.kind === 'chat' ? 'chat.completion.chunk' : 'text_completion', created: this.created, model: this.init.model };
+  }
+
+  private completionChunk(text: string, finish: FinishReason): Completion {
+    return { id: this.init.id, object: 'text_completion', created: this.created, model: this.init.model, choices: [{ index: 0, text, logprobs: null, finish_reason: finish }] };
+  }
+
+  private chatChunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason): ChatCompletionChunk {
+    return {
+      id: this.init.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.init.model,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    };
+  }
+
+  private completion(finish: FinishReason): Completion {
+    return { ...this.completionChunk(this.text, finish), usage: this.usage() };
+  }
+
+  private chatCompletion(finish: FinishReason): ChatCompletion {
+    return {
+      id: this.init.id,
+      object: 'chat.completion',
+      created: this.created,
+      model: this.init.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: this.text }, logprobs: null, finish_reason: finish }],
+      usage: this.usage(),
+    };
+  }
+}

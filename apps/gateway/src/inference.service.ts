@@ -1,0 +1,204 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { Subscription } from '@nats-io/transport-node';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import {
+  InboxFrameSchema,
+  blockHashes,
+  outcomeOf,
+  httpStatusOf,
+  priorityOf,
+  subjects,
+  type CancelRequest,
+  type InboxFrame,
+  type InferenceRequest,
+  type OutcomeReason,
+} from '@sluice/contracts';
+import type { SluiceConfig } from '@sluice/config';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import { Exchange, type ApiKind } from './exchange.js';
+import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
+import { BodyError, apiError, readJsonBody, sendJson } from './http-io.js';
+import { parseInferenceRequest } from './parse-request.js';
+
+interface Pending {
+  readonly exchange: Exchange;
+  readonly deadline: NodeJS.Timeout;
+  readonly model: string;
+  readonly arrivalMs: number;
+  firstTokenSeen: boolean;
+}
+
+/**
+ * The gateway's core: each request gets an id, a trace, a deadline and an inbox; it is handed to
+ * admission and its frames are turned into the HTTP answer. Every request that enters ends in
+ * exactly one terminal outcome, counted by reason.
+ */
+@Injectable()
+export class InferenceService implements OnModuleInit, OnModuleDestroy {
+  private readonly pending = new Map<string, Pending>();
+  private readonly metrics: GatewayMetrics;
+  private inbox: Subscription | undefined;
+
+  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
+    this.metrics = createGatewayMetrics(service.metrics);
+  }
+
+  onModuleInit(): void {
+    this.inbox = this.service.bus.listen(subjects.inboxOfGateway(this.service.instanceId), InboxFrameSchema, ({ data }) =>
+      this.onFrame(data),
+    );
+  }
+
+  /** At shutdown, requests still open end as failed: shutdown, never silently. */
+  onModuleDestroy(): void {
+    this.inbox?.unsubscribe();
+    for (const { exchange } of [...this.pending.values()]) exchange.fail('shutdown', 'the gateway is shutting down');
+  }
+
+  modelNames(): string[] {
+    return this.service.config.models.map((m) => m.name);
+  }
+
+  async handle(kind: ApiKind, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivalMs = Date.now();
+    const path = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
+    this.metrics.received.inc({ endpoint: path });
+    this.metrics.inFlight.inc();
+    const span = this.service.tracer.startSpan(`POST ${path}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': 'POST', 'url.path': path, 'http.route': path, 'gen_ai.operation.name': kind === 'chat' ? 'chat' : 'text_completion' },
+    });
+    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomBytes(12).toString('hex')}`;
+    span.setAttribute('sluice.request.id', id);
+
+    const settleOnly = (reason: OutcomeReason, status: number) => this.recordOutcome(span, arrivalMs, reason, status, 0);
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      sendJson(res, 400, apiError(error.message, 'invalid_request_error'));
+      return settleOnly('invalid_request', 400);
+    }
+    const models = this.modelNames();
+    const parsed = parseInferenceRequest(kind, body, req.headers, models);
+    if (!parsed.ok) {
+      sendJson(res, 400, apiError(parsed.message, 'invalid_request_error', parsed.param, 'invalid_request'));
+      return settleOnly('invalid_request', 400);
+    }
+    const model = this.service.config.models.find((m) => m.name === parsed.model)!;
+    const inputTokens = parsed.tokenIds.length;
+    if (inputTokens + parsed.maxTokens > model.maxModelLen) {
+      const message = `prompt (${inputTokens} tokens) + max_tokens (${parsed.maxTokens}) exceeds the context of ${model.name} (${model.maxModelLen} tokens)`;
+      sendJson(res, 400, apiError(message, 'invalid_request_error', 'max_tokens', 'unservable'));
+      return settleOnly('unservable', 400);
+    }
+    span.setAttributes({
+      'gen_ai.request.model': parsed.model,
+      'gen_ai.request.max_tokens': parsed.maxTokens,
+      'gen_ai.usage.input_tokens': inputTokens,
+      'sluice.slo_class': parsed.sloClass,
+      'sluice.fairness_id': parsed.fairnessId,
+      'sluice.stream': parsed.stream,
+    });
+
+    const request: InferenceRequest = {
+      id,
+      model: parsed.model,
+      inputTokens,
+      blockHashes: blockHashes(parsed.tokenIds),
+      maxTokens: parsed.maxTokens,
+      sloClass: parsed.sloClass,
+      priority: priorityOf(parsed.sloClass),
+      fairnessId: parsed.fairnessId,
+      ...(parsed.sloTtftMs !== undefined ? { sloTtftMs: parsed.sloTtftMs } : {}),
+      arrivalMs,
+      deadlineMs: arrivalMs + this.service.config.gateway.requestTimeoutMs,
+      attempt: 0,
+      gatewayId: this.service.instanceId,
+      replyTo: subjects.inbox(this.service.instanceId, id),
+      timings: {},
+    };
+    const exchange = new Exchange({
+      res,
+      kind,
+      id,
+      model: parsed.model,
+      promptTokens: inputTokens,
+      maxTokens: parsed.maxTokens,
+      stream: parsed.stream,
+      includeUsage: parsed.includeUsage,
+      onSettle: (reason, outputTokens) => {
+        const entry = this.pending.get(id);
+        if (entry) clearTimeout(entry.deadline);
+        this.pending.delete(id);
+        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), outputTokens);
+      },
+    });
+    const deadline = setTimeout(() => {
+      this.cancelDownstream(id, 'timeout');
+      exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
+    }, this.service.config.gateway.requestTimeoutMs);
+    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, firstTokenSeen: false });
+    res.on('close', () => {
+      if (exchange.isSettled) return;
+      this.cancelDownstream(id, 'client_disconnected');
+      exchange.abandon();
+    });
+
+    const handed = await context.with(trace.setSpan(context.active(), span), () =>
+      this.service.bus.handoff(subjects.admissionSubmit(), request, id, 0),
+    );
+    if (!handed.ok) exchange.fail('admission_unavailable', handed.message);
+  }
+
+  private onFrame(frame: InboxFrame): void {
+    const entry = this.pending.get(frame.requestId);
+    if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
+    switch (frame.type) {
+      case 'tokens':
+        if (!entry.firstTokenSeen) {
+          entry.firstTokenSeen = true;
+          this.metrics.ttft.observe({ model: entry.model }, (Date.now() - entry.arrivalMs) / 1000);
+        }
+        entry.exchange.onTokens(frame.count);
+        return;
+      case 'end':
+        entry.exchange.onEnd(frame.outputTokens);
+        return;
+      case 'error':
+        entry.exchange.fail(frame.reason, frame.message);
+        return;
+      case 'migrate':
+        // Migration is not built yet: a lost worker ends the request.
+        entry.exchange.fail('worker_lost', `worker instance ${frame.instanceId} was lost after ${frame.generatedTokens} tokens`);
+        return;
+      default: {
+        const unhandled: never = frame;
+        throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
+      }
+    }
+  }
+
+  private cancelDownstream(requestId: string, reason: CancelRequest['reason']): void {
+    const cancel: CancelRequest = { requestId, reason };
+    this.service.bus.publish(subjects.requestCancel(), cancel);
+  }
+
+  private recordOutcome(span: Span, arrivalMs: number, reason: OutcomeReason, status: number, outputTokens: number): void {
+    const outcome = outcomeOf(reason);
+    this.metrics.terminal.inc({ outcome, reason });
+    this.metrics.inFlight.dec();
+    this.metrics.duration.observe({ outcome }, (Date.now() - arrivalMs) / 1000);
+    span.setAttributes({
+      'http.response.status_code': status,
+      'sluice.outcome': outcome,
+      'sluice.outcome.reason': reason,
+      'gen_ai.usage.output_tokens': outputTokens,
+    });
+    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+    span.end();
+  }
+}

@@ -1,0 +1,170 @@
+import {
+  connect,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from '@nats-io/transport-node';
+import { context as otelContext, type Context } from '@opentelemetry/api';
+import { AckSchema, busHeaders, describeZodError } from '@sluice/contracts';
+import type { z } from 'zod';
+import { extractTraceContext, injectTraceContext } from './trace-headers.js';
+
+/** How a "request in" hop ended, from the sender's side. */
+export type HandoffResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly why: 'no_responders' | 'timeout' | 'nack' | 'closed'; readonly message: string };
+
+export interface Received<T> {
+  readonly data: T;
+  readonly subject: string;
+  /** The trace context the sender propagated in the headers. */
+  readonly traceContext: Context;
+  readonly headers: MsgHdrs | undefined;
+}
+
+export type Handler<T> = (message: Received<T>) => void | Promise<void>;
+
+export interface BusOptions {
+  readonly url: string;
+  /** Connection name, shown by the NATS server's monitoring (`/connz`). */
+  readonly name: string;
+  /** How long a handoff waits for the receiver's ack. */
+  readonly ackTimeoutMs: number;
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * One NATS connection per process and the only code that touches it: JSON payloads, schemas
+ * checked at the receiving edge, trace context in the headers, acknowledged handoffs.
+ */
+export class Bus {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: BusOptions,
+  ) {}
+
+  static async connect(options: BusOptions): Promise<Bus> {
+    const nc = await connect({
+      servers: options.url,
+      name: options.name,
+      // Reconnect forever: a NATS restart must not kill a service (ARCHITECTURE.md, "Faults").
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      waitOnFirstConnect: true,
+    });
+    return new Bus(nc, options);
+  }
+
+  get connection(): NatsConnection {
+    return this.nc;
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+  }
+
+  /** Fire-and-forget event or frame, with the active trace context. */
+  publish(subject: string, payload: unknown, ctx?: Context): void {
+    this.nc.publish(subject, JSON.stringify(payload), { headers: injectTraceContext(undefined, ctx) });
+  }
+
+  /**
+   * A "request in" hop: send and wait only for the receiver's ack, which it gives on receipt.
+   * The caller ends the request with a reason when this is not ok, instead of letting it die
+   * silently at the gateway's deadline.
+   */
+  async handoff(subject: string, payload: unknown, requestId: string, attempt = 0): Promise<HandoffResult> {
+    const headers = injectTraceContext();
+    headers.set(busHeaders.requestId, requestId);
+    headers.set(busHeaders.attempt, String(attempt));
+    try {
+      const reply = await this.nc.request(subject, JSON.stringify(payload), {
+        timeout: this.options.ackTimeoutMs,
+        headers,
+      });
+      const ack = AckSchema.safeParse(reply.json());
+      if (!ack.success) return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
+      return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
+    } catch (error) {
+      return { ok: false, ...classifyRequestError(error, subject) };
+    }
+  }
+
+  /**
+   * Serves a "request in" subject: validates, acks at once, then runs the handler in the
+   * sender's trace context. A message that fails validation is nacked with the reason.
+   */
+  serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
+    return this.nc.subscribe(subject, {
+      ...(queue ? { queue } : {}),
+      callback: (error, msg) => {
+        if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
+        const parsed = this.decode(msg, schema);
+        if (!parsed.ok) {
+          msg.respond(JSON.stringify({ ok: false, message: parsed.message }));
+          return;
+        }
+        msg.respond(JSON.stringify({ ok: true }));
+        this.dispatch(msg, parsed.data, handler);
+      },
+    });
+  }
+
+  /** Listens to events (no ack), validating each one; invalid events are logged and skipped. */
+  listen<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
+    return this.nc.subscribe(subject, {
+      ...(queue ? { queue } : {}),
+      callback: (error, msg) => {
+        if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
+        const parsed = this.decode(msg, schema);
+        if (!parsed.ok) return this.log(`dropped invalid message on ${msg.subject}: ${parsed.message}`);
+        this.dispatch(msg, parsed.data, handler);
+      },
+    });
+  }
+
+  private decode<S extends z.ZodType>(msg: Msg, schema: S): { ok: true; data: z.infer<S> } | { ok: false; message: string } {
+    let raw: unknown;
+    try {
+      raw = msg.json();
+    } catch {
+      return { ok: false, message: 'payload is not JSON' };
+    }
+    const result = schema.safeParse(raw);
+    return result.success ? { ok: true, data: result.data } : { ok: false, message: describeZodError(result.error).join('; ') };
+  }
+
+  private dispatch<T>(msg: Msg, data: T, handler: Handler<T>): void {
+    const traceContext = extractTraceContext(msg.headers);
+    const received: Received<T> = { data, subject: msg.subject, traceContext, headers: msg.headers };
+    otelContext.with(traceContext, () => {
+      Promise.resolve()
+        .then(() => handler(received))
+        .catch((error: unknown) => this.log(`handler for ${msg.subject} failed: ${(error as Error).stack ?? String(error)}`));
+    });
+  }
+
+  /** Waits until the server has processed everything sent so far. */
+  async flush(): Promise<void> {
+    await this.nc.flush();
+  }
+
+  /** Drains subscriptions and pending publishes, then closes: used at shutdown. */
+  async drain(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}
+
+function classifyRequestError(error: unknown, subject: string): { why: 'no_responders' | 'timeout' | 'closed'; message: string } {
+  if (error instanceof NoRespondersError || (error instanceof RequestError && error.isNoResponders())) {
+    return { why: 'no_responders', message: `no service is listening on ${subject}` };
+  }
+  if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
+    return { why: 'timeout', message: `no ack from ${subject} in time` };
+  }
+  return { why: 'closed', message: `handoff to ${subject} failed: ${(error as Error).message}` };
+}

@@ -1,0 +1,2 @@
+/** The bus lib does not depend on the config schema; services pass their own typed config. */
+export type SluiceConfigLike = object;

@@ -1,0 +1,23 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import { loadConfigOrExit, type SluiceConfig } from '@sluice/config';
+import { bootstrapService, type RunningService } from './service-bootstrap.js';
+import type { InboundRoute } from './bus.transport.js';
+
+export interface ServiceWiring {
+  readonly http: { readonly host: string; readonly port: number };
+  readonly module: Type<unknown> | DynamicModule;
+  readonly routes?: ReadonlyMap<string, InboundRoute>;
+  readonly instanceId?: string;
+}
+
+/** A service's whole main: config from file + env + flags (exit 2 when invalid), then bootstrap. */
+export async function runService(name: string, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
+  const config = loadConfigOrExit();
+  return bootstrapService({
+    name,
+    config,
+    natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
+    ackTimeoutMs: config.nats.ackTimeoutMs,
+    ...wire(config),
+  });
+}

@@ -1,0 +1,110 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import {
+  ConsoleLogger,
+  Global,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type INestApplication,
+  type OnApplicationShutdown,
+  type Provider,
+  type Type,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
+import { Bus } from '../bus.js';
+import { BusTransport, type InboundRoute } from './bus.transport.js';
+import { OpsController } from './ops.controller.js';
+import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
+
+export interface ServiceSpec<C extends object> {
+  /** `service.name`, e.g. `sluice-router`. */
+  readonly name: string;
+  readonly config: C;
+  readonly natsUrl: string;
+  readonly ackTimeoutMs: number;
+  readonly http: { readonly host: string; readonly port: number };
+  /** The service's own module: controllers and providers; it can inject SERVICE_CONTEXT. */
+  readonly module: Type<unknown> | DynamicModule;
+  readonly routes?: ReadonlyMap<string, InboundRoute>;
+  /** Extra readiness check (null = ready). */
+  readonly readiness?: () => string | null;
+  /** A fixed instance id (else random); the gateway uses it in inbox subjects. */
+  readonly instanceId?: string;
+}
+
+export interface RunningService<C extends object> {
+  readonly app: INestApplication;
+  readonly context: ServiceContext<C>;
+  readonly url: string;
+}
+
+/**
+ * The one bootstrap every service follows: tracing first (so spans from start-up are kept), then
+ * the bus, then the Nest app with the ops endpoints and the bus transport, shutdown hooks that
+ * drain NATS and flush telemetry. Config is validated by the caller before this runs.
+ */
+export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): Promise<RunningService<C>> {
+  const instanceId = spec.instanceId ?? `${spec.name.replace(/^sluice-/, '')}-${randomBytes(3).toString('hex')}`;
+  const telemetry = startTracing(spec.name, instanceId);
+  const logger = new ConsoleLogger(spec.name, { timestamp: true, logLevels: ['log', 'error', 'warn'], colors: Boolean(process.stdout.isTTY) });
+  const bus = await Bus.connect({
+    url: spec.natsUrl,
+    name: instanceId,
+    ackTimeoutMs: spec.ackTimeoutMs,
+    log: (line) => logger.warn(line),
+  });
+  let shuttingDown = false;
+  const context: ServiceContext<C> = {
+    name: spec.name,
+    instanceId,
+    config: spec.config,
+    bus,
+    tracer: telemetry.tracer,
+    metrics: createMetricsRegistry(spec.name, instanceId),
+    readiness: () => {
+      if (shuttingDown) return 'shutting down';
+      if (bus.connection.isClosed()) return 'NATS connection closed';
+      return spec.readiness?.() ?? null;
+    },
+  };
+
+  const contextProvider: Provider = { provide: SERVICE_CONTEXT, useValue: context };
+
+  /**
+   * Shutdown order: readiness goes false first; Nest then runs every module's destroy hooks
+   * (services stop taking work and finish what they hold); only then is the bus drained, so
+   * pending frames still go out, and the last spans flushed.
+   */
+  @Injectable()
+  class ShutdownHooks implements BeforeApplicationShutdown, OnApplicationShutdown {
+    beforeApplicationShutdown(): void {
+      shuttingDown = true;
+    }
+    async onApplicationShutdown(): Promise<void> {
+      await bus.drain().catch(() => undefined);
+      await telemetry.shutdown().catch(() => undefined);
+    }
+  }
+
+  /** Global, so every service module can inject SERVICE_CONTEXT without importing anything. */
+  @Global()
+  @Module({ providers: [contextProvider], exports: [contextProvider] })
+  class ServiceContextModule {}
+
+  @Module({ imports: [ServiceContextModule, spec.module], controllers: [OpsController], providers: [ShutdownHooks] })
+  class RootModule {}
+
+  // No body parser: the gateway reads bodies itself to answer bad JSON in OpenAI's error shape.
+  const app = await NestFactory.create(RootModule, { logger, abortOnError: false, bodyParser: false });
+  if (spec.routes) app.connectMicroservice({ strategy: new BusTransport(bus, spec.routes) }, { inheritAppConfig: true });
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  await app.startAllMicroservices();
+  await app.listen(spec.http.port, spec.http.host);
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://${spec.http.host}:${address.port}`;
+  logger.log(`ready on ${url} (instance ${instanceId})`);
+  return { app, context, url };
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { ADMISSION_POLICY_NAMES, ROUTING_POLICY_NAMES } from '@sluice/policies';
+
+/**
+ * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
+ * start-up instead of being ignored; every field has a default, so an empty file is a valid
+ * cluster. Precedence: defaults < file < SLUICE_* env < flags.
+ */
+const Port = z.number().int().min(0).max(65535);
+const Host = z.string().min(1);
+const Millis = z.number().int().positive();
+
+const ModelSchema = z.strictObject({
+  name: z.string().min(1),
+  /** Longest prompt + output an instance of this model accepts (tokens). */
+  maxModelLen: z.number().int().positive().default(40_960),
+});
+
+const ServiceBase = { host: Host.default('127.0.0.1') };
+
+export const ConfigSchema = z.strictObject({
+  nats: z
+    .strictObject({
+      /** Empty: `sluice up` starts an embedded nats-server. Also read from NATS_URL. */
+      url: z.string().optional(),
+      /** How long a "request in" hop waits for the receiver's ack before ending the request. */
+      ackTimeoutMs: Millis.default(2_000),
+    })
+    .prefault({}),
+  models: z.array(ModelSchema).min(1).default([{ name: 'qwen3-14b', maxModelLen: 40_960 }]),
+  gateway: z
+    .strictObject({
+      ...ServiceBase,
+      port: Port.default(8080),
+      /** A request with no terminal frame by then ends with 504. */
+      requestTimeoutMs: Millis.default(60_000),
+    })
+    .prefault({}),
+  admission: z
+    .strictObject({
+      ...ServiceBase,
+      port: Port.default(9101),
+      policy: z.enum(ADMISSION_POLICY_NAMES).default('always-admit'),
+    })
+    .prefault({}),
+  flowController: z
+    .strictObject({
+      ...ServiceBase,
+      port: Port.default(9102),
+    })
+    .prefault({}),
+  router: z
+    .strictObject({
+      ...ServiceBase,
+      port: Port.default(9103),
+      policy: z.enum(ROUTING_POLICY_NAMES).default('round-robin'),
+      /** An instance silent for this long is lost. */
+      heartbeatTimeoutMs: Millis.default(3_000),
+    })
+    .prefault({}),
+  worker: z
+    .strictObject({
+      ...ServiceBase,
+      port: Port.default(9104),
+      /** Instances hosted by one worker process (data-parallel ranks of one worker). */
+      instances: z.number().int().min(1).max(256).default(4),
+      model: z.string().min(1).default('qwen3-14b'),
+      /** Fixed step time of the placeholder engine, in milliseconds. */
+      stepTimeMs: z.number().positive().default(10),
+      /** KV capacity per instance, in 16-token blocks. */
+      kvBlocks: z.number().int().positive().default(17_600),
+      heartbeatIntervalMs: Millis.default(1_000),
+      loadIntervalMs: Millis.default(50),
+    })
+    .prefault({}),
+});
+
+export type SluiceConfig = z.infer<typeof ConfigSchema>;
+export type SluiceConfigInput = z.input<typeof ConfigSchema>;

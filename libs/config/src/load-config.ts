@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { describeZodError } from '@sluice/contracts';
+import { ConfigError } from './config.error.js';
+import { ConfigSchema, type SluiceConfig } from './config.schema.js';
+
+export const ENV_PREFIX = 'SLUICE_';
+/** `SLUICE_CONFIG` names the file; it is not itself a key. */
+export const CONFIG_FILE_ENV = 'SLUICE_CONFIG';
+
+export interface ConfigSources {
+  /** Path of a sluice.yaml; also taken from `--config FILE` in argv or SLUICE_CONFIG. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Flags: `--config FILE`, `--gateway.port=8081` or `--gateway.port 8081`. */
+  argv?: readonly string[];
+}
+
+type Tree = Record<string, unknown>;
+
+function camelFromScreaming(segment: string): string {
+  return segment.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** A flag or env value is YAML, so `8081`, `true` and `[a, b]` keep their types. */
+function parseScalar(raw: string): unknown {
+  try {
+    return parseYaml(raw) ?? raw;
+  } catch {
+    return raw;
+  }
+}
+
+function setPath(tree: Tree, path: readonly string[], value: unknown): void {
+  let node = tree;
+  path.forEach((key, i) => {
+    if (i === path.length - 1) {
+      node[key] = value;
+      return;
+    }
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Tree;
+  });
+}
+
+/** Splits argv into the config file flag and `key.path=value` overrides. */
+export function parseConfigFlags(argv: readonly string[]): { file?: string; overrides: [string[], unknown][] } {
+  const overrides: [string[], unknown][] = [];
+  let file: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) continue;
+    const eq = arg.indexOf('=');
+    const key = arg.slice(2, eq === -1 ? undefined : eq);
+    let value = eq === -1 ? undefined : arg.slice(eq + 1);
+    if (value === undefined) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith('--')) continue; // a boolean CLI flag, not config
+      value = next;
+      i++;
+    }
+    if (key === 'config') file = value;
+    else if (key.includes('.')) overrides.push([key.split('.'), parseScalar(value)]);
+  }
+  return { file, overrides };
+}
+
+function readFileTree(file: string): Tree {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`cannot read config file ${file}: ${(error as Error).message}`], { cause: error });
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError([`${file} is not valid YAML: ${(error as Error).message}`], { cause: error });
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError([`${file}: the top level must be a mapping of keys`]);
+  }
+  return doc as Tree;
+}
+
+/** Resolves defaults < file < env < flags into one validated config, or throws ConfigError. */
+export function loadConfig(sources: ConfigSources = {}): SluiceConfig {
+  const env = sources.env ?? {};
+  const flags = parseConfigFlags(sources.argv ?? []);
+  const file = flags.file ?? sources.file ?? env[CONFIG_FILE_ENV];
+  const tree: Tree = file ? readFileTree(file) : {};
+
+  if (env.NATS_URL) setPath(tree, ['nats', 'url'], env.NATS_URL);
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || name === CONFIG_FILE_ENV || raw === undefined) continue;
+    // SLUICE_FLOW_CONTROLLER__PORT → flowController.port
+    setPath(tree, name.slice(ENV_PREFIX.length).split('__').map(camelFromScreaming), parseScalar(raw));
+  }
+  for (const [path, value] of flags.overrides) setPath(tree, path, value);
+
+  const result = ConfigSchema.safeParse(tree);
+  if (!result.success) throw new ConfigError(describeZodError(result.error));
+  checkCrossReferences(result.data);
+  return result.data;
+}
+
+/** Rules one field's schema cannot see. */
+function checkCrossReferences(config: SluiceConfig): void {
+  const models = config.models.map((m) => m.name);
+  if (!models.includes(config.worker.model)) {
+    throw new ConfigError([`worker.model: "${config.worker.model}" is not a configured model; allowed: ${models.join(', ')}`]);
+  }
+}

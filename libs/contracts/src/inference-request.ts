@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { SloClassSchema } from './slo.js';
+
+/** Per-stage durations in milliseconds, filled in as the request moves down the pipeline. */
+export const StageTimingsSchema = z
+  .object({
+    admissionMs: z.number().nonnegative(),
+    flowQueueMs: z.number().nonnegative(),
+    routingMs: z.number().nonnegative(),
+    workerQueueMs: z.number().nonnegative(),
+    prefillMs: z.number().nonnegative(),
+    decodeMs: z.number().nonnegative(),
+  })
+  .partial();
+export type StageTimings = z.infer<typeof StageTimingsSchema>;
+
+/**
+ * What travels down the pipeline. Prompt text stays at the gateway: downstream stages need only
+ * the token count and the block hashes (prefix caching and prefix-aware routing).
+ */
+export const InferenceRequestSchema = z.object({
+  id: z.string().min(1),
+  model: z.string().min(1),
+  inputTokens: z.number().int().nonnegative(),
+  /** Hierarchical hashes of the prompt's full 16-token blocks (see block-hashes.ts). */
+  blockHashes: z.array(z.string()),
+  maxTokens: z.number().int().nonnegative(),
+  sloClass: SloClassSchema,
+  priority: z.number().int(),
+  fairnessId: z.string(),
+  objective: z.string().optional(),
+  sloTtftMs: z.number().positive().optional(),
+  /** Wall-clock epoch milliseconds. */
+  arrivalMs: z.number(),
+  deadlineMs: z.number(),
+  /** 0 for the first try; each migration adds one. */
+  attempt: z.number().int().nonnegative(),
+  gatewayId: z.string().min(1),
+  /** The inbox subject of the gateway that owns the request. */
+  replyTo: z.string().min(1),
+  timings: StageTimingsSchema.default({}),
+});
+export type InferenceRequest = z.infer<typeof InferenceRequestSchema>;
+export type InferenceRequestInput = z.input<typeof InferenceRequestSchema>;
+
+/** The cancel event (client disconnect): every stage holding the request lets it go. */
+export const CancelRequestSchema = z.object({
+  requestId: z.string().min(1),
+  reason: z.enum(['client_disconnected', 'timeout']),
+});
+export type CancelRequest = z.infer<typeof CancelRequestSchema>;

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+
+/**
+ * The OpenAI-compatible HTTP API the gateway serves. Only the fields sluice acts on are checked;
+ * other sampling parameters (temperature, top_p, …) are accepted and ignored, as a synthetic
+ * model has nothing to sample.
+ */
+const MaxTokens = z.number().int().min(0);
+const Stream = z.boolean().optional();
+const StreamOptions = z.object({ include_usage: z.boolean().optional() }).optional();
+
+/** Token ids live in [0, vocabulary size); 128000 matches the workload generator's range. */
+export const VOCABULARY_SIZE = 128_000;
+const TokenId = z.number().int().min(0).max(VOCABULARY_SIZE - 1);
+
+export const CompletionRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  prompt: z.union([z.string(), z.array(TokenId).min(1)], {
+    error: 'expected a string or a non-empty array of token ids (integers in [0, 128000))',
+  }),
+  max_tokens: MaxTokens.default(16),
+  stream: Stream,
+  stream_options: StreamOptions,
+  n: z.literal(1, { error: 'only n=1 is supported' }).optional(),
+  ignore_eos: z.boolean().optional(),
+});
+export type CompletionRequest = z.infer<typeof CompletionRequestSchema>;
+
+const TextPart = z.looseObject({ type: z.literal('text'), text: z.string() });
+export const ChatMessageSchema = z.looseObject({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: z.union([z.string(), z.array(TextPart)]).nullable(),
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const ChatCompletionRequestSchema = z.looseObject({
+  model: z.string().min(1),
+  messages: z.array(ChatMessageSchema).min(1),
+  max_tokens: MaxTokens.optional(),
+  max_completion_tokens: MaxTokens.optional(),
+  stream: Stream,
+  stream_options: StreamOptions,
+  n: z.literal(1, { error: 'only n=1 is supported' }).optional(),
+  ignore_eos: z.boolean().optional(),
+});
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export type FinishReason = 'length' | 'stop' | null;
+
+export interface CompletionChoice {
+  index: number;
+  text: string;
+  logprobs: null;
+  finish_reason: FinishReason;
+}
+
+export interface Completion {
+  id: string;
+  object: 'text_completion';
+  created: number;
+  model: string;
+  choices: CompletionChoice[];
+  usage?: Usage | null;
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: { role: 'assistant'; content: string }; logprobs: null; finish_reason: FinishReason }[];
+  usage: Usage;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: { role?: 'assistant'; content?: string }; logprobs: null; finish_reason: FinishReason }[];
+  usage?: Usage | null;
+}
+
+export interface ModelList {
+  object: 'list';
+  data: { id: string; object: 'model'; created: number; owned_by: string }[];
+}
+
+/** OpenAI's error envelope. */
+export interface ApiError {
+  error: { message: string; type: string; param: string | null; code: string | number | null };
+}

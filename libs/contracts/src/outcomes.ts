@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * Every request that enters the gateway ends in exactly one terminal outcome. The books balance:
+ * received = completed + rejected + dropped + failed (+ in flight while a run is going).
+ * - rejected: refused before it was queued anywhere (never consumed capacity);
+ * - dropped: evicted after it had been queued (TTL, disconnect, shutdown);
+ * - failed: the system could not finish it (timeouts, lost hops, lost workers).
+ */
+export const OUTCOMES = ['completed', 'rejected', 'dropped', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const STAGES = ['gateway', 'admission', 'flow', 'router', 'worker'] as const;
+export const StageSchema = z.enum(STAGES);
+export type Stage = z.infer<typeof StageSchema>;
+
+interface ReasonSpec {
+  readonly outcome: Outcome;
+  /** The HTTP status the gateway answers with (ARCHITECTURE.md, "The request"). */
+  readonly status: number;
+  /** OpenAI-style error `type`. */
+  readonly errorType: string;
+}
+
+/**
+ * Low-cardinality reasons: these are metric label values. The detailed message travels beside
+ * them in the error frame.
+ */
+export const OUTCOME_REASONS = {
+  ok: { outcome: 'completed', status: 200, errorType: '' },
+  // Rejected: never queued.
+  invalid_request: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
+  unservable: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
+  insufficient_tokens: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  rejected_by_policy: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  ttft_over_budget: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  all_workers_busy: { outcome: 'rejected', status: 503, errorType: 'service_unavailable' },
+  flow_capacity: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  pool_saturated: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  no_worker: { outcome: 'rejected', status: 503, errorType: 'service_unavailable' },
+  // Dropped: evicted after queuing.
+  ttl_expired: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
+  client_disconnected: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
+  shutdown: { outcome: 'dropped', status: 500, errorType: 'server_error' },
+  // Failed: the system could not finish it.
+  timeout: { outcome: 'failed', status: 504, errorType: 'timeout' },
+  admission_unavailable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  flow_unavailable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  router_unavailable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  worker_unreachable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  worker_lost: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  internal: { outcome: 'failed', status: 500, errorType: 'server_error' },
+} as const satisfies Record<string, ReasonSpec>;
+
+export type OutcomeReason = keyof typeof OUTCOME_REASONS;
+export const OUTCOME_REASON_NAMES = Object.keys(OUTCOME_REASONS) as [OutcomeReason, ...OutcomeReason[]];
+export const OutcomeReasonSchema = z.enum(OUTCOME_REASON_NAMES);
+
+export function outcomeOf(reason: OutcomeReason): Outcome {
+  return OUTCOME_REASONS[reason].outcome;
+}
+
+export function httpStatusOf(reason: OutcomeReason): number {
+  return OUTCOME_REASONS[reason].status;
+}
+
+export function errorTypeOf(reason: OutcomeReason): string {
+  return OUTCOME_REASONS[reason].errorType;
+}
+
+/** Dynamo's exact answer when every worker is busy (BEHAVIOUR.md §2, busy-threshold). */
+export const ALL_WORKERS_BUSY_BODY = {
+  message: 'Service temporarily unavailable: All workers are busy, please retry later',
+  type: 'service_unavailable',
+  code: 503,
+} as const;

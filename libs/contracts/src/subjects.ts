@@ -1,0 +1,70 @@
+/**
+ * Every NATS subject sluice uses, built here and nowhere else. Versioned under `sluice.v1` so a
+ * future protocol can run beside this one on the same bus.
+ */
+export const PROTOCOL_ROOT = 'sluice.v1';
+
+/** A subject token must not contain separators or wildcards, or one id could address many. */
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+
+function token(kind: string, value: string): string {
+  if (!TOKEN.test(value)) {
+    throw new Error(`${kind} "${value}" is not a valid subject token: use letters, digits, "_" or "-"`);
+  }
+  return value;
+}
+
+/** Services that answer on control subjects. */
+export const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export const subjects = {
+  /** gateway → admission (queue group): a request enters the pipeline. */
+  admissionSubmit: () => `${PROTOCOL_ROOT}.admission.submit`,
+  /** admission → flow-controller (queue group). */
+  flowSubmit: () => `${PROTOCOL_ROOT}.flow.submit`,
+  /** flow-controller, or the gateway on migration → router (queue group). */
+  routerSubmit: () => `${PROTOCOL_ROOT}.router.submit`,
+  /** router → one worker instance. */
+  workerSubmit: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.submit`,
+  /** any stage → the gateway that owns the request: frames for one request. */
+  inbox: (gatewayId: string, requestId: string) =>
+    `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.${token('request id', requestId)}`,
+  /** What a gateway subscribes to: the frames of all the requests it owns. */
+  inboxOfGateway: (gatewayId: string) => `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.>`,
+  /** gateway → flow-controller, workers: a request is cancelled (client disconnect). */
+  requestCancel: () => `${PROTOCOL_ROOT}.request.cancel`,
+  /** instance → admission, flow-controller, router: load snapshot. */
+  workerLoad: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.load`,
+  /** instance → router, admission: KV blocks stored / removed. */
+  workerKv: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.kv`,
+  /** instance → all: register, heartbeat, drain, deregister. */
+  workerLifecycle: (instanceId: string) =>
+    `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.lifecycle`,
+  /** instance → router, flow-controller: a request left the instance (in-flight accounting). */
+  workerDone: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.done`,
+  /** request/reply to one service: get/set config, faults. */
+  control: (service: ServiceName, verb: string) =>
+    `${PROTOCOL_ROOT}.control.${token('service', service)}.${token('verb', verb)}`,
+} as const;
+
+/** Wildcards for listeners that follow every instance. */
+export const subjectPatterns = {
+  allWorkerLoad: `${PROTOCOL_ROOT}.worker.*.load`,
+  allWorkerKv: `${PROTOCOL_ROOT}.worker.*.kv`,
+  allWorkerLifecycle: `${PROTOCOL_ROOT}.worker.*.lifecycle`,
+  allWorkerDone: `${PROTOCOL_ROOT}.worker.*.done`,
+} as const;
+
+/** Queue groups: stateless services scale out by joining the same group. */
+export const queueGroups = {
+  admission: 'sluice-admission',
+  flowController: 'sluice-flow-controller',
+  router: 'sluice-router',
+} as const;
+
+/** The instance id carried in a per-instance subject (`sluice.v1.worker.<id>.<kind>`). */
+export function instanceIdOf(subject: string): string | undefined {
+  const parts = subject.split('.');
+  return parts.length === 5 && parts[2] === 'worker' ? parts[3] : undefined;
+}

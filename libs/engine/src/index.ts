@@ -1,0 +1,2 @@
+export * from './engine.types.js';
+export * from './fixed-step.engine.js';

@@ -1,0 +1,98 @@
+import type { InstanceIdentity, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import type { ClusterView, InstanceView } from './cluster-view.js';
+
+interface Entry {
+  identity: InstanceIdentity;
+  lastSeenMs: number;
+  snapshot: LoadSnapshot | undefined;
+  /** Request ids dispatched here and not yet reported done. */
+  inFlight: Set<string>;
+  draining: boolean;
+}
+
+/**
+ * The cluster as a control-plane service knows it: instances from lifecycle events, their last
+ * load snapshots, and the in-flight requests this service dispatched (synchronous, owned here).
+ * Pure: the caller passes the wall-clock time of every event.
+ */
+export class ClusterState {
+  private readonly instances = new Map<string, Entry>();
+
+  constructor(private readonly heartbeatTimeoutMs: number) {}
+
+  /** Applies a lifecycle event; a deregistered instance's in-flight request ids are returned. */
+  onLifecycle(event: LifecycleEvent): string[] {
+    if (event.type === 'deregister') {
+      const held = [...(this.instances.get(event.instanceId)?.inFlight ?? [])];
+      this.instances.delete(event.instanceId);
+      return held;
+    }
+    const known = this.instances.get(event.instanceId);
+    if (known) {
+      known.lastSeenMs = event.atMs;
+      known.identity = event;
+      known.draining = event.type === 'drain';
+      return [];
+    }
+    const { instanceId, workerId, rank, model, totalKvBlocks } = event;
+    this.instances.set(event.instanceId, {
+      identity: { instanceId, workerId, rank, model, totalKvBlocks },
+      lastSeenMs: event.atMs,
+      snapshot: undefined,
+      inFlight: new Set(),
+      draining: event.type === 'drain',
+    });
+    return [];
+  }
+
+  onSnapshot(snapshot: LoadSnapshot): void {
+    const entry = this.instances.get(snapshot.instanceId);
+    if (!entry) return;
+    entry.snapshot = snapshot;
+    entry.lastSeenMs = Math.max(entry.lastSeenMs, snapshot.atMs);
+  }
+
+  dispatched(instanceId: string, requestId: string): void {
+    this.instances.get(instanceId)?.inFlight.add(requestId);
+  }
+
+  /** The instance reported the request done (completed, dropped or failed). */
+  done(instanceId: string, requestId: string): void {
+    this.instances.get(instanceId)?.inFlight.delete(requestId);
+  }
+
+  /** Removes instances silent for longer than the heartbeat timeout; returns what they held. */
+  expire(nowMs: number): { instanceId: string; inFlight: string[] }[] {
+    const lost: { instanceId: string; inFlight: string[] }[] = [];
+    for (const [id, entry] of this.instances) {
+      if (nowMs - entry.lastSeenMs > this.heartbeatTimeoutMs) {
+        lost.push({ instanceId: id, inFlight: [...entry.inFlight] });
+        this.instances.delete(id);
+      }
+    }
+    return lost;
+  }
+
+  size(): number {
+    return this.instances.size;
+  }
+
+  /** The view policies decide on: live, non-draining instances, in registration order. */
+  view(nowMs: number): ClusterView {
+    const instances: InstanceView[] = [];
+    for (const entry of this.instances.values()) {
+      if (entry.draining) continue;
+      const s = entry.snapshot;
+      instances.push({
+        ...entry.identity,
+        inFlight: entry.inFlight.size,
+        // Snapshots read zero until the first one arrives (BEHAVIOUR.md §4).
+        queueDepth: s?.queueDepth ?? 0,
+        batchSize: s?.batchSize ?? 0,
+        kvUtilization: s?.kvUtilization ?? 0,
+        snapshotAgeMs: s ? nowMs - s.atMs : Number.POSITIVE_INFINITY,
+      });
+    }
+    return { instances };
+  }
+}

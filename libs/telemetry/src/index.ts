@@ -1,0 +1,5 @@
+export * from './tracing.js';
+export * from './metrics.js';
+export { SpanKind, SpanStatusCode, context, trace, propagation } from '@opentelemetry/api';
+export type { Span, Tracer, Context, Attributes } from '@opentelemetry/api';
+export { Registry, Counter, Gauge, Histogram } from 'prom-client';
