@@ -7,7 +7,6 @@ import {
   SloClassSchema,
   describeZodError,
   httpHeaders,
-  issuePath,
   type SloClass,
 } from '@sluice/contracts';
 import type { ApiKind } from './exchange.js';
@@ -77,7 +76,9 @@ type BodyFields = { ok: true; model: string; tokenIds: number[]; maxTokens: numb
 function parseBody(kind: ApiKind, body: object): BodyFields | { ok: false; message: string; param: string | null } {
   const invalid = (error: ZodError) => {
     const first = error.issues[0];
-    return { ok: false as const, message: describeZodError(error).join('; '), param: first ? issuePath(first.path) || null : null };
+    // OpenAI's `param` names the top-level field; the message keeps the full path.
+    const param = first?.path[0];
+    return { ok: false as const, message: describeZodError(error).join('; '), param: param === undefined ? null : String(param) };
   };
   if (kind === 'chat') {
     const result = ChatCompletionRequestSchema.safeParse(body);

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
+import { z } from 'zod';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import { CancelRequestSchema, InferenceRequestSchema, subjects } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
@@ -55,6 +56,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.subscriptions.push(
       this.service.bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
         for (const host of this.hosts) if (host.holds(data.requestId)) host.cancel(data.requestId, this.nowUs());
+      }),
+      this.service.bus.listen(subjects.workerDiscover(), z.object({}), () => {
+        for (const host of this.hosts) host.publishLifecycle('register');
       }),
     );
     this.timers.push(

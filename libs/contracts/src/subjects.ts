@@ -41,6 +41,11 @@ export const subjects = {
   /** instance → all: register, heartbeat, drain, deregister. */
   workerLifecycle: (instanceId: string) =>
     `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.lifecycle`,
+  /**
+   * any → every worker: "announce yourselves". A service that follows lifecycle events asks once
+   * its subscriptions are up, so it learns instances that registered before it started.
+   */
+  workerDiscover: () => `${PROTOCOL_ROOT}.worker.discover`,
   /** instance → router, flow-controller: a request left the instance (in-flight accounting). */
   workerDone: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.done`,
   /** request/reply to one service: get/set config, faults. */

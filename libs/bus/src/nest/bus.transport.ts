@@ -35,7 +35,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       const route = this.routes.get(pattern);
       if (!route) throw new Error(`no inbound route (schema, queue) is declared for pattern "${pattern}"`);
       const run = async (message: Received<unknown>) => {
-        const result = await handler(message.data, message);
+        const result: unknown = await handler(message.data, message);
         this.transformToObservable(result).subscribe();
       };
       this.subscriptions.push(

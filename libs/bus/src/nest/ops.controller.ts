@@ -1,5 +1,4 @@
 import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
-import type { Registry } from 'prom-client';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
 /** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus). */
@@ -23,6 +22,6 @@ export class OpsController {
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async metrics(): Promise<string> {
-    return (this.service.metrics as Registry).metrics();
+    return this.service.metrics.metrics();
   }
 }

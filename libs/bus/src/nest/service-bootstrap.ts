@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   ConsoleLogger,
   Global,
@@ -13,6 +15,7 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { subjectPatterns, subjects } from '@sluice/contracts';
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
 import { Bus } from '../bus.js';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
@@ -102,8 +105,13 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   if (spec.routes) app.connectMicroservice({ strategy: new BusTransport(bus, spec.routes) }, { inheritAppConfig: true });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.startAllMicroservices();
+  if (spec.routes?.has(subjectPatterns.allWorkerLifecycle)) {
+    // Subscribed to lifecycle events: ask the instances that are already up to announce themselves.
+    await bus.flush();
+    bus.publish(subjects.workerDiscover(), {});
+  }
   await app.listen(spec.http.port, spec.http.host);
-  const address = app.getHttpServer().address() as { port: number };
+  const address = (app.getHttpServer() as Server).address() as AddressInfo;
   const url = `http://${spec.http.host}:${address.port}`;
   logger.log(`ready on ${url} (instance ${instanceId})`);
   return { app, context, url };

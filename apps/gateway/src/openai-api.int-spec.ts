@@ -1,0 +1,195 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+
+/**
+ * The OpenAI-compatible surface against a real cluster: nats-server and the five services as
+ * child processes, exactly as `npm start` runs them.
+ */
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [...FREE_PORT_ARGS, '--worker.stepTimeMs=2', '--worker.instances=2'],
+    parallel: true,
+  });
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${cluster.gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+// Test-side reads of OpenAI-shaped JSON: the assertions are the type check.
+const json = (res: Response): Promise<any> => res.json();
+
+/** Splits an SSE body into its `data:` payloads. */
+function sseData(text: string): string[] {
+  return text
+    .split('\n\n')
+    .map((event) => event.trim())
+    .filter((event) => event.startsWith('data: '))
+    .map((event) => event.slice('data: '.length));
+}
+
+async function metric(name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+describe('POST /v1/completions', () => {
+  it('streams one chunk per token in OpenAI SSE format, then [DONE]', async () => {
+    const res = await post('/v1/completions', { model: 'qwen3-14b', prompt: 'Hello', max_tokens: 16, stream: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = sseData(await res.text());
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
+    expect(chunks).toHaveLength(16);
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ object: 'text_completion', model: 'qwen3-14b', choices: [{ index: 0, text: expect.any(String) }] });
+      expect(chunk.id).toBe(chunks[0].id);
+    }
+    expect(chunks.slice(0, -1).every((c) => c.choices[0].finish_reason === null)).toBe(true);
+    expect(chunks.at(-1).choices[0].finish_reason).toBe('length');
+  });
+
+  it('returns one completion object with usage when not streaming', async () => {
+    const res = await post('/v1/completions', { model: 'qwen3-14b', prompt: 'Hello there, general', max_tokens: 5 });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body).toMatchObject({ object: 'text_completion', model: 'qwen3-14b', choices: [{ index: 0, finish_reason: 'length' }] });
+    expect(body.usage.completion_tokens).toBe(5);
+    expect(body.usage.prompt_tokens).toBeGreaterThan(0);
+    expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + 5);
+  });
+
+  it('takes a prompt of token ids, and counts exactly that many prompt tokens', async () => {
+    const prompt = Array.from({ length: 37 }, (_, i) => (i * 7919) % 128000);
+    const body = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt, max_tokens: 3 }));
+    expect(body.usage).toEqual({ prompt_tokens: 37, completion_tokens: 3, total_tokens: 40 });
+  });
+
+  it('adds a usage chunk when stream_options.include_usage is set', async () => {
+    const res = await post('/v1/completions', { model: 'qwen3-14b', prompt: [1, 2, 3, 4], max_tokens: 2, stream: true, stream_options: { include_usage: true } });
+    const events = sseData(await res.text());
+    const usage = JSON.parse(events.at(-2)!);
+    expect(usage.choices).toEqual([]);
+    expect(usage.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 });
+  });
+});
+
+describe('POST /v1/chat/completions', () => {
+  it('answers with a chat completion', async () => {
+    const res = await post('/v1/chat/completions', { model: 'qwen3-14b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.object).toBe('chat.completion');
+    expect(body.choices[0].message.role).toBe('assistant');
+    expect(body.choices[0].message.content.length).toBeGreaterThan(0);
+    expect(body.usage.completion_tokens).toBe(4);
+  });
+
+  it('streams chat chunks: a role delta, then one content delta per token', async () => {
+    const res = await post('/v1/chat/completions', { model: 'qwen3-14b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 3, stream: true });
+    const events = sseData(await res.text());
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
+    expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
+    expect(chunks.slice(1)).toHaveLength(3);
+    expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
+  });
+});
+
+describe('GET /v1/models', () => {
+  it('lists the configured models', async () => {
+    const body = await json(await fetch(`${cluster.gatewayUrl}/v1/models`));
+    expect(body).toMatchObject({ object: 'list', data: [{ id: 'qwen3-14b', object: 'model' }] });
+  });
+});
+
+describe('bad input', () => {
+  const cases: [string, unknown, RegExp, string | null][] = [
+    ['unknown model', { model: 'gpt-9', prompt: 'x' }, /model: unknown model "gpt-9"; available: qwen3-14b/, 'model'],
+    ['missing prompt', { model: 'qwen3-14b' }, /^prompt: /, 'prompt'],
+    ['missing model', { prompt: 'x' }, /^model: /, 'model'],
+    ['max_tokens of the wrong type', { model: 'qwen3-14b', prompt: 'x', max_tokens: 'many' }, /^max_tokens: /, 'max_tokens'],
+    ['token ids out of range', { model: 'qwen3-14b', prompt: [1, -5] }, /^prompt/, 'prompt'],
+    ['a body that is not an object', [1, 2], /JSON object/, null],
+    ['a request longer than the context', { model: 'qwen3-14b', prompt: [1], max_tokens: 50_000 }, /exceeds the context/, 'max_tokens'],
+  ];
+  it.each(cases)('answers 400 naming the field: %s', async (_, body, message, param) => {
+    const res = await post('/v1/completions', body);
+    expect(res.status).toBe(400);
+    const { error } = await json(res);
+    expect(error.message).toMatch(message);
+    expect(error.type).toBe('invalid_request_error');
+    expect(error.param).toBe(param);
+  });
+
+  it('answers 400 to bad JSON', async () => {
+    const res = await post('/v1/completions', '{"model": ');
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toMatch(/not valid JSON/);
+  });
+
+  it('answers 400 to chat without messages', async () => {
+    const res = await post('/v1/chat/completions', { model: 'qwen3-14b', messages: [] });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.param).toBe('messages');
+  });
+});
+
+describe('the official openai SDK', () => {
+  it('completes a non-streaming and a streaming request', async () => {
+    const client = new OpenAI({ baseURL: `${cluster.gatewayUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const completion = await client.completions.create({ model: 'qwen3-14b', prompt: 'Say hi', max_tokens: 6 });
+    expect(completion.usage?.completion_tokens).toBe(6);
+    expect(completion.choices[0]?.text.length).toBeGreaterThan(0);
+
+    const stream = await client.chat.completions.create({ model: 'qwen3-14b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5, stream: true });
+    let text = '';
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+    }
+    expect(text.split(' ').filter(Boolean)).toHaveLength(5);
+    expect(finish).toBe('length');
+  });
+});
+
+describe('accounting', () => {
+  it('counts every request once, by terminal outcome and reason', async () => {
+    const completedBefore = await metric('sluice_requests_total', 'outcome="completed",reason="ok"');
+    const invalidBefore = await metric('sluice_requests_total', 'outcome="rejected",reason="invalid_request"');
+    const receivedBefore = await metric('sluice_requests_received_total', 'endpoint="/v1/completions"');
+    await Promise.all([
+      post('/v1/completions', { model: 'qwen3-14b', prompt: 'a', max_tokens: 1 }).then((r) => r.text()),
+      post('/v1/completions', { model: 'qwen3-14b', prompt: 'b', max_tokens: 2 }).then((r) => r.text()),
+      post('/v1/completions', { model: 'nope', prompt: 'c' }).then((r) => r.text()),
+    ]);
+    expect(await metric('sluice_requests_total', 'outcome="completed",reason="ok"')).toBe(completedBefore + 2);
+    expect(await metric('sluice_requests_total', 'outcome="rejected",reason="invalid_request"')).toBe(invalidBefore + 1);
+    expect(await metric('sluice_requests_received_total', 'endpoint="/v1/completions"')).toBe(receivedBefore + 3);
+    expect(await metric('sluice_requests_in_flight', '')).toBe(0);
+  });
+
+  it('serves /healthz, /readyz and /metrics on every service', async () => {
+    for (const service of cluster.services) {
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
+      const metrics = await (await fetch(`${service.url}/metrics`)).text();
+      expect(metrics).toContain('process_cpu_user_seconds_total');
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
+
+/**
+ * One request, one trace across all five services: the gateway's server span, then admission,
+ * flow control, routing and the worker, each the child of the one before, with the context
+ * carried in NATS headers. Checked with a real OTLP/HTTP receiver.
+ */
+let receiver: OtlpReceiver;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [...FREE_PORT_ARGS, '--worker.stepTimeMs=2', '--worker.instances=1'],
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    },
+    parallel: true,
+  });
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+  await receiver?.close();
+});
+
+describe('distributed tracing', () => {
+  it('gives every request one trace spanning all five services with a correct parent chain', async () => {
+    const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen3-14b', prompt: 'trace me', max_tokens: 3 }),
+    });
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+
+    const services = ['sluice-gateway', 'sluice-admission', 'sluice-flow-controller', 'sluice-router', 'sluice-worker'];
+    const traceOf = (spans: readonly { traceId: string; attributes: Record<string, unknown>; service: string }[]) =>
+      spans.find((s) => s.service === 'sluice-gateway' && s.attributes['sluice.request.id'] === id)?.traceId;
+    await receiver.waitFor((spans) => {
+      const traceId = traceOf(spans);
+      return traceId !== undefined && services.every((svc) => spans.some((s) => s.traceId === traceId && s.service === svc));
+    });
+
+    const traceId = traceOf(receiver.spans)!;
+    const trace = receiver.spans.filter((s) => s.traceId === traceId);
+    const byService = (service: string) => {
+      const found = trace.filter((s) => s.service === service);
+      expect(found, service).toHaveLength(1);
+      return found[0]!;
+    };
+    const gateway = byService('sluice-gateway');
+    const admission = byService('sluice-admission');
+    const flow = byService('sluice-flow-controller');
+    const router = byService('sluice-router');
+    const worker = byService('sluice-worker');
+
+    expect(gateway.parentSpanId).toBeUndefined();
+    expect(gateway.name).toBe('POST /v1/completions');
+    expect(gateway.kind).toBe(2); // SERVER
+    expect(gateway.attributes['http.response.status_code']).toBe(200);
+    expect(admission).toMatchObject({ name: 'admission.decide', parentSpanId: gateway.spanId });
+    expect(admission.attributes['sluice.admission.decision']).toBe('admit');
+    expect(flow).toMatchObject({ name: 'flow_control.dispatch', parentSpanId: admission.spanId });
+    expect(router).toMatchObject({ name: 'router.route', parentSpanId: flow.spanId });
+    expect(router.attributes['sluice.router.instance']).toBeTypeOf('string');
+    expect(worker).toMatchObject({ name: 'worker.request', parentSpanId: router.spanId });
+    expect(worker.attributes['gen_ai.usage.output_tokens']).toBe(3);
+  });
+});

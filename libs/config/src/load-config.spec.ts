@@ -1,0 +1,74 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config.error.js';
+import { loadConfig } from './load-config.js';
+
+function yamlFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-config-')), 'sluice.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives a whole cluster from defaults alone', () => {
+    const config = loadConfig({});
+    expect(config.gateway).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(config.admission.policy).toBe('always-admit');
+    expect(config.router.policy).toBe('round-robin');
+    expect(config.worker.instances).toBe(4);
+    expect(config.models.map((m) => m.name)).toEqual(['qwen3-14b']);
+  });
+
+  it('layers file < env < flags', () => {
+    const file = yamlFile('gateway:\n  port: 9000\nworker:\n  instances: 2\n  stepTimeMs: 5\n');
+    const config = loadConfig({
+      env: { SLUICE_CONFIG: file, SLUICE_WORKER__INSTANCES: '3', SLUICE_FLOW_CONTROLLER__PORT: '9999', NATS_URL: 'nats://h:1' },
+      argv: ['--worker.instances=6', '--gateway.host', '0.0.0.0'],
+    });
+    expect(config.gateway.port).toBe(9000);
+    expect(config.worker.stepTimeMs).toBe(5);
+    expect(config.worker.instances).toBe(6);
+    expect(config.gateway.host).toBe('0.0.0.0');
+    expect(config.flowController.port).toBe(9999);
+    expect(config.nats.url).toBe('nats://h:1');
+  });
+
+  it('takes the file from --config before SLUICE_CONFIG', () => {
+    const a = yamlFile('gateway:\n  port: 1111\n');
+    const b = yamlFile('gateway:\n  port: 2222\n');
+    expect(loadConfig({ env: { SLUICE_CONFIG: a }, argv: ['--config', b] }).gateway.port).toBe(2222);
+  });
+
+  it('names the key path and the allowed values of a bad enum', () => {
+    const [problem] = problemsOf(() => loadConfig({ argv: ['--admission.policy=fastest'] }));
+    expect(problem).toMatch(/^admission\.policy: /);
+    expect(problem).toContain('always-admit');
+  });
+
+  it('names the key path of a bad number and of an unknown key', () => {
+    expect(problemsOf(() => loadConfig({ env: { SLUICE_GATEWAY__PORT: 'eighty' } }))[0]).toMatch(/^gateway\.port: /);
+    expect(problemsOf(() => loadConfig({ file: yamlFile('gateway:\n  prot: 1\n') }))[0]).toMatch(/^gateway: .*prot/);
+    expect(problemsOf(() => loadConfig({ argv: ['--worker.instances=0'] }))[0]).toMatch(/^worker\.instances: /);
+  });
+
+  it('reports unreadable and malformed files', () => {
+    expect(problemsOf(() => loadConfig({ file: '/nonexistent/sluice.yaml' }))[0]).toMatch(/cannot read config file/);
+    expect(problemsOf(() => loadConfig({ file: yamlFile('gateway: [1,\n') }))[0]).toMatch(/not valid YAML/);
+  });
+
+  it('checks that the worker serves a configured model', () => {
+    expect(problemsOf(() => loadConfig({ argv: ['--worker.model=llama'] }))[0]).toMatch(/^worker\.model: .*allowed: qwen3-14b/);
+  });
+});

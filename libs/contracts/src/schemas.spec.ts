@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { BLOCK_SIZE, blockHashes } from './block-hashes.js';
+import { CompletionRequestSchema, ChatCompletionRequestSchema } from './openai.js';
+import { InboxFrameSchema } from './frames.js';
+import { InferenceRequestSchema } from './inference-request.js';
+import { describeZodError } from './zod-errors.js';
+
+const request = {
+  id: 'cmpl-1',
+  model: 'qwen3-14b',
+  inputTokens: 40,
+  blockHashes: ['a', 'b'],
+  maxTokens: 16,
+  sloClass: 'standard',
+  priority: 3,
+  fairnessId: 'default',
+  arrivalMs: 1,
+  deadlineMs: 2,
+  attempt: 0,
+  gatewayId: 'gw-1',
+  replyTo: 'sluice.v1.inbox.gw-1.cmpl-1',
+};
+
+describe('InferenceRequestSchema', () => {
+  it('accepts a well-formed request and defaults its timings', () => {
+    expect(InferenceRequestSchema.parse(request).timings).toEqual({});
+  });
+
+  it('names the field that is wrong', () => {
+    const result = InferenceRequestSchema.safeParse({ ...request, sloClass: 'gold', maxTokens: -1 });
+    expect(result.success).toBe(false);
+    const lines = describeZodError(result.error!);
+    expect(lines.some((l) => l.startsWith('sloClass:'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('maxTokens:'))).toBe(true);
+  });
+});
+
+describe('InboxFrameSchema', () => {
+  it('tells frames apart by type', () => {
+    expect(InboxFrameSchema.parse({ type: 'tokens', requestId: 'r', count: 1, atMs: 1, instanceId: 'i' }).type).toBe('tokens');
+    expect(InboxFrameSchema.parse({ type: 'error', requestId: 'r', stage: 'admission', reason: 'insufficient_tokens', message: 'm' }).type).toBe('error');
+    expect(InboxFrameSchema.safeParse({ type: 'error', requestId: 'r', stage: 'admission', reason: 'made-up', message: 'm' }).success).toBe(false);
+  });
+});
+
+describe('OpenAI request schemas', () => {
+  it('take a string or token ids as the prompt, and default max_tokens to 16', () => {
+    expect(CompletionRequestSchema.parse({ model: 'm', prompt: 'hi' }).max_tokens).toBe(16);
+    expect(CompletionRequestSchema.parse({ model: 'm', prompt: [1, 2, 3] }).prompt).toEqual([1, 2, 3]);
+    expect(CompletionRequestSchema.safeParse({ model: 'm', prompt: [1.5] }).success).toBe(false);
+    expect(CompletionRequestSchema.safeParse({ model: 'm', prompt: [] }).success).toBe(false);
+    expect(CompletionRequestSchema.safeParse({ model: 'm', prompt: 'x', n: 2 }).success).toBe(false);
+  });
+
+  it('accept sampling parameters they do not act on', () => {
+    expect(CompletionRequestSchema.safeParse({ model: 'm', prompt: 'x', temperature: 0.2, top_p: 1 }).success).toBe(true);
+  });
+
+  it('require chat messages', () => {
+    const result = ChatCompletionRequestSchema.safeParse({ model: 'm', messages: [] });
+    expect(result.success).toBe(false);
+    expect(describeZodError(result.error!)[0]).toMatch(/^messages:/);
+  });
+});
+
+describe('blockHashes', () => {
+  it('hashes only full blocks, chaining each to the previous one', () => {
+    const ids = Array.from({ length: 40 }, (_, i) => i);
+    const hashes = blockHashes(ids);
+    expect(hashes).toHaveLength(Math.floor(40 / BLOCK_SIZE));
+    expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
+    // A shared first block gives the same first hash; a different first block changes every hash.
+    const other = blockHashes([99, ...ids.slice(1)]);
+    expect(blockHashes(ids.slice(0, 16))[0]).toBe(hashes[0]);
+    expect(other[0]).not.toBe(hashes[0]);
+    expect(other[1]).not.toBe(hashes[1]);
+  });
+
+  it('matches the BLIS construction: sha256(previous hash ‖ "id|" …)', async () => {
+    const { createHash } = await import('node:crypto');
+    const ids = Array.from({ length: 32 }, (_, i) => 1000 + i);
+    const first = createHash('sha256').update(ids.slice(0, 16).map((id) => `${id}|`).join('')).digest('hex');
+    const second = createHash('sha256').update(first + ids.slice(16).map((id) => `${id}|`).join('')).digest('hex');
+    expect(blockHashes(ids)).toEqual([first, second]);
+  });
+});

@@ -1,0 +1,36 @@
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Three suites. unit: pure code, fast. integration: real nats-server and the services as real
+ * child processes (built first). containers: NATS in a Docker container via Testcontainers.
+ * swc compiles the tests, because Nest's dependency injection needs decorator metadata.
+ */
+const shared = {
+  plugins: [swc.vite({ jsc: { parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true }, target: 'es2023' } })],
+  resolve: { conditions: ['sluice-source'] },
+  ssr: { resolve: { conditions: ['sluice-source'] } },
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      { ...shared, test: { name: 'unit', include: ['{apps,libs,tools}/**/src/**/*.spec.ts', 'tools/**/*.spec.ts'], testTimeout: 20_000 } },
+      {
+        ...shared,
+        test: {
+          name: 'integration',
+          include: ['{apps,libs}/**/src/**/*.int-spec.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 90_000,
+          // Each file starts its own cluster on its own ports; one at a time on a 2-core machine.
+          fileParallelism: false,
+        },
+      },
+      {
+        ...shared,
+        test: { name: 'containers', include: ['{apps,libs}/**/src/**/*.container-spec.ts'], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false },
+      },
+    ],
+  },
+});
