@@ -1,0 +1,29 @@
+import type { Output } from '../output.js';
+
+export interface CliContext {
+  /** The repo root (apps/, libs/, .sluice/). */
+  readonly rootDir: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: Output;
+  readonly stderr: Output;
+}
+
+/** One subcommand: one file under commands/, listed in commands/index.ts. */
+export interface Command {
+  readonly name: string;
+  /** One line for `sluice help`. */
+  readonly summary: string;
+  /** Full usage text for `sluice help <name>` and `sluice <name> --help`. */
+  readonly usage: string;
+  /** Resolves to the process exit code. */
+  run(args: readonly string[], ctx: CliContext): Promise<number>;
+}
+
+/** Exit codes shared by all commands. */
+export const EXIT = {
+  OK: 0,
+  FAILURE: 1,
+  /** Bad usage or bad config (same as ConfigError.EXIT_CODE). */
+  USAGE: 2,
+} as const;

@@ -1,0 +1,12 @@
+import type { Command } from './command.js';
+import { upCommand } from './up.command.js';
+
+/** Every subcommand, in the order `sluice help` lists them. Add run, simulate, chaos, bench, report here. */
+export const COMMANDS: readonly Command[] = [upCommand];
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+export type { Command, CliContext } from './command.js';
+export { EXIT } from './command.js';

@@ -1,0 +1,160 @@
+import { relative } from 'node:path';
+import { ConfigError } from '@sluice/config';
+import {
+  ClusterStartError,
+  NatsUnavailableError,
+  startLocalCluster,
+  type LocalCluster,
+  type NatsKind,
+  type ServiceExit,
+  type ServiceInfo,
+} from '@sluice/testing';
+import { splitArgs } from '../args.js';
+import { EXIT, type CliContext, type Command } from './command.js';
+
+const USAGE = `Usage: sluice up [--config FILE] [--no-demo] [--key.path=value ...]
+
+Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if set, else a
+local nats-server, else a Docker container) and the worker, router, flow-controller, admission
+and gateway services as child processes. Ctrl-C stops everything.
+
+Options:
+  --config FILE       a sluice.yaml (also SLUICE_CONFIG)
+  --no-demo           do not run the demo workload
+  --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.instances=8
+  -h, --help          this text
+
+Service logs are appended to .sluice/logs/<service>.log in the repo.`;
+
+/** How long after a signal `up` waits for the services before it gives up on them. */
+const STOP_DEADLINE_MS = 9_500;
+/** A Ctrl-C in the terminal reaches the services too; their exit is not a crash if our signal follows. */
+const EXIT_REPORT_DELAY_MS = 250;
+
+const NATS_ORIGIN: Record<NatsKind, string> = {
+  external: 'external (NATS_URL / nats.url)',
+  process: 'nats-server',
+  docker: 'docker container',
+};
+
+function row(name: string, detail: string, url: string): string {
+  return `${name.padEnd(16)}${detail.padEnd(11)}${url}`;
+}
+
+export const upCommand: Command = {
+  name: 'up',
+  summary: 'start NATS and all services locally (Ctrl-C to stop)',
+  usage: USAGE,
+
+  async run(argv, ctx: CliContext): Promise<number> {
+    const { stdout: out, stderr: err } = ctx;
+    const { flags, configArgs, problems } = splitArgs(argv, ['no-demo', 'help'], ctx.cwd);
+    if (flags.has('help')) {
+      out.line(USAGE);
+      return EXIT.OK;
+    }
+    if (problems.length > 0) {
+      for (const p of problems) err.line(`sluice up: ${p}`);
+      err.line('Run `sluice up --help` for usage.');
+      return EXIT.USAGE;
+    }
+    // The demo workload comes with a later issue: until then `up` and `up --no-demo` behave the same.
+    const demo = !flags.has('no-demo');
+    void demo;
+
+    const controller = new AbortController();
+    let cluster: LocalCluster | undefined;
+    let stopping = false;
+    let finish: (code: number) => void = () => undefined;
+    const finished = new Promise<number>((resolve) => {
+      finish = resolve;
+    });
+
+    const stopCluster = (code: number): void => {
+      const deadline = setTimeout(() => {
+        err.line(err.red(`sluice: services still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; killing them`));
+        // The harness SIGKILLs whatever it started when this process exits.
+        process.exit(EXIT.FAILURE);
+      }, STOP_DEADLINE_MS);
+      deadline.unref();
+      void (cluster?.stop() ?? Promise.resolve()).then(
+        () => finish(code),
+        (error: unknown) => {
+          err.line(`sluice: error while stopping: ${(error as Error).message}`);
+          finish(EXIT.FAILURE);
+        },
+      );
+    };
+
+    const onSignal = (): void => {
+      // Ctrl-C can arrive several times at once (from the terminal, npm and tools/start.mjs): one stop.
+      if (stopping) return;
+      stopping = true;
+      out.line('stopping…');
+      if (cluster) stopCluster(EXIT.OK);
+      else controller.abort(new Error('stopped by signal during start-up'));
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    const onExit = (exit: ServiceExit): void => {
+      setTimeout(() => {
+        if (stopping) return;
+        const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? '?'}`;
+        err.line(err.red(`  ✗ ${exit.name} exited (${how}); the other services keep running. Last lines of ${exit.logFile}:`));
+        for (const line of exit.logTail) err.line(`      ${line}`);
+      }, EXIT_REPORT_DELAY_MS).unref();
+    };
+
+    try {
+      try {
+        cluster = await startLocalCluster({
+          rootDir: ctx.rootDir,
+          configArgs,
+          signal: controller.signal,
+          onNatsReady: (nats) =>
+            out.line(`  ${out.green('✓')} ${row('nats', nats.pid === undefined ? '' : `pid ${nats.pid}`, `${nats.url}  ${out.dim(`(${NATS_ORIGIN[nats.kind]})`)}`)}`),
+          onReady: (s: ServiceInfo) => out.line(`  ${out.green('✓')} ${row(s.name, `pid ${s.pid}`, s.url)}`),
+          onExit,
+        });
+      } catch (error) {
+        if (stopping) return EXIT.OK; // Ctrl-C during start-up: the harness has stopped what it started.
+        return reportStartError(error, ctx);
+      }
+
+      if (stopping) {
+        // The signal came as the last service became ready: stop what is now fully started.
+        stopCluster(EXIT.OK);
+        return await finished;
+      }
+
+      const model = cluster.config.worker.model;
+      out.line('');
+      out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));
+      out.line(
+        `  try: curl -N ${cluster.gatewayUrl}/v1/chat/completions -H 'content-type: application/json' ` +
+          `-d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello!"}]}'`,
+      );
+      out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<service>.log`);
+      return await finished;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  },
+};
+
+function reportStartError(error: unknown, ctx: CliContext): number {
+  const { stderr: err } = ctx;
+  if (error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError')) {
+    err.line(error.message);
+    return ConfigError.EXIT_CODE;
+  }
+  if (error instanceof NatsUnavailableError || error instanceof ClusterStartError) {
+    // Both messages say what to do (install NATS, free a port, read the service's log lines).
+    err.line(err.red(`sluice up: ${error.message}`));
+    return EXIT.FAILURE;
+  }
+  err.line(`sluice up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return EXIT.FAILURE;
+}

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './paths.js';
+
+/**
+ * `sluice up` for real, as a user runs it: the built CLI, NATS and the five built services as
+ * processes; then SIGINT, and nothing may be left running.
+ */
+const CLI = join(REPO_ROOT, 'apps', 'cli', 'dist', 'main.js');
+const FREE_PORTS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0'];
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => {
+  const pids: number[] = [];
+  afterAll(() => {
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+
+  it('starts everything, prints the gateway URL, and stops cleanly on SIGINT', async () => {
+    const child = spawn(process.execPath, [CLI, 'up', '--no-demo', ...FREE_PORTS, '--worker.instances=2'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    pids.push(child.pid!);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const lines: string[] = [];
+    const gatewayUrl = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        const pid = /pid (\d+)/.exec(line)?.[1];
+        if (pid) pids.push(Number(pid));
+        const up = /^sluice is up: gateway (http:\/\/\S+) \(Ctrl-C to stop\)$/.exec(line);
+        if (up?.[1]) resolve(up[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`sluice up exited with ${code}:\n${lines.join('\n')}\n${stderr}`)));
+    });
+
+    for (const name of ['nats', 'worker', 'router', 'flow-controller', 'admission', 'gateway']) {
+      expect(lines.some((l) => l.startsWith(`  ✓ ${name} `))).toBe(true);
+    }
+    expect(lines.join('\n')).not.toContain('\u001b[');
+    expect((await fetch(`${gatewayUrl}/readyz`)).status).toBe(200);
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const t0 = Date.now();
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(lines).toContain('stopping…');
+    expect(pids.length).toBeGreaterThanOrEqual(6); // the CLI, five services and nats-server unless NATS_URL is set
+    expect(pids.filter(alive)).toEqual([]);
+  });
+});

@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { docker, dockerAvailable } from './docker.js';
+import { canConnect, delay, freePorts, natsAnswers, urlHostPort } from './net.js';
+import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
+import { trackChild, trackContainer, untrackContainer } from './reaper.js';
+
+export const DEFAULT_NATS_IMAGE = 'nats:2.10-alpine';
+
+/** Where a NATS server came from: given by URL, a nats-server child process, or a Docker container. */
+export type NatsKind = 'external' | 'process' | 'docker';
+
+export interface StartNatsOptions {
+  /** An existing server (NATS_URL / `nats.url`): nothing is started, it must accept TCP connections. */
+  readonly url?: string;
+  /** Path of the nats-server binary; `false` skips the local binary. Default: searched on PATH, /usr/sbin, /usr/local/bin. */
+  readonly binary?: string | false;
+  /** Fall back to a Docker container when there is no binary (default true). */
+  readonly docker?: boolean;
+  /** Image for the Docker fallback (default SLUICE_NATS_IMAGE or nats:2.10-alpine). */
+  readonly image?: string;
+  /** Address the local nats-server binds (default 127.0.0.1). */
+  readonly host?: string;
+  /** How long to wait for the server to answer (default 15 s; an external URL gets 3 s). */
+  readonly timeoutMs?: number;
+  /** Appends the server's output (process or container) to this file. */
+  readonly logFile?: string;
+  /** Environment used to search PATH (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface NatsServerHandle {
+  /** Client URL, e.g. `nats://127.0.0.1:42345`. */
+  readonly url: string;
+  readonly kind: NatsKind;
+  /** The nats-server process (kind `process`). */
+  readonly pid?: number;
+  /** Monitoring endpoint, e.g. `http://127.0.0.1:42346` (kind `process`). */
+  readonly monitorUrl?: string;
+  /** The container (kind `docker`). */
+  readonly containerId?: string;
+  /** Stops what was started (nothing for `external`); idempotent. */
+  stop(): Promise<void>;
+}
+
+export const NATS_INSTALL_HINT = [
+  'sluice needs a NATS server. Any one of these works:',
+  '  - Debian/Ubuntu:  sudo apt-get install nats-server',
+  '  - macOS:          brew install nats-server',
+  '  - Docker:         start Docker; sluice then runs nats:2.10-alpine itself',
+  '                    (or run it yourself: docker run -p 4222:4222 nats:2.10-alpine)',
+  '  - an existing server: set NATS_URL=nats://host:4222 (or nats.url in sluice.yaml)',
+].join('\n');
+
+/** No NATS server could be used: none given, none installed, no Docker; or the given one is unreachable. */
+export class NatsUnavailableError extends Error {
+  override readonly name = 'NatsUnavailableError';
+}
+
+const EXTRA_BIN_DIRS = ['/usr/sbin', '/usr/local/bin', '/usr/local/sbin', '/opt/homebrew/bin'];
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The nats-server binary on PATH (or in the sbin/Homebrew folders PATH often lacks), if any. */
+export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const names = process.platform === 'win32' ? ['nats-server.exe', 'nats-server'] : ['nats-server'];
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...EXTRA_BIN_DIRS];
+  for (const dir of dirs) {
+    for (const name of names) {
+      const candidate = join(dir, name);
+      if (isExecutable(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+/** The host:port pairs of a NATS URL list (`nats://a:4222,nats://b:4222`, `localhost:4222`). */
+export function parseNatsServers(url: string): { host: string; port: number }[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const withScheme = entry.includes('://') ? entry : `nats://${entry}`;
+      let parsed: URL;
+      try {
+        parsed = new URL(withScheme);
+      } catch {
+        throw new NatsUnavailableError(`NATS URL "${entry}" is not a valid URL (expected nats://host:port)`);
+      }
+      const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+      if (!host) throw new NatsUnavailableError(`NATS URL "${entry}" has no host (expected nats://host:port)`);
+      const defaultPort = parsed.protocol === 'wss:' ? 443 : parsed.protocol === 'ws:' ? 80 : 4222;
+      return { host, port: parsed.port ? Number(parsed.port) : defaultPort };
+    });
+}
+
+/**
+ * A NATS server for the cluster: the given URL if any (checked, not started), else a nats-server
+ * child process on free ports, else a Docker container, else NatsUnavailableError with install
+ * instructions.
+ */
+export async function startNats(options: StartNatsOptions = {}): Promise<NatsServerHandle> {
+  if (options.url) return useExternal(options.url, options.timeoutMs ?? 3_000);
+
+  const binary = options.binary === false ? undefined : (options.binary ?? findNatsServer(options.env));
+  if (binary) return startProcess(binary, options);
+
+  if (options.docker !== false && (await dockerAvailable())) return startContainer(options);
+
+  throw new NatsUnavailableError(
+    `no NATS server: NATS_URL is not set, nats-server is not installed (searched PATH and ${EXTRA_BIN_DIRS.join(', ')})` +
+      `${options.docker === false ? '' : ' and Docker is not available (`docker info` failed)'}.\n${NATS_INSTALL_HINT}`,
+  );
+}
+
+async function useExternal(url: string, timeoutMs: number): Promise<NatsServerHandle> {
+  const servers = parseNatsServers(url);
+  if (servers.length === 0) throw new NatsUnavailableError(`NATS URL "${url}" names no server`);
+  const results = await Promise.all(servers.map((s) => canConnect(s.host, s.port, timeoutMs)));
+  if (!results.some(Boolean)) {
+    const where = servers.map((s) => urlHostPort(s.host, s.port)).join(', ');
+    throw new NatsUnavailableError(
+      `the NATS server at ${url} (from NATS_URL or nats.url) is not reachable: no TCP connection to ${where} within ${timeoutMs} ms.\n` +
+        'Start that server, or unset NATS_URL / nats.url so sluice starts its own.',
+    );
+  }
+  return { url, kind: 'external', stop: async () => undefined };
+}
+
+const MAX_PORT_ATTEMPTS = 3;
+
+async function startProcess(binary: string, options: StartNatsOptions): Promise<NatsServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  for (let attempt = 1; ; attempt++) {
+    const [port, monitorPort] = await freePorts(2, host);
+    if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
+    const log = new OutputLog(options.logFile, 20);
+    log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}`);
+    // Its own process group: a Ctrl-C in the terminal reaches the harness, which stops NATS only
+    // after the services have drained their connections.
+    const child = spawn(binary, ['-a', host, '-p', String(port), '-m', String(monitorPort)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    trackChild(child);
+    log.attach(child.stdout);
+    log.attach(child.stderr);
+    const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+
+    const deadline = Date.now() + timeoutMs;
+    let failure: string | undefined;
+    for (;;) {
+      if (await natsAnswers(host, port, 500)) break;
+      const err = await Promise.race([spawnError, delay(50).then(() => undefined)]);
+      if (err) {
+        failure = `could not run ${binary}: ${err.message}`;
+        break;
+      }
+      if (!isRunning(child)) {
+        await log.settled();
+        failure = `nats-server exited before it was ready (${describeExit(child.exitCode, child.signalCode)}):\n${formatTail(log.tail())}`;
+        break;
+      }
+      if (Date.now() > deadline) {
+        failure = `nats-server did not answer on ${host}:${port} within ${timeoutMs} ms:\n${formatTail(log.tail())}`;
+        break;
+      }
+    }
+
+    if (failure === undefined) {
+      let stopping: Promise<void> | undefined;
+      return {
+        url: `nats://${urlHostPort(host, port)}`,
+        kind: 'process',
+        pid: child.pid,
+        monitorUrl: `http://${urlHostPort(host, monitorPort)}`,
+        stop: () =>
+          (stopping ??= terminate(child, 5_000).then(() => log.settled(500)).then(() => log.close())),
+      };
+    }
+    await terminate(child, 2_000);
+    await log.close();
+    // Another process may have taken a port between picking and binding it: try fresh ports.
+    if (attempt < MAX_PORT_ATTEMPTS && /address already in use/i.test(log.tail().join('\n'))) continue;
+    throw new NatsUnavailableError(failure);
+  }
+}
+
+async function startContainer(options: StartNatsOptions): Promise<NatsServerHandle> {
+  const image = options.image ?? process.env.SLUICE_NATS_IMAGE ?? DEFAULT_NATS_IMAGE;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const run = await docker(['run', '-d', '--rm', '-p', '127.0.0.1::4222', image, '-p', '4222'], 120_000);
+  const id = run.stdout.trim().split('\n').pop() ?? '';
+  if (run.code !== 0 || !id) {
+    throw new NatsUnavailableError(`docker run ${image} failed: ${run.stderr.trim() || `exit code ${run.code}`}\n${NATS_INSTALL_HINT}`);
+  }
+  trackContainer(id);
+  const remove = async (): Promise<void> => {
+    if (options.logFile) {
+      const logs = await docker(['logs', id], 10_000);
+      const log = new OutputLog(options.logFile, 0);
+      log.note(`--- ${new Date().toISOString()} container ${id.slice(0, 12)} (${image})`);
+      for (const line of `${logs.stdout}${logs.stderr}`.split('\n').filter(Boolean)) log.note(line);
+      await log.close();
+    }
+    await docker(['rm', '-f', id], 30_000);
+    untrackContainer(id);
+  };
+
+  try {
+    const mapped = await docker(['port', id, '4222/tcp'], 10_000);
+    // "127.0.0.1:49153" (one line per binding)
+    const match = /:(\d+)\s*$/m.exec(mapped.stdout.trim().split('\n')[0] ?? '');
+    if (mapped.code !== 0 || !match?.[1]) throw new Error(`docker port ${id.slice(0, 12)} 4222/tcp: ${mapped.stderr.trim() || mapped.stdout.trim()}`);
+    const port = Number(match[1]);
+    const deadline = Date.now() + timeoutMs;
+    while (!(await natsAnswers('127.0.0.1', port, 500))) {
+      if (Date.now() > deadline) {
+        const logs = await docker(['logs', '--tail', '20', id], 10_000);
+        throw new Error(`NATS in container ${id.slice(0, 12)} did not answer on 127.0.0.1:${port} within ${timeoutMs} ms:\n${formatTail(`${logs.stdout}${logs.stderr}`.split('\n').filter(Boolean))}`);
+      }
+      await delay(100);
+    }
+    let stopping: Promise<void> | undefined;
+    return { url: `nats://127.0.0.1:${port}`, kind: 'docker', containerId: id, stop: () => (stopping ??= remove()) };
+  } catch (error) {
+    await remove();
+    throw new NatsUnavailableError((error as Error).message, { cause: error });
+  }
+}
