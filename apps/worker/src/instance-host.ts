@@ -1,6 +1,7 @@
 import type { Bus } from '@sluice/bus';
 import {
   subjects,
+  type CancelRequest,
   type EndFrame,
   type InferenceRequest,
   type InstanceIdentity,
@@ -78,14 +79,15 @@ export class InstanceHost implements SteppedInstance {
     return true;
   }
 
-  cancel(requestId: string, nowUs: number): void {
+  /** The gateway gave up on the request (client gone, or its deadline passed): free it. */
+  cancel(requestId: string, nowUs: number, reason: CancelRequest['reason']): void {
     const entry = this.tracked.get(requestId);
     if (!entry) return;
     this.engine.cancel(requestId, nowUs);
     this.tracked.delete(requestId);
     entry.span.setAttribute('sluice.worker.outcome', 'cancelled');
     entry.span.end();
-    this.publishDone(requestId, 'client_disconnected');
+    this.publishDone(requestId, reason);
   }
 
   holds(requestId: string): boolean {

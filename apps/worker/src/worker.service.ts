@@ -55,7 +55,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     }
     this.subscriptions.push(
       this.service.bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
-        for (const host of this.hosts) if (host.holds(data.requestId)) host.cancel(data.requestId, this.nowUs());
+        for (const host of this.hosts) if (host.holds(data.requestId)) host.cancel(data.requestId, this.nowUs(), data.reason);
       }),
       this.service.bus.listen(subjects.workerDiscover(), z.object({}), () => {
         for (const host of this.hosts) host.publishLifecycle('register');

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+
+/** Every request ends in exactly one terminal outcome, also when a stage is missing or slow. */
+
+async function metricValue(url: string, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+function complete(url: string, body: object, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt: 'outcomes', ...body }),
+    ...(signal ? { signal } : {}),
+  });
+}
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('with a slow worker and a short deadline', () => {
+  let cluster: LocalCluster;
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--gateway.requestTimeoutMs=400', '--worker.stepTimeMs=150', '--worker.instances=1'],
+    });
+  });
+  afterAll(() => cluster?.stop());
+
+  it('answers 504 when the deadline passes, counted as failed: timeout', async () => {
+    const before = await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="failed",reason="timeout"');
+    const res = await complete(cluster.gatewayUrl, { max_tokens: 20 });
+    expect(res.status).toBe(504);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('timeout');
+    expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="failed",reason="timeout"')).toBe(before + 1);
+  });
+
+  it('counts a client that hangs up as dropped: client_disconnected, and the worker lets the request go', async () => {
+    const router = cluster.services.find((s) => s.name === 'router')!;
+    const aborter = new AbortController();
+    const res = await complete(cluster.gatewayUrl, { max_tokens: 20, stream: true }, aborter.signal);
+    const reader = res.body!.getReader();
+    await reader.read(); // the first chunk arrived: the request is on the worker
+    aborter.abort();
+    await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'reason="client_disconnected"')) === 1);
+    // The cancel reached the worker, which reported the request done: the router's in-flight count drops to 0.
+    await eventually(async () => (await metricValue(router.url, 'sluice_router_inflight', 'instance=')) === 0);
+  });
+});
+
+describe('with no admission service', () => {
+  let cluster: LocalCluster;
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--nats.ackTimeoutMs=300'],
+      services: ['worker', 'router', 'flow-controller', 'gateway'],
+    });
+  });
+  afterAll(() => cluster?.stop());
+
+  it('ends the request at once with 503 admission_unavailable instead of waiting for the deadline', async () => {
+    const started = Date.now();
+    const res = await complete(cluster.gatewayUrl, { max_tokens: 2 });
+    expect(res.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const body = (await res.json()) as { error: { code: string } };
+    expect(body.error.code).toBe('admission_unavailable');
+    expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="failed",reason="admission_unavailable"')).toBe(1);
+    expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_in_flight', '')).toBe(0);
+  });
+});

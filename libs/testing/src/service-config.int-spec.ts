@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SERVICE_NAMES } from './local-cluster.js';
+import { REPO_ROOT } from './repo-root.js';
+
+function runService(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'apps', name, 'dist', 'main.js'), ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe('bad config stops a service at start-up', () => {
+  it.each(SERVICE_NAMES)('%s exits 2 naming the key path and the allowed values', async (name) => {
+    const { code, stderr } = await runService(name, ['--router.policy=fastest']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/router\.policy: .*round-robin/);
+  });
+
+  it('reads SLUICE_* env the same way', async () => {
+    const { code, stderr } = await runService('gateway', [], { SLUICE_GATEWAY__PORT: 'eighty' });
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/gateway\.port: /);
+  });
+});
