@@ -57,7 +57,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.container-spec.ts'],
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.container-spec.ts', '**/*.timing-spec.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

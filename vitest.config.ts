@@ -29,6 +29,11 @@ export default defineConfig({
       },
       {
         ...shared,
+        // Real-time checks of the model's numbers; run on their own so nothing competes for the CPU.
+        test: { name: 'timing', include: ['{apps,libs}/**/src/**/*.timing-spec.ts'], testTimeout: 60_000, hookTimeout: 90_000, fileParallelism: false },
+      },
+      {
+        ...shared,
         test: { name: 'containers', include: ['{apps,libs}/**/src/**/*.container-spec.ts'], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false },
       },
     ],

@@ -8,7 +8,7 @@ import { transformFile } from '@swc/core';
 const pkgDir = process.cwd();
 const srcDir = join(pkgDir, 'src');
 const outDir = join(pkgDir, 'dist');
-const isTest = (f) => /\.(spec|int-spec|container-spec)\.ts$/.test(f);
+const isTest = (f) => /\.(spec|int-spec|container-spec|timing-spec)\.ts$/.test(f);
 
 function* walk(dir) {
   for (const entry of readdirSync(dir)) {

@@ -11,7 +11,7 @@ let cluster: LocalCluster;
 beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.stepTimeMs=2', '--worker.instances=2'],
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=2'],
     parallel: true,
   });
 });

@@ -31,14 +31,14 @@ describe('with a slow worker and a short deadline', () => {
   beforeAll(async () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, '--gateway.requestTimeoutMs=400', '--worker.stepTimeMs=150', '--worker.instances=1'],
+      configArgs: [...FREE_PORT_ARGS, '--gateway.requestTimeoutMs=400', '--worker.instances=1'],
     });
   });
   afterAll(() => cluster?.stop());
 
   it('answers 504 when the deadline passes, counted as failed: timeout', async () => {
     const before = await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="failed",reason="timeout"');
-    const res = await complete(cluster.gatewayUrl, { max_tokens: 20 });
+    const res = await complete(cluster.gatewayUrl, { max_tokens: 60 });
     expect(res.status).toBe(504);
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('timeout');
@@ -48,7 +48,7 @@ describe('with a slow worker and a short deadline', () => {
   it('counts a client that hangs up as dropped: client_disconnected, and the worker lets the request go', async () => {
     const router = cluster.services.find((s) => s.name === 'router')!;
     const aborter = new AbortController();
-    const res = await complete(cluster.gatewayUrl, { max_tokens: 20, stream: true }, aborter.signal);
+    const res = await complete(cluster.gatewayUrl, { max_tokens: 60, stream: true }, aborter.signal);
     const reader = res.body!.getReader();
     await reader.read(); // the first chunk arrived: the request is on the worker
     aborter.abort();

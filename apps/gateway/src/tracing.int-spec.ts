@@ -13,7 +13,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.stepTimeMs=2', '--worker.instances=1'],
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=1'],
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -43,13 +43,17 @@ describe('distributed tracing', () => {
       spans.find((s) => s.service === 'sluice-gateway' && s.attributes['sluice.request.id'] === id)?.traceId;
     await receiver.waitFor((spans) => {
       const traceId = traceOf(spans);
-      return traceId !== undefined && services.every((svc) => spans.some((s) => s.traceId === traceId && s.service === svc));
+      return (
+        traceId !== undefined &&
+        services.every((svc) => spans.some((s) => s.traceId === traceId && s.service === svc)) &&
+        spans.some((s) => s.traceId === traceId && s.name === 'worker.decode')
+      );
     });
 
     const traceId = traceOf(receiver.spans)!;
     const trace = receiver.spans.filter((s) => s.traceId === traceId);
-    const byService = (service: string) => {
-      const found = trace.filter((s) => s.service === service);
+    const byService = (service: string, name?: string) => {
+      const found = trace.filter((s) => s.service === service && (name === undefined || s.name === name));
       expect(found, service).toHaveLength(1);
       return found[0]!;
     };
@@ -57,7 +61,7 @@ describe('distributed tracing', () => {
     const admission = byService('sluice-admission');
     const flow = byService('sluice-flow-controller');
     const router = byService('sluice-router');
-    const worker = byService('sluice-worker');
+    const worker = byService('sluice-worker', 'worker.request');
 
     expect(gateway.parentSpanId).toBeUndefined();
     expect(gateway.name).toBe('POST /v1/completions');
@@ -70,5 +74,10 @@ describe('distributed tracing', () => {
     expect(router.attributes['sluice.router.instance']).toBeTypeOf('string');
     expect(worker).toMatchObject({ name: 'worker.request', parentSpanId: router.spanId });
     expect(worker.attributes['gen_ai.usage.output_tokens']).toBe(3);
+    // The request's phases on the instance: queued → prefill → decode, children of worker.request.
+    for (const phase of ['worker.queued', 'worker.prefill', 'worker.decode']) {
+      expect(byService('sluice-worker', phase).parentSpanId, phase).toBe(worker.spanId);
+    }
+    expect(byService('sluice-worker', 'worker.prefill').attributes['sluice.worker.prefill_tokens']).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,5 @@
 import { runService } from '@sluice/bus';
+import { loadProfile } from './profiles.js';
 import { WorkerModule } from './worker.module.js';
 
-await runService('sluice-worker', (config) => ({ http: config.worker, module: WorkerModule }));
+await runService('sluice-worker', (config) => ({ http: config.worker, module: WorkerModule.forProfile(loadProfile(config)) }));

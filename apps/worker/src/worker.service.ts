@@ -2,18 +2,21 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
-import { CancelRequestSchema, InferenceRequestSchema, subjects } from '@sluice/contracts';
+import { CancelRequestSchema, InferenceRequestSchema, SetWorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { FixedStepEngine } from '@sluice/engine';
-import { InstanceHost } from './instance-host.js';
+import { VllmEngine, createLatencyModel, type LatencyProfile } from '@sluice/engine';
+import { InstanceHost, type InstanceClock } from './instance-host.js';
+import { seedOf, seededRandom } from './seeded-random.js';
 import { StepScheduler } from './step-scheduler.js';
 import { createWorkerMetrics } from './worker.metrics.js';
+
+export const LATENCY_PROFILE = Symbol('sluice.latency-profile');
 
 /** How long a stopping worker lets its instances finish what they hold before it goes. */
 const DRAIN_GRACE_MS = 5_000;
 
 /**
- * A worker process hosting N instances (data-parallel ranks of one worker), driven by one
+ * A worker process hosting N instances (data-parallel ranks of one worker), all driven by one
  * real-time scheduler. Each instance has its own subjects.
  */
 @Injectable()
@@ -23,59 +26,83 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   private readonly subscriptions: Subscription[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly scheduler: StepScheduler;
-  /** Monotonic µs since the process's time origin, and the matching wall clock. */
-  private readonly nowUs = () => performance.now() * 1000;
-  private readonly wallMs = (monotonicUs: number) => performance.timeOrigin + monotonicUs / 1000;
+  private readonly clock: InstanceClock;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
-    this.scheduler = new StepScheduler(this.nowUs);
+  constructor(
+    @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
+    @Inject(LATENCY_PROFILE) private readonly profile: LatencyProfile,
+  ) {
+    const { timeScale } = service.config.worker;
+    const metrics = createWorkerMetrics(service.metrics);
+    this.metrics = metrics;
+    this.scheduler = new StepScheduler(() => performance.now() * 1000, timeScale, (errorUs) => metrics.stepError.observe(errorUs / 1e6));
+    this.clock = {
+      wallMs: (engineUs) => performance.timeOrigin + engineUs / timeScale / 1000,
+      realSeconds: (engineUs) => engineUs / timeScale / 1e6,
+    };
   }
 
+  private readonly metrics: ReturnType<typeof createWorkerMetrics>;
+
   onModuleInit(): void {
-    const { worker, models } = this.service.config;
-    const model = models.find((m) => m.name === worker.model)!;
-    const metrics = createWorkerMetrics(this.service.metrics);
+    const { worker } = this.service.config;
+    const model = this.service.config.models.find((m) => m.name === worker.model)!;
+    const latency = createLatencyModel(this.profile.latencyModel, this.profile);
+    const totalKvBlocks = worker.kvBlocks ?? this.profile.totalKvBlocks;
     const workerId = this.service.instanceId;
     for (let rank = 0; rank < worker.instances; rank++) {
-      const engine = new FixedStepEngine({
-        stepTimeUs: worker.stepTimeMs * 1000,
-        maxRunning: 256,
-        totalKvBlocks: worker.kvBlocks,
-        maxModelLen: model.maxModelLen,
+      const engine = new VllmEngine({
+        model: latency,
+        totalKvBlocks,
+        maxModelLen: Math.min(model.maxModelLen, this.profile.maxModelLen),
+        maxRunning: worker.maxRunning,
+        maxBatchTokens: worker.maxBatchTokens,
+        scheduler: worker.scheduler,
       });
-      const identity = { instanceId: `${workerId}-r${rank}`, workerId, rank, model: model.name, totalKvBlocks: worker.kvBlocks };
-      const host = new InstanceHost(identity, engine, this.service.bus, this.service.tracer, metrics, this.wallMs);
+      const identity = { instanceId: `${workerId}-r${rank}`, workerId, rank, model: model.name, totalKvBlocks };
+      const host = new InstanceHost(identity, engine, this.service.bus, this.service.tracer, this.metrics, this.clock, seededRandom(seedOf(identity.instanceId)));
       this.hosts.push(host);
       this.subscriptions.push(
         this.service.bus.serve(subjects.workerSubmit(host.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
-          if (host.accept(data, traceContext, this.nowUs())) this.scheduler.wake(host);
+          if (host.accept(data, traceContext, this.scheduler.nowUs())) this.scheduler.wake(host);
+          if (worker.loadIntervalMs === 0) host.publishLoad();
         }),
       );
       host.publishLifecycle('register');
     }
+    const bus = this.service.bus;
     this.subscriptions.push(
-      this.service.bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
-        for (const host of this.hosts) if (host.holds(data.requestId)) host.cancel(data.requestId, this.nowUs(), data.reason);
+      bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
+        for (const host of this.hosts) if (host.holds(data.requestId)) host.cancel(data.requestId, this.scheduler.nowUs(), data.reason);
       }),
-      this.service.bus.listen(subjects.workerDiscover(), z.object({}), () => {
+      bus.listen(subjects.workerDiscover(), z.object({}), () => {
         for (const host of this.hosts) host.publishLifecycle('register');
       }),
+      bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),
+      bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.setFaults(instanceId, {})),
     );
     this.timers.push(
       setInterval(() => {
         for (const host of this.hosts) host.publishLifecycle('heartbeat');
       }, worker.heartbeatIntervalMs),
+      // loadIntervalMs = 0: publish on every change, checked each millisecond (steps and arrivals set the flag).
       setInterval(() => {
-        for (const host of this.hosts) {
-          const s = host.publishLoad();
-          const labels = { model_name: host.identity.model, engine: String(host.identity.rank) };
-          metrics.running.set(labels, s.batchSize);
-          metrics.waiting.set(labels, s.queueDepth);
-          metrics.kvUsage.set(labels, s.kvUtilization);
-        }
-      }, worker.loadIntervalMs),
+        for (const host of this.hosts) if (worker.loadIntervalMs > 0 || host.changed) host.publishLoad();
+      }, worker.loadIntervalMs || 1),
     );
-    this.logger.log(`${worker.instances} instances of ${model.name} up`);
+    this.logger.log(`${worker.instances} instances of ${model.name} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
+  }
+
+  /** Applies fault knobs to one instance or all of this process's; undefined when none is here. */
+  private setFaults(instanceId: string | undefined, faults: Partial<WorkerFaults>): Record<string, WorkerFaults> | undefined {
+    const targets = this.hosts.filter((h) => instanceId === undefined || h.instanceId === instanceId);
+    if (targets.length === 0) return undefined;
+    const result: Record<string, WorkerFaults> = {};
+    for (const host of targets) {
+      result[host.instanceId] = host.setFaults(faults);
+      if (Object.keys(faults).length > 0) this.logger.log(`faults of ${host.instanceId}: ${JSON.stringify(result[host.instanceId])}`);
+    }
+    return result;
   }
 
   /** Graceful shutdown: stop taking work, let in-flight requests finish, then deregister. */

@@ -114,6 +114,41 @@ export class Bus {
     });
   }
 
+  /**
+   * Serves a request/reply subject (control verbs): validates, runs the handler, replies with
+   * `{ok: true, result}` or `{ok: false, message}`. A handler returning undefined does not reply
+   * (the request was not for this process).
+   */
+  answer<S extends z.ZodType>(subject: string, schema: S, handler: (data: z.infer<S>) => unknown): Subscription {
+    return this.nc.subscribe(subject, {
+      callback: (error, msg) => {
+        if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
+        const parsed = this.decode(msg, schema);
+        if (!parsed.ok) {
+          msg.respond(JSON.stringify({ ok: false, message: parsed.message }));
+          return;
+        }
+        Promise.resolve()
+          .then(() => handler(parsed.data))
+          .then(
+            (result) => {
+              if (result !== undefined) msg.respond(JSON.stringify({ ok: true, result }));
+            },
+            (e: unknown) => msg.respond(JSON.stringify({ ok: false, message: (e as Error).message })),
+          )
+          .catch((e: unknown) => this.log(`reply on ${subject} failed: ${String(e)}`));
+      },
+    });
+  }
+
+  /** Asks a control subject and returns its result, or throws with the answerer's message. */
+  async ask(subject: string, payload: unknown, timeoutMs = 2_000): Promise<unknown> {
+    const reply = await this.nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs });
+    const answer = reply.json<{ ok: boolean; result?: unknown; message?: string }>();
+    if (!answer.ok) throw new Error(answer.message ?? `${subject} refused`);
+    return answer.result;
+  }
+
   /** Listens to events (no ack), validating each one; invalid events are logged and skipped. */
   listen<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
     return this.nc.subscribe(subject, {

@@ -64,13 +64,23 @@ export const ConfigSchema = z.strictObject({
       port: Port.default(9104),
       /** Instances hosted by one worker process (data-parallel ranks of one worker). */
       instances: z.number().int().min(1).max(256).default(4),
+      /** The model the instances serve (must be one of `models`). */
       model: z.string().min(1).default('qwen3-14b'),
-      /** Fixed step time of the placeholder engine, in milliseconds. */
-      stepTimeMs: z.number().positive().default(10),
-      /** KV capacity per instance, in 16-token blocks. */
-      kvBlocks: z.number().int().positive().default(17_600),
+      /** Latency profile by name (a YAML file in libs/engine/profiles or `profilesDir`); default: the model's name. */
+      profile: z.string().min(1).optional(),
+      /** Extra directory of profile YAML files, for profiles of your own. */
+      profilesDir: z.string().min(1).optional(),
+      /** Order of each instance's wait queue (BEHAVIOUR.md §1). */
+      scheduler: z.enum(['fcfs', 'priority-fcfs', 'sjf']).default('fcfs'),
+      maxRunning: z.number().int().min(1).default(256),
+      maxBatchTokens: z.number().int().min(1).default(2048),
+      /** KV capacity per instance in 16-token blocks; default: the profile's. */
+      kvBlocks: z.number().int().positive().optional(),
+      /** Modelled durations run this many times faster in real time (10 = ten times faster). */
+      timeScale: z.number().positive().max(10_000).default(1),
       heartbeatIntervalMs: Millis.default(1_000),
-      loadIntervalMs: Millis.default(50),
+      /** Load snapshot interval; 0 = publish on every change (each step and each arrival). */
+      loadIntervalMs: z.number().int().nonnegative().default(50),
     })
     .prefault({}),
 });

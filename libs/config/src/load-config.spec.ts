@@ -32,13 +32,13 @@ describe('loadConfig', () => {
   });
 
   it('layers file < env < flags', () => {
-    const file = yamlFile('gateway:\n  port: 9000\nworker:\n  instances: 2\n  stepTimeMs: 5\n');
+    const file = yamlFile('gateway:\n  port: 9000\nworker:\n  instances: 2\n  timeScale: 5\n');
     const config = loadConfig({
       env: { SLUICE_CONFIG: file, SLUICE_WORKER__INSTANCES: '3', SLUICE_FLOW_CONTROLLER__PORT: '9999', NATS_URL: 'nats://h:1' },
       argv: ['--worker.instances=6', '--gateway.host', '0.0.0.0'],
     });
     expect(config.gateway.port).toBe(9000);
-    expect(config.worker.stepTimeMs).toBe(5);
+    expect(config.worker.timeScale).toBe(5);
     expect(config.worker.instances).toBe(6);
     expect(config.gateway.host).toBe('0.0.0.0');
     expect(config.flowController.port).toBe(9999);

@@ -38,6 +38,9 @@ export const OUTCOME_REASONS = {
   flow_capacity: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   pool_saturated: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   no_worker: { outcome: 'rejected', status: 503, errorType: 'service_unavailable' },
+  /** Injected by a worker's fault knobs (chaos runs), as llm-d-inference-sim does. */
+  injected_rate_limit: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  injected_invalid_request: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
   // Dropped: evicted after queuing.
   ttl_expired: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   client_disconnected: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
@@ -50,6 +53,7 @@ export const OUTCOME_REASONS = {
   worker_unreachable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
   worker_lost: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
   internal: { outcome: 'failed', status: 500, errorType: 'server_error' },
+  injected_server_error: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
 } as const satisfies Record<string, ReasonSpec>;
 
 export type OutcomeReason = keyof typeof OUTCOME_REASONS;

@@ -21,6 +21,8 @@ export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
 export const LoadSnapshotSchema = z.object({
   instanceId: z.string().min(1),
   workerId: z.string().min(1),
+  /** Data-parallel rank within the worker (busy-threshold groups ranks by worker). */
+  rank: z.number().int().nonnegative(),
   atMs: z.number(),
   queueDepth: z.number().int().nonnegative(),
   batchSize: z.number().int().nonnegative(),
@@ -43,3 +45,38 @@ export const RequestDoneSchema = z.object({
   atMs: z.number(),
 });
 export type RequestDone = z.infer<typeof RequestDoneSchema>;
+
+/**
+ * KV cache events for prefix-aware routing: full prompt blocks that became cached or stopped being
+ * cached on one instance, batched per engine step.
+ */
+export const KvEventSchema = z.object({
+  instanceId: z.string().min(1),
+  atMs: z.number(),
+  stored: z.array(z.string()),
+  removed: z.array(z.string()),
+});
+export type KvEvent = z.infer<typeof KvEventSchema>;
+
+/** Failures a worker instance can be told to inject (llm-d-inference-sim's failure types). */
+export const InjectedFailureSchema = z.enum(['rate_limit', 'server_error', 'invalid_request']);
+export type InjectedFailure = z.infer<typeof InjectedFailureSchema>;
+
+/** Run-time knobs of a worker instance, set on `control.worker.set-faults` (chaos runs). */
+export const WorkerFaultsSchema = z.strictObject({
+  /** Every modelled duration is multiplied by this (1 = as modelled; 2 = a GPU at half speed). */
+  slowdown: z.number().min(0.01).max(1000).default(1),
+  /** Probability that an accepted request fails at once with one of `failureTypes`. */
+  failureRate: z.number().min(0).max(1).default(0),
+  failureTypes: z.array(InjectedFailureSchema).min(1).default(['server_error']),
+  /** Accept requests and never finish them (they end at the gateway's deadline). */
+  hang: z.boolean().default(false),
+});
+export type WorkerFaults = z.infer<typeof WorkerFaultsSchema>;
+
+export const SetWorkerFaultsSchema = z.strictObject({
+  /** One instance, or every instance of the worker processes that receive it when omitted. */
+  instanceId: z.string().min(1).optional(),
+  faults: WorkerFaultsSchema.partial(),
+});
+export type SetWorkerFaults = z.infer<typeof SetWorkerFaultsSchema>;

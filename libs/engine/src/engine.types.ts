@@ -8,23 +8,60 @@ export interface EngineRequest {
   readonly id: string;
   readonly inputTokens: number;
   readonly maxTokens: number;
+  /** Chained hashes of the prompt's full 16-token blocks (libs/contracts blockHashes). */
   readonly blockHashes: readonly string[];
+  /** Higher first under `priority-fcfs` (SLO class priority, BEHAVIOUR.md §5). */
   readonly priority: number;
 }
 
-export type EnqueueResult = { readonly accepted: true } | { readonly accepted: false; readonly message: string };
+/** Why a request can never be served by this instance (BEHAVIOUR.md §1, "Unservable requests"). */
+export type DropReason = 'negative_max_tokens' | 'empty_prompt' | 'input_too_long' | 'exceeds_max_model_len' | 'exceeds_kv_capacity';
+
+export type EnqueueResult =
+  /** Accepted: it joins the wait queue at `queuedAtUs` = now + α0 + α1·input (the queueing delay). */
+  | { readonly accepted: true; readonly queuedAtUs: Micros }
+  | { readonly accepted: false; readonly reason: DropReason; readonly message: string };
+
+export interface StepTokens {
+  readonly requestId: string;
+  /**
+   * Tokens this request produced in this step: 1, or 0 for a prefill chunk that did not finish
+   * (and for the finished prefill of a max_tokens = 0 request, which completes with no token).
+   */
+  readonly count: number;
+}
 
 export interface StepResult {
   readonly startUs: Micros;
+  /** Modelled step time: β0 + β1·(new prefill tokens) + β2·(decode tokens), truncated, ≥ 1. */
   readonly durationUs: Micros;
-  /** Tokens produced for each request in this step, stamped at the step's end. */
-  readonly tokens: ReadonlyArray<{ readonly requestId: string; readonly count: number }>;
+  /** Output-token processing time α2: tokens are stamped at startUs + durationUs + outputDelayUs. */
+  readonly outputDelayUs: Micros;
+  /**
+   * Every request scheduled in this step, in batch order, with the tokens it produced: 1 for a
+   * decode step or a finished prefill (its first token), 0 for a prefill chunk that did not finish.
+   */
+  readonly tokens: readonly StepTokens[];
   /** Requests that produced their last token in this step. */
   readonly completed: readonly string[];
+  /**
+   * Requests preempted at the start of this step: blocks freed, progress reset, back in the wait
+   * queue (at its front under fcfs, at their place in the order under priority-fcfs and sjf).
+   */
+  readonly preempted: readonly string[];
+  /** Requests that entered the running batch in this step, with their prefix-cache hit (tokens). */
+  readonly admitted: ReadonlyArray<{ readonly requestId: string; readonly cachedTokens: number }>;
+  /** Prefill tokens computed in this step, summed over the batch (cache misses only). */
+  readonly prefillTokens: number;
+  /** Decode tokens in this step (one per decoding request). */
+  readonly decodeTokens: number;
+  /** Block hashes that became cached / stopped being cached in this step (KV events). */
+  readonly kvStored: readonly string[];
+  readonly kvRemoved: readonly string[];
 }
 
 /** The load signals an instance publishes (LoadSnapshot without identity and timestamp). */
-export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'atMs'>;
+export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atMs'>;
 
 /**
  * One synthetic GPU instance. Pure: no timers, no I/O; the caller passes `now` and sleeps the
@@ -32,8 +69,15 @@ export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'atM
  */
 export interface InstanceEngine {
   enqueue(request: EngineRequest, nowUs: Micros): EnqueueResult;
+  /** Removes the request wherever it is (delayed, waiting, running) and frees its KV blocks. */
   cancel(requestId: string, nowUs: Micros): boolean;
+  /** True when a step at `nowUs` would do something. */
+  canStep(nowUs: Micros): boolean;
+  /** When the next request leaves its queueing delay, if the engine is otherwise idle; else undefined. */
+  nextReadyUs(): Micros | undefined;
+  /** True while any request is delayed, waiting or running. */
   hasWork(): boolean;
+  /** Forms the batch at `nowUs` and applies the step's state changes (BEHAVIOUR.md §1). */
   step(nowUs: Micros): StepResult;
   snapshot(): EngineSnapshot;
 }

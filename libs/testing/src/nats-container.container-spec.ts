@@ -20,7 +20,7 @@ describe.runIf(docker || required)('the cluster on NATS in a container', () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
       natsUrl: nats.url,
-      configArgs: [...FREE_PORT_ARGS, '--worker.stepTimeMs=2', '--worker.instances=2'],
+      configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=2'],
       parallel: true,
     });
   });

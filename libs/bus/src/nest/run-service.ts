@@ -1,5 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import { loadConfigOrExit, type SluiceConfig } from '@sluice/config';
+import { ConfigError, loadConfigOrExit, type SluiceConfig } from '@sluice/config';
 import { bootstrapService, type RunningService } from './service-bootstrap.js';
 import type { InboundRoute } from './bus.transport.js';
 
@@ -13,11 +13,20 @@ export interface ServiceWiring {
 /** A service's whole main: config from file + env + flags (exit 2 when invalid), then bootstrap. */
 export async function runService(name: string, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
   const config = loadConfigOrExit();
+  let wiring: ServiceWiring;
+  try {
+    wiring = wire(config);
+  } catch (error) {
+    // Wiring may load more config (a worker's latency profile): bad input there exits 2 as well.
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(ConfigError.EXIT_CODE);
+  }
   return bootstrapService({
     name,
     config,
     natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
     ackTimeoutMs: config.nats.ackTimeoutMs,
-    ...wire(config),
+    ...wiring,
   });
 }

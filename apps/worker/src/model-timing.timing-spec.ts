@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+
+/**
+ * The model's numbers, seen by a real client through the whole cluster at timeScale 1. For a
+ * 512-token prompt and 64 output tokens on qwen3-14b (BEHAVIOUR.md §1):
+ *   queueing delay  α0 + α1·512            =   8 982 µs
+ *   prefill step    β0 + β1·512            =  33 773 µs   → TTFT 42 755 µs
+ *   decode step     β0 + β2·1              =  13 605 µs   × 63 ITL samples
+ *   E2E             42 755 + 63 · 13 605   = 899 870 µs
+ * The windows allow for the real network, not for a wrong formula: one step too many or too few
+ * (±13.6 ms) or a missing queueing delay (−9 ms) falls outside them. The allowance is what this
+ * cluster measures on a 2-core machine, idle between requests: ~7 ms for the HTTP ingress, four
+ * NATS hops whose processes wake from idle, and the way back (the issue's goal was ≤ 4.3 ms;
+ * see docs/benchmarks.md).
+ * This suite runs alone (tools/test.mjs), so other tests do not steal its CPU.
+ */
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=1'] });
+});
+
+afterAll(() => cluster?.stop());
+
+/** One streaming request; client-side TTFT (first chunk) and E2E ([DONE]) in ms. */
+async function measure(seed: number): Promise<{ ttftMs: number; e2eMs: number; chunks: number }> {
+  // Fresh token ids per request, so no prefix-cache hit shortens the prefill.
+  const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
+  const started = performance.now();
+  const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: 64, stream: true }),
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let ttftMs = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
+  }
+  const e2eMs = performance.now() - started;
+  return { ttftMs, e2eMs, chunks: text.split('\n\n').filter((e) => e.startsWith('data: {')).length };
+}
+
+const MODEL_TTFT_MS = 42.755;
+const MODEL_E2E_MS = 899.87;
+/** Below the smallest formula error it must catch (a missing 9 ms queueing delay, a 13.6 ms step). */
+const NETWORK_ALLOWANCE_MS = 10;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+describe('a single request through the whole cluster at timeScale 1', () => {
+  it('shows the model TTFT and E2E plus the real network', async () => {
+    for (let seed = 100; seed < 105; seed++) await measure(seed); // warm-up: JIT, connections
+    const runs = [await measure(2), await measure(3), await measure(4)];
+    for (const run of runs) expect(run.chunks).toBe(64);
+    const ttft = median(runs.map((r) => r.ttftMs));
+    const e2e = median(runs.map((r) => r.e2eMs));
+    expect(ttft).toBeGreaterThanOrEqual(42.7);
+    expect(ttft).toBeLessThanOrEqual(MODEL_TTFT_MS + NETWORK_ALLOWANCE_MS);
+    expect(e2e).toBeGreaterThanOrEqual(899);
+    expect(e2e).toBeLessThanOrEqual(MODEL_E2E_MS + NETWORK_ALLOWANCE_MS);
+  });
+});

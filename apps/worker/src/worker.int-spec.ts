@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Bus } from '@sluice/bus';
+import { KvEventSchema, LoadSnapshotSchema, subjectPatterns, subjects, type KvEvent, type LoadSnapshot } from '@sluice/contracts';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+
+/** The worker service on a real bus: vLLM's metrics, KV events, load snapshots and fault knobs. */
+let cluster: LocalCluster;
+let bus: Bus;
+const kvEvents: KvEvent[] = [];
+const snapshots: LoadSnapshot[] = [];
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=20', '--gateway.requestTimeoutMs=1500'],
+  });
+  bus = await Bus.connect({ url: cluster.natsUrl, name: 'worker-spec', ackTimeoutMs: 1000 });
+  bus.listen(subjectPatterns.allWorkerKv, KvEventSchema, ({ data }) => void kvEvents.push(data));
+  bus.listen(subjectPatterns.allWorkerLoad, LoadSnapshotSchema, ({ data }) => void snapshots.push(data));
+  await bus.flush();
+});
+
+afterAll(async () => {
+  await bus?.drain();
+  await cluster?.stop();
+});
+
+const workerUrl = () => cluster.services.find((s) => s.name === 'worker')!.url;
+
+function complete(prompt: number[], maxTokens: number): Promise<Response> {
+  return fetch(`${cluster.gatewayUrl}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens }),
+  });
+}
+
+async function metrics(): Promise<string> {
+  return (await fetch(`${workerUrl()}/metrics`)).text();
+}
+
+function sample(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `));
+  return line ? Number(line.split(' ').at(-1)) : Number.NaN;
+}
+
+describe('worker instances', () => {
+  it('cache a repeated prefix, announce the cached blocks, and count the hits in vLLM metrics', async () => {
+    const prompt = Array.from({ length: 256 }, (_, i) => 5000 + i); // 16 full blocks
+    expect((await complete(prompt, 2)).status).toBe(200);
+    expect((await complete(prompt, 2)).status).toBe(200);
+    const stored = kvEvents.flatMap((e) => e.stored);
+    expect(stored.length).toBeGreaterThanOrEqual(16);
+    const text = await metrics();
+    expect(sample(text, 'vllm:prefix_cache_queries_total')).toBeGreaterThanOrEqual(512);
+    // The second request found 15 of its 16 blocks (one token is always recomputed): 240 tokens.
+    expect(sample(text, 'vllm:prefix_cache_hits_total')).toBeGreaterThanOrEqual(240);
+    for (const name of ['vllm:time_to_first_token_seconds_count', 'vllm:e2e_request_latency_seconds_count', 'vllm:request_queue_time_seconds_count', 'vllm:request_prefill_time_seconds_count', 'vllm:request_decode_time_seconds_count', 'vllm:request_prompt_tokens_count', 'vllm:request_generation_tokens_count', 'vllm:inter_token_latency_seconds_count']) {
+      expect(sample(text, name), name).toBeGreaterThanOrEqual(1);
+    }
+    expect(text).toContain('vllm:num_requests_running{');
+    expect(text).toContain('vllm:kv_cache_usage_perc{');
+    expect(text).toContain('vllm:num_preemptions_total');
+  });
+
+  it('publish load snapshots with the instance identity and KV size', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const last = snapshots.at(-1)!;
+    expect(last).toMatchObject({ rank: 0, totalKvBlocks: 17600 });
+    expect(last.freeKvBlocks).toBeLessThanOrEqual(17600);
+  });
+
+  it('inject failures at run time from the control subject', async () => {
+    const set = (faults: object) => bus.ask(subjects.control('worker', 'set-faults'), { faults });
+    await set({ failureRate: 1, failureTypes: ['rate_limit'] });
+    const limited = await complete([1, 2, 3], 2);
+    expect(limited.status).toBe(429);
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('injected_rate_limit');
+
+    await set({ failureRate: 0, hang: true });
+    const hung = await complete([1, 2, 3], 2);
+    expect(hung.status).toBe(504);
+
+    const result = (await set({ hang: false, slowdown: 1 })) as Record<string, { hang: boolean }>;
+    expect(Object.values(result).every((f) => f.hang === false)).toBe(true);
+    expect((await complete([1, 2, 3], 2)).status).toBe(200);
+  });
+
+  it('slow down one instance by a factor', async () => {
+    const prompt = [9, 9, 9];
+    const timed = async () => {
+      const t = performance.now();
+      await (await complete(prompt, 30)).text();
+      return performance.now() - t;
+    };
+    const normal = await timed();
+    await bus.ask(subjects.control('worker', 'set-faults'), { faults: { slowdown: 4 } });
+    const slow = await timed();
+    await bus.ask(subjects.control('worker', 'set-faults'), { faults: { slowdown: 1 } });
+    // 30 tokens of modelled time at timeScale 20 is ~21 ms; four times slower is ~85 ms.
+    expect(slow).toBeGreaterThan(normal * 2);
+  });
+});

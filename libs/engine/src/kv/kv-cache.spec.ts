@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { KvCache } from './kv-cache.js';
+
+describe('KvCache', () => {
+  it('allocates from the LRU head and keeps allocated + free = total', () => {
+    const kv = new KvCache(4);
+    expect(kv.allocate(3)).toEqual([0, 1, 2]);
+    expect(kv).toMatchObject({ freeBlocks: 1, allocatedBlocks: 3 });
+    expect(kv.canAllocate(1)).toBe(true);
+    expect(kv.canAllocate(2)).toBe(false);
+    expect(() => kv.allocate(2)).toThrow(RangeError);
+    kv.checkInvariants([[0, 1, 2]]);
+  });
+
+  it('releases a request last block first, so its tail is reused first', () => {
+    const kv = new KvCache(4);
+    const blocks = kv.allocate(3); // [0,1,2]; free list: [3]
+    kv.release(blocks); // free list: [3, 2, 1, 0]
+    expect(kv.allocate(4)).toEqual([3, 2, 1, 0]);
+  });
+
+  it('finds the longest run of leading cached hashes', () => {
+    const kv = new KvCache(8);
+    const [b0, b1, b2] = kv.allocate(3) as [number, number, number];
+    kv.register(b0, 'h0');
+    kv.register(b1, 'h1');
+    kv.register(b2, 'h2');
+    expect(kv.lookupPrefix(['h0', 'h1', 'h2', 'h3'])).toEqual([b0, b1, b2]);
+    expect(kv.lookupPrefix(['h0', 'x1', 'h2'])).toEqual([b0]);
+    expect(kv.lookupPrefix(['x0', 'h1'])).toEqual([]);
+    expect(kv.lookupPrefix(['h0', 'h1', 'h2'], 2)).toEqual([b0, b1]);
+    expect(kv.drainEvents()).toEqual({ stored: ['h0', 'h1', 'h2'], removed: [] });
+  });
+
+  it('keeps a freed block cached until it is reused (lazy eviction), then reports its hash removed', () => {
+    const kv = new KvCache(2);
+    const [a] = kv.allocate(1) as [number];
+    kv.register(a, 'h0');
+    kv.release([a]); // free list: [1, a]
+    kv.drainEvents();
+    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    kv.allocate(1); // takes block 1: h0 survives
+    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    expect(kv.allocate(1)).toEqual([a]); // reuses a: h0 leaves the index
+    expect(kv.lookupPrefix(['h0'])).toEqual([]);
+    expect(kv.drainEvents()).toEqual({ stored: [], removed: ['h0'] });
+    kv.checkInvariants();
+  });
+
+  it('shares a cached block by reference count; a hit on a free block takes it off the free list', () => {
+    const kv = new KvCache(3);
+    const [a] = kv.allocate(1) as [number];
+    kv.register(a, 'h0');
+    kv.claim([a]); // a second request shares it
+    kv.checkInvariants([[a], [a]]);
+    kv.release([a]);
+    expect(kv.freeBlocks).toBe(2);
+    kv.release([a]);
+    expect(kv.freeBlocks).toBe(3);
+    // Cached and free: claiming it uses up one free block, which canAllocate accounts for.
+    expect(kv.canAllocate(2, [a])).toBe(true);
+    expect(kv.canAllocate(3, [a])).toBe(false);
+    kv.claim([a]);
+    expect(kv.freeBlocks).toBe(2);
+    expect(kv).toMatchObject({ hitBlocks: 2, missBlocks: 1 });
+    kv.checkInvariants([[a]]);
+  });
+
+  it('keeps the first copy when two blocks hold the same prefix', () => {
+    const kv = new KvCache(2);
+    const [a, b] = kv.allocate(2) as [number, number];
+    expect(kv.register(a, 'h0')).toBe(true);
+    expect(kv.register(b, 'h0')).toBe(false);
+    kv.release([b]);
+    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    kv.checkInvariants([[a]]);
+  });
+
+  it('forgets a block stored since the last drain without reporting it', () => {
+    const kv = new KvCache(2);
+    const [a, b] = kv.allocate(2) as [number, number];
+    kv.register(a, 'h0');
+    kv.drainEvents();
+    kv.register(b, 'h1');
+    kv.forget(b);
+    kv.forget(a);
+    expect(kv.drainEvents()).toEqual({ stored: [], removed: ['h0'] });
+    expect(kv.lookupPrefix(['h0'])).toEqual([]);
+    kv.checkInvariants();
+  });
+
+  it('rejects releasing a free block and detects unbalanced references', () => {
+    const kv = new KvCache(2);
+    expect(() => kv.release([0])).toThrow(/released while free/);
+    const blocks = kv.allocate(1);
+    expect(() => kv.checkInvariants([])).toThrow(/refcount 1 but 0 holders/);
+    kv.checkInvariants([blocks]);
+  });
+});

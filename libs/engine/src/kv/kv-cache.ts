@@ -1,0 +1,188 @@
+/** Hashes that entered or left the prefix index since the last drain (vLLM's KV events). */
+export interface KvEvents {
+  readonly stored: string[];
+  readonly removed: string[];
+}
+
+export class KvInvariantError extends Error {
+  override readonly name = 'KvInvariantError';
+}
+
+/**
+ * A paged KV cache with automatic prefix caching, after vLLM's block pool (as BLIS models it).
+ *
+ * - Blocks are reference-counted: a cached prompt block can be shared by several requests.
+ * - A full prompt block is indexed by its chained hash, so "which blocks are cached" is a map
+ *   lookup and the longest run of leading hits is a prefix match.
+ * - Free blocks sit on an LRU list: a freed block goes to the tail, allocation takes the head
+ *   (the least recently freed). A freed block keeps its hash and stays a cache hit until it is
+ *   reused (lazy eviction); only then does its hash leave the index, reported as removed.
+ *
+ * The free list is a Set: JS Sets keep insertion order, so the first value is the LRU head,
+ * `add` appends to the tail and `delete` takes a block out of the middle (a hit on a free block).
+ */
+export class KvCache {
+  private readonly refCount: Int32Array;
+  private readonly hashOf: (string | undefined)[];
+  private readonly index = new Map<string, number>();
+  private readonly free = new Set<number>();
+  private events: KvEvents = { stored: [], removed: [] };
+  private hits = 0;
+  private misses = 0;
+
+  constructor(readonly totalBlocks: number) {
+    if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
+    this.refCount = new Int32Array(totalBlocks);
+    this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
+    for (let id = 0; id < totalBlocks; id++) this.free.add(id);
+  }
+
+  get freeBlocks(): number {
+    return this.free.size;
+  }
+
+  get allocatedBlocks(): number {
+    return this.totalBlocks - this.free.size;
+  }
+
+  /** Cumulative blocks reused from the cache and blocks newly allocated (decode blocks included). */
+  get hitBlocks(): number {
+    return this.hits;
+  }
+
+  get missBlocks(): number {
+    return this.misses;
+  }
+
+  /** Block ids of the longest run of leading `hashes` that are cached, at most `maxBlocks` of them. */
+  lookupPrefix(hashes: readonly string[], maxBlocks: number = hashes.length): number[] {
+    const found: number[] = [];
+    for (const hash of hashes) {
+      if (found.length >= maxBlocks) break;
+      const id = this.index.get(hash);
+      if (id === undefined) break;
+      found.push(id);
+    }
+    return found;
+  }
+
+  /** Whether `count` new blocks can be had once the cached blocks `claiming` are taken first. */
+  canAllocate(count: number, claiming: readonly number[] = []): boolean {
+    let freeHits = 0;
+    for (const id of claiming) if (this.free.has(id)) freeHits++;
+    return count <= this.free.size - freeHits;
+  }
+
+  /** Takes a reference on cached blocks (prefix-cache hits); a free one leaves the free list. */
+  claim(ids: readonly number[]): void {
+    for (const id of ids) {
+      this.free.delete(id);
+      this.refCount[id] = this.ref(id) + 1;
+      this.hits++;
+    }
+  }
+
+  /** Takes `count` blocks from the LRU head. A reused block's old hash leaves the index. */
+  allocate(count: number): number[] {
+    if (count > this.free.size) throw new RangeError(`cannot allocate ${count} KV blocks: ${this.free.size} free`);
+    const ids: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = this.free.values().next().value as number;
+      this.free.delete(id);
+      this.evictHash(id);
+      this.refCount[id] = 1;
+      ids.push(id);
+      this.misses++;
+    }
+    return ids;
+  }
+
+  /**
+   * Indexes a block that a prefill chunk filled. Returns false if the hash is already cached in
+   * another block (two requests computed the same prefix at once): the first stays the cached
+   * copy and this one stays unindexed, to be freed as a plain block.
+   */
+  register(id: number, hash: string): boolean {
+    if (this.index.has(hash) || this.hashOf[id] !== undefined) return false;
+    this.index.set(hash, id);
+    this.hashOf[id] = hash;
+    this.events.stored.push(hash);
+    return true;
+  }
+
+  /**
+   * Un-indexes a block whose computation was called off (its request was preempted in the step
+   * that would have computed it). A hash stored and forgotten before a drain is never reported.
+   */
+  forget(id: number): void {
+    const hash = this.hashOf[id];
+    if (hash === undefined) return;
+    this.index.delete(hash);
+    this.hashOf[id] = undefined;
+    const stored = this.events.stored.lastIndexOf(hash);
+    if (stored === -1) this.events.removed.push(hash);
+    else this.events.stored.splice(stored, 1);
+  }
+
+  /**
+   * Drops one reference on each of a request's blocks, last block first, as vLLM does: the tail
+   * of a sequence (the least shareable part) reaches the free list first and so is reused first.
+   */
+  release(ids: readonly number[]): void {
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const id = ids[i]!;
+      const count = this.ref(id);
+      if (count < 1) throw new KvInvariantError(`block ${id} released while free`);
+      this.refCount[id] = count - 1;
+      if (count === 1) this.free.add(id);
+    }
+  }
+
+  /** Returns the index changes since the last call and starts a new batch of events. */
+  drainEvents(): KvEvents {
+    const events = this.events;
+    this.events = { stored: [], removed: [] };
+    return events;
+  }
+
+  /**
+   * Throws if the books do not balance; for tests. Given every holder's block list, also checks
+   * that each block's reference count is the number of holders that hold it.
+   */
+  checkInvariants(holders?: Iterable<readonly number[]>): void {
+    if (holders) this.checkReferences(holders);
+    let allocated = 0;
+    for (let id = 0; id < this.totalBlocks; id++) {
+      const count = this.ref(id);
+      if (count < 0) throw new KvInvariantError(`block ${id} has refcount ${count}`);
+      if (count > 0) allocated++;
+      if ((count === 0) !== this.free.has(id)) throw new KvInvariantError(`block ${id} has refcount ${count} but free=${this.free.has(id)}`);
+      const hash = this.hashOf[id];
+      if (hash !== undefined && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
+    }
+    for (const [hash, id] of this.index) {
+      if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${String(this.hashOf[id])}`);
+    }
+    if (allocated + this.free.size !== this.totalBlocks) throw new KvInvariantError(`allocated ${allocated} + free ${this.free.size} != total ${this.totalBlocks}`);
+  }
+
+  private checkReferences(holders: Iterable<readonly number[]>): void {
+    const expected = new Int32Array(this.totalBlocks);
+    for (const blocks of holders) for (const id of blocks) expected[id] = (expected[id] ?? 0) + 1;
+    for (let id = 0; id < this.totalBlocks; id++) {
+      if (expected[id] !== this.ref(id)) throw new KvInvariantError(`block ${id} has refcount ${this.ref(id)} but ${expected[id]} holders`);
+    }
+  }
+
+  private ref(id: number): number {
+    return this.refCount[id] ?? 0;
+  }
+
+  private evictHash(id: number): void {
+    const hash = this.hashOf[id];
+    if (hash === undefined) return;
+    this.index.delete(hash);
+    this.hashOf[id] = undefined;
+    this.events.removed.push(hash);
+  }
+}

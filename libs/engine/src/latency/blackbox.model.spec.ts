@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { LatencyProfile } from '../profile.js';
+import { createBlackboxModel } from './blackbox.model.js';
+import { createLatencyModel, LATENCY_MODEL_NAMES } from './latency-model.registry.js';
+
+const qwen = { alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] } as const;
+
+describe('blackbox latency model (BLIS α/β)', () => {
+  const model = createBlackboxModel(qwen);
+
+  it('queueing delay = α0 + α1·input, truncated', () => {
+    expect(model.queueingDelayUs(512)).toBe(8982); // 8982.75
+    expect(model.queueingDelayUs(0)).toBe(8888);
+  });
+
+  it('step time = β0 + β1·prefill + β2·decode, truncated', () => {
+    expect(model.stepTimeUs(512, 0)).toBe(33773); // 33773.85
+    expect(model.stepTimeUs(0, 1)).toBe(13605); // 13605.51
+    expect(model.stepTimeUs(2048, 10)).toBe(Math.trunc(13578.186663 + 39.444656 * 2048 + 27.322775 * 10));
+  });
+
+  it('output token delay = α2', () => {
+    expect(model.outputTokenDelayUs()).toBe(0);
+    expect(createBlackboxModel({ alpha: [0, 0, 12.7], beta: [1, 0, 0] }).outputTokenDelayUs()).toBe(12);
+  });
+
+  it('never returns a step shorter than 1 µs or a negative delay', () => {
+    const odd = createBlackboxModel({ alpha: [-50, 0, -3], beta: [-100, 0, 0] });
+    expect(odd.stepTimeUs(0, 0)).toBe(1);
+    expect(odd.queueingDelayUs(10)).toBe(0);
+    expect(odd.outputTokenDelayUs()).toBe(0);
+  });
+});
+
+describe('createLatencyModel', () => {
+  const profile: LatencyProfile = { name: 'p', gpu: 'H100', tp: 1, alpha: [1, 0, 0], beta: [2, 0, 0], totalKvBlocks: 10, maxModelLen: 100, latencyModel: 'blackbox' };
+
+  it.each(LATENCY_MODEL_NAMES)('builds %s by name', (name) => {
+    expect(createLatencyModel(name, profile).name).toBe(name);
+  });
+
+  it('names the allowed models when the name is unknown', () => {
+    expect(() => createLatencyModel('roofline', profile)).toThrow(/unknown latency model "roofline"; allowed: blackbox/);
+  });
+});

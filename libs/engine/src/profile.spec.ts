@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { LatencyProfileSchema } from './profile.js';
+
+const builtIn = (name: string) => LatencyProfileSchema.parse(parse(readFileSync(new URL(`../profiles/${name}.yaml`, import.meta.url), 'utf8')));
+
+describe('LatencyProfileSchema', () => {
+  it('reads the built-in qwen3-14b profile (BLIS H100 TP1 coefficients)', () => {
+    expect(builtIn('qwen3-14b')).toEqual({
+      name: 'qwen3-14b',
+      gpu: 'H100',
+      tp: 1,
+      latencyModel: 'blackbox',
+      alpha: [8888.089034, 0.18489, 0],
+      beta: [13578.186663, 39.444656, 27.322775],
+      totalKvBlocks: 17600,
+      maxModelLen: 40960,
+    });
+  });
+
+  it('reads the built-in llama-3.1-8b profile', () => {
+    expect(builtIn('llama-3.1-8b')).toMatchObject({
+      name: 'llama-3.1-8b',
+      alpha: [10326.268122, 0, 0],
+      beta: [6472.007649, 19.797214, 304.402104],
+      totalKvBlocks: 29205,
+    });
+  });
+
+  it('defaults maxModelLen to 40960 and the latency model to blackbox', () => {
+    const profile = LatencyProfileSchema.parse({ name: 'mine', gpu: 'A100', tp: 2, alpha: [1, 0, 0], beta: [1, 1, 1], totalKvBlocks: 100 });
+    expect(profile).toMatchObject({ maxModelLen: 40960, latencyModel: 'blackbox' });
+  });
+
+  it('is strict: unknown keys, short coefficient lists and unknown models are errors', () => {
+    const base = { name: 'mine', gpu: 'A100', tp: 1, alpha: [1, 0, 0], beta: [1, 1, 1], totalKvBlocks: 100 };
+    expect(LatencyProfileSchema.safeParse({ ...base, gamma: 1 }).success).toBe(false);
+    expect(LatencyProfileSchema.safeParse({ ...base, beta: [1, 1] }).success).toBe(false);
+    expect(LatencyProfileSchema.safeParse({ ...base, latencyModel: 'roofline' }).success).toBe(false);
+    expect(LatencyProfileSchema.safeParse({ ...base, totalKvBlocks: 0 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { LATENCY_MODEL_NAMES } from './latency/latency-model.registry.js';
+
+const Coefficients = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
+
+/**
+ * A latency profile: one model on one GPU setup, as data (a YAML file), so users add their own
+ * (BEHAVIOUR.md §1). Loading the file happens outside this pure library; this is its shape.
+ */
+export const LatencyProfileSchema = z.strictObject({
+  /** The profile's name, usually the model's (`qwen3-14b`). */
+  name: z.string().min(1),
+  gpu: z.string().min(1),
+  /** Tensor-parallel degree the coefficients were fitted with. */
+  tp: z.number().int().positive(),
+  /** BLIS α: [queueing base µs, queueing µs per input token, output token µs]. */
+  alpha: Coefficients,
+  /** BLIS β: [step base µs, µs per new prefill token, µs per decode token]. */
+  beta: Coefficients,
+  /** KV capacity of one instance, in 16-token blocks. */
+  totalKvBlocks: z.number().int().positive(),
+  /** Longest prompt + output the model accepts, in tokens. */
+  maxModelLen: z.number().int().positive().default(40960),
+  latencyModel: z.enum(LATENCY_MODEL_NAMES).default('blackbox'),
+});
+export type LatencyProfile = z.infer<typeof LatencyProfileSchema>;
+export type LatencyProfileInput = z.input<typeof LatencyProfileSchema>;

@@ -1,0 +1,29 @@
+import type { EngineRequest, Micros } from './engine.types.js';
+
+/**
+ * A request's state inside one instance (vLLM calls it a sequence). Progress is counted in
+ * tokens whose KV is computed; the last sampled token's KV is computed by the next decode step,
+ * so while decoding `computed = inputTokens + generated - 1`.
+ */
+export interface Sequence {
+  readonly request: EngineRequest;
+  /** When it reached the instance (enqueue): the "arrival" that schedulers break ties with. */
+  readonly arrivalUs: Micros;
+  /** When it leaves the queueing delay and joins the wait queue. */
+  readonly queuedAtUs: Micros;
+  /** The prompt's full-block hashes (never more than the prompt's full blocks). */
+  readonly promptHashes: readonly string[];
+  where: 'delayed' | 'waiting' | 'running';
+  /** Output tokens produced so far; kept across a preemption. */
+  generated: number;
+  /** Tokens with computed KV, prefix-cache hits included; back to 0 when preempted. */
+  computed: number;
+  /** Tokens the current prefill must compute: the prompt plus any output generated before a preemption. */
+  prefillTarget: number;
+  /** KV blocks held, in sequence order. */
+  blocks: number[];
+}
+
+export const isPrefilling = (seq: Sequence): boolean => seq.computed < seq.prefillTarget;
+
+export const blocksFor = (tokens: number, blockSize: number): number => Math.ceil(tokens / blockSize);

@@ -1,0 +1,219 @@
+import { BLOCK_SIZE } from '@sluice/contracts';
+import { BatchFormation, type BatchLimits, type ScheduledWork } from './batch-formation.js';
+import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
+import { KvCache } from './kv/kv-cache.js';
+import type { LatencyModel } from './latency/latency-model.js';
+import { createInstanceScheduler, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
+import { WaitQueue } from './scheduling/wait-queue.js';
+import { isPrefilling, type Sequence } from './sequence.js';
+import { whyUnservable, type ServingLimits } from './unservable.js';
+
+export interface VllmEngineOptions {
+  readonly model: LatencyModel;
+  readonly totalKvBlocks: number;
+  readonly maxModelLen: number;
+  /** Most sequences in the running batch (vLLM's max_num_seqs). */
+  readonly maxRunning?: number;
+  /** Token budget of one step (vLLM's max_num_batched_tokens). */
+  readonly maxBatchTokens?: number;
+  /** Tokens per KV block; must match the block size the prompt hashes were computed with. */
+  readonly blockSize?: number;
+  readonly scheduler?: InstanceSchedulerName;
+}
+
+export class DuplicateRequestError extends Error {
+  override readonly name = 'DuplicateRequestError';
+  constructor(requestId: string) {
+    super(`request ${requestId} is already on this instance`);
+  }
+}
+
+/**
+ * One synthetic GPU running vLLM's continuous batching (BEHAVIOUR.md §1, after BLIS): a queueing
+ * delay, a wait queue ordered by the instance scheduler, chunked prefill under a token budget,
+ * a paged KV cache with prefix caching, recompute preemption, and α/β step times.
+ *
+ * Pure: the caller passes `now`, runs `step(now)` and comes back at `now + durationUs`.
+ */
+export class VllmEngine implements InstanceEngine {
+  private readonly model: LatencyModel;
+  private readonly kv: KvCache;
+  private readonly scheduler: InstanceScheduler;
+  private readonly limits: BatchLimits & ServingLimits;
+  /** In the queueing delay, ordered by (queuedAtUs, enqueue order). */
+  private readonly delayed: Sequence[] = [];
+  private readonly waiting: WaitQueue;
+  /** The running batch in vLLM's order: the order requests were admitted. */
+  private readonly running: Sequence[] = [];
+  private readonly byId = new Map<string, Sequence>();
+  private preemptions = 0;
+
+  constructor(options: VllmEngineOptions) {
+    const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs' } = options;
+    for (const [key, value] of Object.entries({ totalKvBlocks, maxModelLen, maxRunning, maxBatchTokens, blockSize })) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, got ${value}`);
+    }
+    this.model = model;
+    this.kv = new KvCache(totalKvBlocks);
+    this.scheduler = createInstanceScheduler(scheduler);
+    this.waiting = new WaitQueue(this.scheduler);
+    this.limits = { maxRunning, maxBatchTokens, blockSize, maxModelLen, totalKvBlocks };
+  }
+
+  enqueue(request: EngineRequest, nowUs: Micros): EnqueueResult {
+    if (this.byId.has(request.id)) throw new DuplicateRequestError(request.id);
+    const unservable = whyUnservable(request, this.limits);
+    if (unservable) return { accepted: false, ...unservable };
+    const seq: Sequence = {
+      request,
+      arrivalUs: nowUs,
+      queuedAtUs: nowUs + this.model.queueingDelayUs(request.inputTokens),
+      promptHashes: request.blockHashes.slice(0, Math.floor(request.inputTokens / this.limits.blockSize)),
+      where: 'delayed',
+      generated: 0,
+      computed: 0,
+      prefillTarget: request.inputTokens,
+      blocks: [],
+    };
+    this.byId.set(request.id, seq);
+    // After every request ready at the same time or earlier: equal times keep arrival order.
+    let at = this.delayed.length;
+    while (at > 0 && this.delayed[at - 1]!.queuedAtUs > seq.queuedAtUs) at--;
+    this.delayed.splice(at, 0, seq);
+    return { accepted: true, queuedAtUs: seq.queuedAtUs };
+  }
+
+  cancel(requestId: string, _nowUs: Micros): boolean {
+    const seq = this.byId.get(requestId);
+    if (!seq) return false;
+    this.byId.delete(requestId);
+    switch (seq.where) {
+      case 'delayed':
+        this.delayed.splice(this.delayed.indexOf(seq), 1);
+        break;
+      case 'waiting':
+        this.waiting.remove(requestId);
+        break;
+      case 'running':
+        this.running.splice(this.running.indexOf(seq), 1);
+        this.kv.release(seq.blocks);
+        seq.blocks = [];
+        break;
+    }
+    return true;
+  }
+
+  canStep(nowUs: Micros): boolean {
+    return this.running.length > 0 || this.waiting.length > 0 || (this.delayed[0]?.queuedAtUs ?? Infinity) <= nowUs;
+  }
+
+  nextReadyUs(): Micros | undefined {
+    if (this.running.length > 0 || this.waiting.length > 0) return undefined;
+    return this.delayed[0]?.queuedAtUs;
+  }
+
+  hasWork(): boolean {
+    return this.byId.size > 0;
+  }
+
+  /**
+   * Everything the step changes is applied now, at its start (BEHAVIOUR.md §1, "In the twin"):
+   * the caller stamps the tokens at `startUs + durationUs + outputDelayUs` and starts the next
+   * step at `startUs + durationUs`. Call it when `canStep(nowUs)`: an empty batch still costs β0.
+   */
+  step(nowUs: Micros): StepResult {
+    this.releaseDelayed(nowUs);
+    const batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits).form();
+    this.preemptions += batch.preempted.length;
+
+    let prefillTokens = 0;
+    let decodeTokens = 0;
+    const tokens: StepTokens[] = [];
+    const completed: string[] = [];
+    for (const work of batch.work) {
+      if (work.kind === 'prefill') prefillTokens += work.tokens;
+      else decodeTokens += work.tokens;
+      const produced = this.advance(work);
+      tokens.push({ requestId: work.seq.request.id, count: produced });
+      if (!isPrefilling(work.seq) && work.seq.generated >= work.seq.request.maxTokens) {
+        this.finish(work.seq);
+        completed.push(work.seq.request.id);
+      }
+    }
+
+    const events = this.kv.drainEvents();
+    return {
+      startUs: nowUs,
+      durationUs: this.model.stepTimeUs(prefillTokens, decodeTokens),
+      outputDelayUs: this.model.outputTokenDelayUs(),
+      tokens,
+      completed,
+      preempted: batch.preempted.map((seq) => seq.request.id),
+      admitted: batch.admitted.map(({ seq, cachedTokens }) => ({ requestId: seq.request.id, cachedTokens })),
+      prefillTokens,
+      decodeTokens,
+      kvStored: events.stored,
+      kvRemoved: events.removed,
+    };
+  }
+
+  snapshot(): EngineSnapshot {
+    let activePrefillTokens = 0;
+    let activeDecodeBlocks = 0;
+    for (const seq of this.running) {
+      if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
+      else activeDecodeBlocks += seq.blocks.length;
+    }
+    const hits = this.kv.hitBlocks;
+    const lookedUp = hits + this.kv.missBlocks;
+    // Requests still in their queueing delay count as queued: they have reached the instance.
+    const queued = this.delayed.length + this.waiting.length;
+    return {
+      queueDepth: queued,
+      batchSize: this.running.length,
+      inFlight: queued + this.running.length,
+      kvUtilization: this.kv.allocatedBlocks / this.kv.totalBlocks,
+      freeKvBlocks: this.kv.freeBlocks,
+      totalKvBlocks: this.kv.totalBlocks,
+      activePrefillTokens,
+      activeDecodeBlocks,
+      cacheHitRate: lookedUp === 0 ? 0 : hits / lookedUp,
+      preemptions: this.preemptions,
+    };
+  }
+
+  /** Throws if the KV books do not balance; for tests. */
+  checkInvariants(): void {
+    this.kv.checkInvariants(this.running.map((seq) => seq.blocks));
+  }
+
+  /** Moves requests whose queueing delay is over into the wait queue, in the order they became ready. */
+  private releaseDelayed(nowUs: Micros): void {
+    let ready = 0;
+    while (ready < this.delayed.length && this.delayed[ready]!.queuedAtUs <= nowUs) ready++;
+    for (const seq of this.delayed.splice(0, ready)) {
+      seq.where = 'waiting';
+      this.waiting.enter(seq);
+    }
+  }
+
+  /**
+   * Applies one request's share of the step and returns the tokens it produced: a prefill
+   * that finishes samples the first token (or the next one after a preemption); a decode step
+   * samples one. With max_tokens = 0 the finished prefill samples nothing.
+   */
+  private advance({ seq, kind, tokens }: ScheduledWork): number {
+    seq.computed += tokens;
+    if (kind === 'prefill' && isPrefilling(seq)) return 0;
+    const produced = seq.generated < seq.request.maxTokens ? 1 : 0;
+    seq.generated += produced;
+    return produced;
+  }
+
+  private finish(seq: Sequence): void {
+    this.running.splice(this.running.indexOf(seq), 1);
+    this.kv.release(seq.blocks);
+    seq.blocks = [];
+    this.byId.delete(seq.request.id);
+  }
+}
