@@ -9,8 +9,8 @@ import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from 
  *   decode step     β0 + β2·1              =  13 605 µs   × 63 ITL samples
  *   E2E             42 755 + 63 · 13 605   = 899 870 µs
  * The windows allow for the real network, not for a wrong formula: one step too many or too few
- * (±13.6 ms) or a missing queueing delay (−9 ms) falls outside them. The allowance is what this
- * cluster measures on a 2-core machine, idle between requests: ~7 ms for the HTTP ingress, four
+ * (±13.6 ms) or a missing queueing delay (−9 ms) falls outside them. The allowance covers what this
+ * cluster measures on a 2-core machine, idle between requests: 5–6 ms for the HTTP ingress, four
  * NATS hops whose processes wake from idle, and the way back (the issue's goal was ≤ 4.3 ms;
  * see docs/benchmarks.md).
  * This suite runs alone (tools/test.mjs), so other tests do not steal its CPU.
@@ -24,14 +24,14 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 /** One streaming request; client-side TTFT (first chunk) and E2E ([DONE]) in ms. */
-async function measure(seed: number): Promise<{ ttftMs: number; e2eMs: number; chunks: number }> {
+async function measure(seed: number, maxTokens = 64): Promise<{ ttftMs: number; e2eMs: number; chunks: number }> {
   // Fresh token ids per request, so no prefix-cache hit shortens the prefill.
   const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
   const started = performance.now();
   const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: 64, stream: true }),
+    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens, stream: true }),
   });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -56,7 +56,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 describe('a single request through the whole cluster at timeScale 1', () => {
   it('shows the model TTFT and E2E plus the real network', async () => {
-    for (let seed = 100; seed < 105; seed++) await measure(seed); // warm-up: JIT, connections
+    // Warm-up: V8 runs cold code (zod, Nest, OTel, nats.js) interpreted, up to ten times slower, in
+    // every process on the path; a few dozen short requests get it compiled, as a serving system is.
+    for (let seed = 100; seed < 160; seed++) await measure(seed, 1);
     const runs = [await measure(2), await measure(3), await measure(4)];
     for (const run of runs) expect(run.chunks).toBe(64);
     const ttft = median(runs.map((r) => r.ttftMs));
