@@ -8,7 +8,7 @@ import { VllmEngine, createLatencyModel, type LatencyProfile } from '@sluice/eng
 import { InstanceHost, type InstanceClock } from './instance-host.js';
 import { seedOf, seededRandom } from './seeded-random.js';
 import { StepScheduler } from './step-scheduler.js';
-import { createWorkerMetrics } from './worker.metrics.js';
+import { createWorkerMetrics, type WorkerMetrics } from './worker.metrics.js';
 
 export const LATENCY_PROFILE = Symbol('sluice.latency-profile');
 
@@ -27,22 +27,20 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly scheduler: StepScheduler;
   private readonly clock: InstanceClock;
+  private readonly metrics: WorkerMetrics;
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     @Inject(LATENCY_PROFILE) private readonly profile: LatencyProfile,
   ) {
     const { timeScale } = service.config.worker;
-    const metrics = createWorkerMetrics(service.metrics);
-    this.metrics = metrics;
+    const metrics = (this.metrics = createWorkerMetrics(service.metrics));
     this.scheduler = new StepScheduler(() => performance.now() * 1000, timeScale, (errorUs) => metrics.stepError.observe(errorUs / 1e6));
     this.clock = {
       wallMs: (engineUs) => performance.timeOrigin + engineUs / timeScale / 1000,
       realSeconds: (engineUs) => engineUs / timeScale / 1e6,
     };
   }
-
-  private readonly metrics: ReturnType<typeof createWorkerMetrics>;
 
   onModuleInit(): void {
     const { worker } = this.service.config;
