@@ -99,18 +99,9 @@ export class Bus {
    * sender's trace context. A message that fails validation is nacked with the reason.
    */
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
-    return this.nc.subscribe(subject, {
-      ...(queue ? { queue } : {}),
-      callback: (error, msg) => {
-        if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
-        const parsed = this.decode(msg, schema);
-        if (!parsed.ok) {
-          msg.respond(JSON.stringify({ ok: false, message: parsed.message }));
-          return;
-        }
-        msg.respond(JSON.stringify({ ok: true }));
-        this.dispatch(msg, parsed.data, handler);
-      },
+    return this.subscribeValid(subject, schema, queue, nack, (msg, data) => {
+      msg.respond(JSON.stringify({ ok: true }));
+      this.dispatch(msg, data, handler);
     });
   }
 
@@ -120,24 +111,16 @@ export class Bus {
    * (the request was not for this process).
    */
   answer<S extends z.ZodType>(subject: string, schema: S, handler: (data: z.infer<S>) => unknown): Subscription {
-    return this.nc.subscribe(subject, {
-      callback: (error, msg) => {
-        if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
-        const parsed = this.decode(msg, schema);
-        if (!parsed.ok) {
-          msg.respond(JSON.stringify({ ok: false, message: parsed.message }));
-          return;
-        }
-        Promise.resolve()
-          .then(() => handler(parsed.data))
-          .then(
-            (result) => {
-              if (result !== undefined) msg.respond(JSON.stringify({ ok: true, result }));
-            },
-            (e: unknown) => msg.respond(JSON.stringify({ ok: false, message: (e as Error).message })),
-          )
-          .catch((e: unknown) => this.log(`reply on ${subject} failed: ${String(e)}`));
-      },
+    return this.subscribeValid(subject, schema, undefined, nack, (msg, data) => {
+      Promise.resolve()
+        .then(() => handler(data))
+        .then(
+          (result) => {
+            if (result !== undefined) msg.respond(JSON.stringify({ ok: true, result }));
+          },
+          (e: unknown) => nack(msg, (e as Error).message),
+        )
+        .catch((e: unknown) => this.log(`reply on ${subject} failed: ${String(e)}`));
     });
   }
 
@@ -151,13 +134,30 @@ export class Bus {
 
   /** Listens to events (no ack), validating each one; invalid events are logged and skipped. */
   listen<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
+    return this.subscribeValid(
+      subject,
+      schema,
+      queue,
+      (msg, message) => this.log(`dropped invalid message on ${msg.subject}: ${message}`),
+      (msg, data) => this.dispatch(msg, data, handler),
+    );
+  }
+
+  /** The one receiving edge: every message is decoded and checked against its schema here. */
+  private subscribeValid<S extends z.ZodType>(
+    subject: string,
+    schema: S,
+    queue: string | undefined,
+    onInvalid: (msg: Msg, message: string) => void,
+    onValid: (msg: Msg, data: z.infer<S>) => void,
+  ): Subscription {
     return this.nc.subscribe(subject, {
       ...(queue ? { queue } : {}),
       callback: (error, msg) => {
         if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
         const parsed = this.decode(msg, schema);
-        if (!parsed.ok) return this.log(`dropped invalid message on ${msg.subject}: ${parsed.message}`);
-        this.dispatch(msg, parsed.data, handler);
+        if (parsed.ok) onValid(msg, parsed.data);
+        else onInvalid(msg, parsed.message);
       },
     });
   }
@@ -192,6 +192,11 @@ export class Bus {
   async drain(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain();
   }
+}
+
+/** Refuses a request-reply message with the reason. */
+function nack(msg: Msg, message: string): void {
+  msg.respond(JSON.stringify({ ok: false, message }));
 }
 
 function classifyRequestError(error: unknown, subject: string): { why: 'no_responders' | 'timeout' | 'closed'; message: string } {
