@@ -56,8 +56,6 @@ export class InstanceHost implements SteppedInstance {
   private readonly hung = new Map<string, Span>();
   private faults: WorkerFaults = WorkerFaultsSchema.parse({});
   private readonly labels: { model_name: string; engine: string };
-  /** Set when something changed since the last load snapshot (for loadIntervalMs = 0). */
-  changed = true;
 
   constructor(
     readonly identity: InstanceIdentity,
@@ -67,6 +65,8 @@ export class InstanceHost implements SteppedInstance {
     private readonly metrics: WorkerMetrics,
     private readonly clock: InstanceClock,
     private readonly random: () => number,
+    /** loadIntervalMs = 0: publish a load snapshot on every change (arrival, step, cancel). */
+    private readonly publishOnChange = false,
   ) {
     this.labels = { model_name: identity.model, engine: String(identity.rank) };
   }
@@ -90,7 +90,6 @@ export class InstanceHost implements SteppedInstance {
 
   /** Returns true when the engine took the request (the scheduler should be woken). */
   accept(request: InferenceRequest, parent: Context, nowUs: number): boolean {
-    this.changed = true;
     const span = this.tracer.startSpan(
       'worker.request',
       {
@@ -126,6 +125,7 @@ export class InstanceHost implements SteppedInstance {
     }
     this.metrics.promptTokens.inc(this.labels, request.inputTokens);
     this.tracked.set(request.id, { request, span, arrivalUs: nowUs, cachedTokens: 0, generated: 0 });
+    this.loadChanged();
     return true;
   }
 
@@ -142,7 +142,7 @@ export class InstanceHost implements SteppedInstance {
     if (!entry) return;
     this.engine.cancel(requestId, nowUs);
     this.tracked.delete(requestId);
-    this.changed = true;
+    this.loadChanged();
     entry.span.setAttribute('sluice.worker.outcome', 'cancelled');
     entry.span.end(this.clock.wallMs(nowUs));
     this.publishDone(requestId, reason);
@@ -166,7 +166,6 @@ export class InstanceHost implements SteppedInstance {
 
   beginStep(startUs: number): StepResult {
     const result = this.engine.step(startUs);
-    this.changed = true;
     for (const { requestId, cachedTokens } of result.admitted) {
       const entry = this.tracked.get(requestId);
       if (!entry) continue;
@@ -179,12 +178,14 @@ export class InstanceHost implements SteppedInstance {
     }
     for (const requestId of result.preempted) {
       this.metrics.preemptions.inc(this.labels);
-      this.tracked.get(requestId)?.span.addEvent('preempted', { 'sluice.worker.generated_tokens': this.tracked.get(requestId)?.generated ?? 0 }, this.clock.wallMs(startUs));
+      const entry = this.tracked.get(requestId);
+      entry?.span.addEvent('preempted', { 'sluice.worker.generated_tokens': entry.generated }, this.clock.wallMs(startUs));
     }
     if (result.kvStored.length > 0 || result.kvRemoved.length > 0) {
       const event: KvEvent = { instanceId: this.instanceId, atMs: this.clock.wallMs(startUs), stored: [...result.kvStored], removed: [...result.kvRemoved] };
       this.bus.publish(subjects.workerKv(this.instanceId), event);
     }
+    this.loadChanged();
     return result;
   }
 
@@ -275,8 +276,11 @@ export class InstanceHost implements SteppedInstance {
     this.bus.publish(subjects.workerLifecycle(this.instanceId), event);
   }
 
+  private loadChanged(): void {
+    if (this.publishOnChange) this.publishLoad();
+  }
+
   publishLoad(): LoadSnapshot {
-    this.changed = false;
     const snapshot: LoadSnapshot = {
       instanceId: this.instanceId,
       workerId: this.identity.workerId,

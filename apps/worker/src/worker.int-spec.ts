@@ -101,3 +101,40 @@ describe('worker instances', () => {
     expect(slow).toBeGreaterThan(normal * 2);
   });
 });
+
+describe('with loadIntervalMs = 0', () => {
+  let onChange: LocalCluster;
+  let listener: Bus;
+  const seen: LoadSnapshot[] = [];
+
+  beforeAll(async () => {
+    onChange = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=20', '--worker.loadIntervalMs=0'],
+    });
+    listener = await Bus.connect({ url: onChange.natsUrl, name: 'worker-spec-on-change', ackTimeoutMs: 1000 });
+    listener.listen(subjectPatterns.allWorkerLoad, LoadSnapshotSchema, ({ data }) => void seen.push(data));
+    await listener.flush();
+  });
+
+  afterAll(async () => {
+    await listener?.drain();
+    await onChange?.stop();
+  });
+
+  it('publishes a snapshot on every change and none while idle', async () => {
+    const res = await fetch(`${onChange.gatewayUrl}/v1/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen3-14b', prompt: [1, 2, 3], max_tokens: 5 }),
+    });
+    expect(res.status).toBe(200);
+    await listener.flush();
+    // One on arrival, one per step (prefill + 4 decode steps): at least 6, and a busy one among them.
+    expect(seen.length).toBeGreaterThanOrEqual(6);
+    expect(seen.some((s) => s.batchSize === 1)).toBe(true);
+    const count = seen.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen.length).toBe(count);
+  });
+});

@@ -58,12 +58,11 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
         scheduler: worker.scheduler,
       });
       const identity = { instanceId: `${workerId}-r${rank}`, workerId, rank, model: model.name, totalKvBlocks };
-      const host = new InstanceHost(identity, engine, this.service.bus, this.service.tracer, this.metrics, this.clock, seededRandom(seedOf(identity.instanceId)));
+      const host = new InstanceHost(identity, engine, this.service.bus, this.service.tracer, this.metrics, this.clock, seededRandom(seedOf(identity.instanceId)), worker.loadIntervalMs === 0);
       this.hosts.push(host);
       this.subscriptions.push(
         this.service.bus.serve(subjects.workerSubmit(host.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
           if (host.accept(data, traceContext, this.scheduler.nowUs())) this.scheduler.wake(host);
-          if (worker.loadIntervalMs === 0) host.publishLoad();
         }),
       );
       host.publishLifecycle('register');
@@ -83,11 +82,15 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       setInterval(() => {
         for (const host of this.hosts) host.publishLifecycle('heartbeat');
       }, worker.heartbeatIntervalMs),
-      // loadIntervalMs = 0: publish on every change, checked each millisecond (steps and arrivals set the flag).
-      setInterval(() => {
-        for (const host of this.hosts) if (worker.loadIntervalMs > 0 || host.changed) host.publishLoad();
-      }, worker.loadIntervalMs || 1),
     );
+    // loadIntervalMs = 0: each host publishes on every change instead of on a timer.
+    if (worker.loadIntervalMs > 0) {
+      this.timers.push(
+        setInterval(() => {
+          for (const host of this.hosts) host.publishLoad();
+        }, worker.loadIntervalMs),
+      );
+    }
     this.logger.log(`${worker.instances} instances of ${model.name} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
   }
 
