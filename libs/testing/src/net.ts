@@ -1,4 +1,4 @@
-import { connect, createServer, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /** A wildcard bind address is reached through loopback. */
 export function connectHost(host: string): string {
@@ -17,8 +17,11 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** True if something accepts a TCP connection on host:port within timeoutMs. */
-export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+/**
+ * Opens a TCP connection and lets `watch` decide the answer; always ends with the socket
+ * destroyed, a timeout or an error answering false.
+ */
+function probe(host: string, port: number, timeoutMs: number, watch: (socket: Socket, done: (ok: boolean) => void) => void): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: connectHost(host), port });
     const done = (ok: boolean): void => {
@@ -28,9 +31,14 @@ export function canConnect(host: string, port: number, timeoutMs = 1_000): Promi
       resolve(ok);
     };
     socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
+    watch(socket, done);
   });
+}
+
+/** True if something accepts a TCP connection on host:port within timeoutMs. */
+export function canConnect(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
+  return probe(host, port, timeoutMs, (socket, done) => socket.once('connect', () => done(true)));
 }
 
 /**
@@ -38,21 +46,12 @@ export function canConnect(host: string, port: number, timeoutMs = 1_000): Promi
  * connects, so this is a real readiness signal (a port forwarder may accept before the server runs).
  */
 export function natsAnswers(host: string, port: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: connectHost(host), port });
+  return probe(host, port, timeoutMs, (socket, done) => {
     let received = '';
-    const done = (ok: boolean): void => {
-      socket.removeAllListeners();
-      socket.on('error', () => undefined);
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
     socket.on('data', (chunk: Buffer) => {
       received += chunk.toString('latin1');
       if (received.length >= 5) done(received.startsWith('INFO '));
     });
-    socket.once('error', () => done(false));
     socket.once('close', () => done(false));
   });
 }

@@ -1,12 +1,12 @@
 import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
-import type { SluiceConfigLike } from './config-like.js';
 import type { Bus } from '../bus.js';
 
 export const SERVICE_CONTEXT = Symbol('sluice.service-context');
 
 /** What every service module gets: its identity, config, bus, tracer and metrics registry. */
-export interface ServiceContext<C = SluiceConfigLike> {
+/** `C` is the service's config type: the bus lib does not depend on the config schema. */
+export interface ServiceContext<C = object> {
   readonly name: string;
   /** Unique per process: `service.instance.id`, and the gateway's inbox id. */
   readonly instanceId: string;

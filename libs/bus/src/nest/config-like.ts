@@ -1,2 +1,0 @@
-/** The bus lib does not depend on the config schema; services pass their own typed config. */
-export type SluiceConfigLike = object;
