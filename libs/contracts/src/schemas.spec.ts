@@ -3,6 +3,7 @@ import { BLOCK_SIZE, blockHashes } from './block-hashes.js';
 import { CompletionRequestSchema, ChatCompletionRequestSchema } from './openai.js';
 import { InboxFrameSchema } from './frames.js';
 import { InferenceRequestSchema } from './inference-request.js';
+import { SetWorkerFaultsSchema, WorkerFaultsSchema } from './worker-events.js';
 import { describeZodError } from './zod-errors.js';
 
 const request = {
@@ -82,5 +83,13 @@ describe('blockHashes', () => {
     const first = createHash('sha256').update(ids.slice(0, 16).map((id) => `${id}|`).join('')).digest('hex');
     const second = createHash('sha256').update(first + ids.slice(16).map((id) => `${id}|`).join('')).digest('hex');
     expect(blockHashes(ids)).toEqual([first, second]);
+  });
+});
+
+describe('worker fault knobs', () => {
+  it('a change carries only the knobs it names, so the others keep their values', () => {
+    expect(SetWorkerFaultsSchema.parse({ faults: { hang: true } })).toEqual({ faults: { hang: true } });
+    expect(WorkerFaultsSchema.parse({})).toEqual({ slowdown: 1, failureRate: 0, failureTypes: ['server_error'], hang: false });
+    expect(SetWorkerFaultsSchema.safeParse({ faults: { failureRate: 2 } }).success).toBe(false);
   });
 });

@@ -62,21 +62,33 @@ export type KvEvent = z.infer<typeof KvEventSchema>;
 export const InjectedFailureSchema = z.enum(['rate_limit', 'server_error', 'invalid_request']);
 export type InjectedFailure = z.infer<typeof InjectedFailureSchema>;
 
+/** The knobs' ranges, without defaults: a change names only what it changes. */
+const FAULT_KNOBS = {
+  /** Every modelled duration is multiplied by this (1 = as modelled; 2 = a GPU at half speed). */
+  slowdown: z.number().min(0.01).max(1000),
+  /** Probability that an accepted request fails at once with one of `failureTypes`. */
+  failureRate: z.number().min(0).max(1),
+  failureTypes: z.array(InjectedFailureSchema).min(1),
+  /** Accept requests and never finish them (they end at the gateway's deadline). */
+  hang: z.boolean(),
+};
+
 /** Run-time knobs of a worker instance, set on `control.worker.set-faults` (chaos runs). */
 export const WorkerFaultsSchema = z.strictObject({
-  /** Every modelled duration is multiplied by this (1 = as modelled; 2 = a GPU at half speed). */
-  slowdown: z.number().min(0.01).max(1000).default(1),
-  /** Probability that an accepted request fails at once with one of `failureTypes`. */
-  failureRate: z.number().min(0).max(1).default(0),
-  failureTypes: z.array(InjectedFailureSchema).min(1).default(['server_error']),
-  /** Accept requests and never finish them (they end at the gateway's deadline). */
-  hang: z.boolean().default(false),
+  slowdown: FAULT_KNOBS.slowdown.default(1),
+  failureRate: FAULT_KNOBS.failureRate.default(0),
+  failureTypes: FAULT_KNOBS.failureTypes.default(['server_error']),
+  hang: FAULT_KNOBS.hang.default(false),
 });
 export type WorkerFaults = z.infer<typeof WorkerFaultsSchema>;
 
 export const SetWorkerFaultsSchema = z.strictObject({
   /** One instance, or every instance of the worker processes that receive it when omitted. */
   instanceId: z.string().min(1).optional(),
-  faults: WorkerFaultsSchema.partial(),
+  /**
+   * Only the knobs to change; the others keep their values. (Not `WorkerFaultsSchema.partial()`:
+   * zod 4 would fill the omitted knobs with their defaults and so reset them.)
+   */
+  faults: z.strictObject(FAULT_KNOBS).partial(),
 });
 export type SetWorkerFaults = z.infer<typeof SetWorkerFaultsSchema>;
