@@ -18,6 +18,9 @@ export type HandoffResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly why: 'no_responders' | 'timeout' | 'nack' | 'closed'; readonly message: string };
 
+/** What a control subject answers (see `answer`). */
+export type ControlAnswer = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly message: string };
+
 export interface Received<T> {
   readonly data: T;
   readonly subject: string;
@@ -35,6 +38,11 @@ export interface BusOptions {
   /** How long a handoff waits for the receiver's ack. */
   readonly ackTimeoutMs: number;
   readonly log?: (line: string) => void;
+  /**
+   * Services wait for NATS and reconnect forever (the default). A one-shot client such as the
+   * CLI sets this false: connecting fails at once when no server answers.
+   */
+  readonly waitForServer?: boolean;
 }
 
 /**
@@ -48,13 +56,14 @@ export class Bus {
   ) {}
 
   static async connect(options: BusOptions): Promise<Bus> {
+    const wait = options.waitForServer ?? true;
     const nc = await connect({
       servers: options.url,
       name: options.name,
       // Reconnect forever: a NATS restart must not kill a service (ARCHITECTURE.md, "Faults").
-      maxReconnectAttempts: -1,
+      maxReconnectAttempts: wait ? -1 : 0,
       reconnectTimeWait: 250,
-      waitOnFirstConnect: true,
+      waitOnFirstConnect: wait,
     });
     return new Bus(nc, options);
   }
@@ -127,9 +136,25 @@ export class Bus {
   /** Asks a control subject and returns its result, or throws with the answerer's message. */
   async ask(subject: string, payload: unknown, timeoutMs = 2_000): Promise<unknown> {
     const reply = await this.nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs });
-    const answer = reply.json<{ ok: boolean; result?: unknown; message?: string }>();
-    if (!answer.ok) throw new Error(answer.message ?? `${subject} refused`);
+    const answer = reply.json<ControlAnswer>();
+    if (!answer.ok) throw new Error(answer.message);
     return answer.result;
+  }
+
+  /**
+   * Asks a control subject that several processes answer (one per worker process, say) and
+   * collects every answer that arrives within `maxWaitMs`, or until none has come for `stallMs`
+   * after the first. Resolves to an empty list when no process answers.
+   */
+  async askAll(subject: string, payload: unknown, { maxWaitMs = 2_000, stallMs = 200 } = {}): Promise<ControlAnswer[]> {
+    const answers: ControlAnswer[] = [];
+    try {
+      const replies = await this.nc.requestMany(subject, JSON.stringify(payload), { strategy: 'stall', stall: stallMs, maxWait: maxWaitMs });
+      for await (const reply of replies) answers.push(reply.json<ControlAnswer>());
+    } catch (error) {
+      if (!(error instanceof NoRespondersError) && !(error instanceof RequestError && error.isNoResponders())) throw error;
+    }
+    return answers;
   }
 
   /** Listens to events (no ack), validating each one; invalid events are logged and skipped. */
