@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { splitArgs } from './args.js';
 
 describe('splitArgs', () => {
-  const split = (...argv: string[]) => splitArgs(argv, ['no-demo', 'help'], '/home/me');
+  const split = (...argv: string[]) => splitArgs(argv, { flags: ['no-demo', 'help'] }, '/home/me');
 
   it('keeps CLI-only flags away from the config flags the services get', () => {
     const { flags, configArgs, problems } = split('--no-demo', '--gateway.port=8081', '--worker.instances', '8');
@@ -27,5 +27,16 @@ describe('splitArgs', () => {
   it('reads -h and --help', () => {
     expect(split('-h').flags.has('help')).toBe(true);
     expect(split('--help').flags.has('help')).toBe(true);
+  });
+
+  it('reads value options and positionals only when the command declares them', () => {
+    const opts = { flags: ['json'], values: ['instance', 'slowdown'], maxPositionals: 1 };
+    const parsed = splitArgs(['faults', '--instance', 'w-r0', '--slowdown=2', '--json', '--nats.url=nats://x:4222'], opts, '/');
+    expect(parsed.positionals).toEqual(['faults']);
+    expect([...parsed.values]).toEqual([['instance', 'w-r0'], ['slowdown', '2']]);
+    expect(parsed.configArgs).toEqual(['--nats.url=nats://x:4222']);
+    expect(parsed.problems).toEqual([]);
+    expect(splitArgs(['faults', 'extra'], opts, '/').problems).toEqual(['unexpected argument "extra"']);
+    expect(splitArgs(['--instance'], opts, '/').problems).toEqual(['--instance needs a value (--instance=VALUE)']);
   });
 });

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli.js';
+import { clusterStateFile, readClusterState } from './cluster-state.js';
 import { REPO_ROOT } from './paths.js';
 
 /**
@@ -53,11 +55,19 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     expect(lines.join('\n')).not.toContain('\u001b[');
     expect((await fetch(`${gatewayUrl}/readyz`)).status).toBe(200);
 
+    // Another command finds the cluster through the state file `up` wrote, with no URL given.
+    expect(readClusterState(REPO_ROOT)).toMatchObject({ pid: child.pid, gatewayUrl });
+    let faults = '';
+    const code = await runCli(['worker', 'faults', '--json'], { stdout: { write: (c: string) => (faults += c) }, env: {}, rootDir: REPO_ROOT });
+    expect(code).toBe(0);
+    expect(Object.keys(JSON.parse(faults) as object)).toHaveLength(2);
+
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const t0 = Date.now();
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(existsSync(clusterStateFile(REPO_ROOT))).toBe(false);
     expect(lines).toContain('stopping…');
     expect(pids.length).toBeGreaterThanOrEqual(6); // the CLI, five services and nats-server unless NATS_URL is set
     expect(pids.filter(alive)).toEqual([]);

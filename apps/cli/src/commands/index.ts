@@ -1,8 +1,9 @@
 import type { Command } from './command.js';
 import { upCommand } from './up.command.js';
+import { workerCommand } from './worker.command.js';
 
 /** Every subcommand, in the order `sluice help` lists them. Add run, simulate, chaos, bench, report here. */
-export const COMMANDS: readonly Command[] = [upCommand];
+export const COMMANDS: readonly Command[] = [upCommand, workerCommand];
 
 export function findCommand(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);

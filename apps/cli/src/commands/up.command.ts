@@ -10,6 +10,7 @@ import {
   type ServiceInfo,
 } from '@sluice/testing';
 import { splitArgs } from '../args.js';
+import { removeClusterState, writeClusterState } from '../cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice up [--config FILE] [--no-demo] [--key.path=value ...]
@@ -48,7 +49,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, configArgs, problems } = splitArgs(argv, ['no-demo', 'help'], ctx.cwd);
+    const { flags, configArgs, problems } = splitArgs(argv, { flags: ['no-demo', 'help'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -128,6 +129,7 @@ export const upCommand: Command = {
         return await finished;
       }
 
+      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: cluster.natsUrl, gatewayUrl: cluster.gatewayUrl });
       const model = cluster.config.worker.model;
       out.line('');
       out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));
@@ -138,6 +140,7 @@ export const upCommand: Command = {
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<service>.log`);
       return await finished;
     } finally {
+      removeClusterState(ctx.rootDir);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

@@ -1,0 +1,52 @@
+import { Bus, type ControlAnswer } from '@sluice/bus';
+import { ConfigError, loadConfig } from '@sluice/config';
+import { readClusterState } from './cluster-state.js';
+import { EXIT, type CliContext } from './commands/command.js';
+
+/** Why a control command could not talk to the cluster, already worded for the user. */
+export class ControlError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Connects to the cluster's NATS, runs `fn`, and closes the connection. The URL is nats.url from
+ * the same config sources as the services (file, NATS_URL / SLUICE_* env, --nats.url flag), else
+ * the one a running `sluice up` of this checkout recorded.
+ */
+export async function withControlBus<T>(configArgs: readonly string[], ctx: CliContext, fn: (bus: Bus) => Promise<T>): Promise<T> {
+  let configured: string | undefined;
+  try {
+    configured = loadConfig({ argv: configArgs, env: ctx.env }).nats.url;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ControlError(error.message, EXIT.USAGE);
+    throw error;
+  }
+  const url = configured ?? readClusterState(ctx.rootDir)?.natsUrl;
+  if (url === undefined) {
+    throw new ControlError('no cluster to talk to: start one with `sluice up`, or point at one with --nats.url=URL (or NATS_URL)', EXIT.FAILURE);
+  }
+  let bus: Bus;
+  try {
+    bus = await Bus.connect({ url, name: 'sluice-cli', ackTimeoutMs: 2_000, waitForServer: false, log: (line) => ctx.stderr.line(line) });
+  } catch (error) {
+    throw new ControlError(`cannot reach NATS at ${url} (${(error as Error).message}): is the cluster up? Set nats.url, NATS_URL or --nats.url`, EXIT.FAILURE);
+  }
+  try {
+    return await fn(bus);
+  } finally {
+    await bus.drain();
+  }
+}
+
+/** The results of every process that answered, or a ControlError naming what went wrong. */
+export function resultsOf(answers: readonly ControlAnswer[], what: string, hint = 'is the cluster up?'): unknown[] {
+  if (answers.length === 0) throw new ControlError(`no ${what} answered: ${hint}`, EXIT.FAILURE);
+  const refused = answers.filter((a) => !a.ok);
+  if (refused.length > 0) throw new ControlError(`${what} refused: ${refused.map((a) => a.message).join('; ')}`, EXIT.USAGE);
+  return answers.map((a) => (a as Extract<ControlAnswer, { ok: true }>).result);
+}
