@@ -1,5 +1,5 @@
 import type { InstanceIdentity, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
-import type { ClusterView, InstanceView } from './cluster-view.js';
+import type { ClusterView, InstanceView, PrefixLookup } from './cluster-view.js';
 
 interface Entry {
   identity: InstanceIdentity;
@@ -77,8 +77,11 @@ export class ClusterState {
     return this.instances.size;
   }
 
-  /** The view policies decide on: live, non-draining instances, in registration order. */
-  view(nowMs: number): ClusterView {
+  /**
+   * The view policies decide on: live, non-draining instances, in registration order. `prefix`
+   * is the caller's prefix index (the router's, or admission's copy), passed through as is.
+   */
+  view(nowMs: number, prefix?: PrefixLookup): ClusterView {
     const instances: InstanceView[] = [];
     for (const entry of this.instances.values()) {
       if (entry.draining) continue;
@@ -90,9 +93,11 @@ export class ClusterState {
         queueDepth: s?.queueDepth ?? 0,
         batchSize: s?.batchSize ?? 0,
         kvUtilization: s?.kvUtilization ?? 0,
+        activePrefillTokens: s?.activePrefillTokens ?? 0,
+        activeDecodeBlocks: s?.activeDecodeBlocks ?? 0,
         snapshotAgeMs: s ? nowMs - s.atMs : Number.POSITIVE_INFINITY,
       });
     }
-    return { instances };
+    return prefix ? { instances, prefix } : { instances };
   }
 }

@@ -13,12 +13,26 @@ export interface InstanceView {
   readonly queueDepth: number;
   readonly batchSize: number;
   readonly kvUtilization: number;
+  /** Prompt tokens still to prefill on the instance (busy-threshold's prefill signal). */
+  readonly activePrefillTokens: number;
+  /** KV blocks held by decoding requests (busy-threshold divides by totalKvBlocks). */
+  readonly activeDecodeBlocks: number;
   /** Age of the instance-reported signals; Infinity before the first snapshot. */
   readonly snapshotAgeMs: number;
 }
 
+/**
+ * How many leading prompt blocks of a request an instance already has cached, as the router-side
+ * prefix index believes (BEHAVIOUR.md §4). An interface so policies need not know who keeps it.
+ */
+export interface PrefixLookup {
+  matchedBlocks(instanceId: string, blockHashes: readonly string[]): number;
+}
+
 export interface ClusterView {
   readonly instances: readonly InstanceView[];
+  /** Absent where no prefix index is kept: policies then assume no cached prefix. */
+  readonly prefix?: PrefixLookup;
 }
 
 /** The request as policies see it: no prompt text, only what decisions need. */

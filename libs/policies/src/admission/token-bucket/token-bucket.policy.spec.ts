@@ -1,0 +1,124 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ClusterView } from '../../cluster-view.js';
+import { policyRequest } from '../../testing/builders.js';
+import type { AdmissionDecision } from '../admission-policy.js';
+import { TokenBucketParamsSchema, createTokenBucket } from './token-bucket.policy.js';
+
+const cluster: ClusterView = { instances: [] };
+const ask = (capacity: number, refillRate: number) => {
+  const policy = createTokenBucket({ capacity, refillRate });
+  return (inputTokens: number, nowUs: number): AdmissionDecision => policy.decide(policyRequest({ inputTokens }), cluster, nowUs);
+};
+
+describe('token-bucket', () => {
+  it('defaults to capacity 10000 and 1000 tokens/s', () => {
+    expect(TokenBucketParamsSchema.parse({})).toEqual({ capacity: 10_000, refillRate: 1_000 });
+  });
+
+  it('sizing example: a burst of 512-token requests admits exactly 19, then ~1.95/s when paced every 1 ms', () => {
+    const decide = ask(10_000, 1_000);
+    const t0 = 5_000_000;
+
+    // Burst at one instant: no refill. 10000 − 19·512 = 272 left, less than 512.
+    const burst = Array.from({ length: 20 }, () => decide(512, t0));
+    expect(burst.filter((d) => d.admit)).toHaveLength(19);
+    expect(burst[0]).toEqual({ admit: true, inputs: { cost: 512, bucket_level_before: 10_000, bucket_level_after: 9_488, capacity: 10_000 } });
+    // The 19th: 10000 − 18·512 = 784 before, 272 after.
+    expect(burst[18]!.inputs).toMatchObject({ bucket_level_before: 784, bucket_level_after: 272 });
+    expect(burst[19]).toEqual({
+      admit: false,
+      reason: 'insufficient_tokens',
+      message: 'insufficient tokens: the request costs 512, the bucket holds 272.0',
+      inputs: { cost: 512, bucket_level_before: 272, bucket_level_after: 272, capacity: 10_000 },
+    });
+
+    // Then one request every 1 ms for 10 s. Each ms refills 1000 µs · 1000/s / 1e6 = 1 token
+    // (exact in floating point). Rejections cost nothing, so the level is 272 + k − 512·admitted
+    // at ms k: admits at k = 240 (272 + 240 = 512), then every 512 ms: 240 + 512·j ≤ 10000 →
+    // j = 0..19, i.e. 20 admissions in 10 s (2/s; 1000/512 = 1.95/s on average over a long run).
+    const admittedAtMs: number[] = [];
+    for (let k = 1; k <= 10_000; k++) {
+      if (decide(512, t0 + k * 1_000).admit) admittedAtMs.push(k);
+    }
+    expect(admittedAtMs).toHaveLength(20);
+    expect(admittedAtMs).toEqual(Array.from({ length: 20 }, (_, j) => 240 + 512 * j));
+    // At k = 9968 the level went to 0; 32 ms later it holds 32.
+    expect(decide(512, t0 + 10_000_000).inputs).toMatchObject({ bucket_level_before: 32, bucket_level_after: 32 });
+
+    // After a long idle the bucket is full, never above capacity.
+    const afterIdle = decide(512, t0 + 10_000_000 + 3_600_000_000);
+    expect(afterIdle.inputs).toEqual({ cost: 512, bucket_level_before: 10_000, bucket_level_after: 9_488, capacity: 10_000 });
+  });
+
+  it('refills by the time since the previous decision, and not before the first one', () => {
+    const decide = ask(1_000, 100);
+    // First decision at a large time: no elapsed, the bucket starts full (not overfull).
+    expect(decide(600, 1e12).inputs).toMatchObject({ bucket_level_before: 1_000, bucket_level_after: 400 });
+    // 2.5 s later: 400 + 2.5·100 = 650.
+    expect(decide(700, 1e12 + 2_500_000)).toMatchObject({ admit: false, inputs: { bucket_level_before: 650 } });
+    // 0.5 s more: 650 + 50 = 700 → admitted, 0 left.
+    expect(decide(700, 1e12 + 3_000_000)).toMatchObject({ admit: true, inputs: { bucket_level_before: 700, bucket_level_after: 0 } });
+  });
+
+  it('does not refill negatively (nor twice) when time steps back', () => {
+    const decide = ask(1_000, 1_000);
+    decide(1_000, 1_000_000); // empty at t = 1 s
+    expect(decide(1, 500_000).inputs).toMatchObject({ bucket_level_before: 0 }); // back 0.5 s: clamped, not −500
+    // Forward to 1.2 s: 0.2 s since the latest time seen (1 s), not 0.7 s since 0.5 s.
+    expect(decide(1, 1_200_000).inputs).toMatchObject({ bucket_level_before: 200, bucket_level_after: 199 });
+  });
+
+  it('never admits a request dearer than the whole capacity', () => {
+    const decide = ask(1_000, 1_000);
+    expect(decide(1_001, 0)).toMatchObject({ admit: false, reason: 'insufficient_tokens', inputs: { bucket_level_before: 1_000 } });
+    expect(decide(1_001, 1e9)).toMatchObject({ admit: false, inputs: { bucket_level_before: 1_000 } });
+  });
+
+  it('with refillRate 0 is a one-off allowance', () => {
+    const decide = ask(1_000, 0);
+    expect(decide(1_000, 0).admit).toBe(true);
+    expect(decide(1, 1e12)).toMatchObject({ admit: false, inputs: { bucket_level_before: 0 } });
+  });
+
+  it('property: the level stays in [0, capacity], and admitted cost over any interval ≤ capacity + refillRate·elapsed', () => {
+    const EPS = 1e-6;
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1, max: 50_000, noNaN: true }),
+        fc.double({ min: 0, max: 10_000, noNaN: true }),
+        fc.array(fc.record({ gapUs: fc.oneof(fc.constant(0), fc.nat({ max: 1_000 }), fc.nat({ max: 5_000_000 })), cost: fc.nat({ max: 20_000 }) }), {
+          minLength: 1,
+          maxLength: 120,
+        }),
+        (capacity, refillRate, arrivals) => {
+          const decide = ask(capacity, refillRate);
+          let nowUs = 0;
+          const admitted: { atUs: number; cost: number }[] = [];
+          const times: number[] = [];
+          for (const { gapUs, cost } of arrivals) {
+            nowUs += gapUs;
+            times.push(nowUs);
+            const d = decide(cost, nowUs);
+            const before = d.inputs.bucket_level_before as number;
+            const after = d.inputs.bucket_level_after as number;
+            expect(before).toBeGreaterThanOrEqual(0);
+            expect(before).toBeLessThanOrEqual(capacity);
+            expect(after).toBeGreaterThanOrEqual(0);
+            expect(after).toBeLessThanOrEqual(before);
+            admitted.push({ atUs: nowUs, cost: d.admit ? cost : 0 });
+          }
+          for (let i = 0; i < admitted.length; i++) {
+            let sum = 0;
+            for (let j = i; j < admitted.length; j++) {
+              sum += admitted[j]!.cost;
+              const elapsedUs = times[j]! - times[i]!;
+              expect(sum).toBeLessThanOrEqual(capacity + (refillRate * elapsedUs) / 1e6 + EPS * (1 + sum));
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

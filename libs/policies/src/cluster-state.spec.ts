@@ -1,0 +1,44 @@
+import type { LoadSnapshot } from '@sluice/contracts';
+import { describe, expect, it } from 'vitest';
+import { ClusterState } from './cluster-state.js';
+import { PrefixIndex } from './prefix-index/prefix-index.js';
+
+const identity = { instanceId: 'i1', workerId: 'w1', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
+const snapshot: LoadSnapshot = {
+  instanceId: 'i1',
+  workerId: 'w1',
+  rank: 0,
+  atMs: 100,
+  queueDepth: 3,
+  batchSize: 4,
+  inFlight: 7,
+  kvUtilization: 0.25,
+  freeKvBlocks: 750,
+  totalKvBlocks: 1_000,
+  activePrefillTokens: 1_234,
+  activeDecodeBlocks: 56,
+  cacheHitRate: 0.5,
+  preemptions: 0,
+};
+
+describe('ClusterState.view', () => {
+  it('reads the load signals as zero before the first snapshot, then from the last one', () => {
+    const state = new ClusterState(3_000);
+    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
+    expect(state.view(50).instances[0]).toMatchObject({ queueDepth: 0, activePrefillTokens: 0, activeDecodeBlocks: 0, snapshotAgeMs: Number.POSITIVE_INFINITY });
+    state.onSnapshot(snapshot);
+    expect(state.view(150).instances[0]).toMatchObject({ queueDepth: 3, batchSize: 4, kvUtilization: 0.25, activePrefillTokens: 1_234, activeDecodeBlocks: 56, snapshotAgeMs: 50 });
+  });
+
+  it('passes the prefix lookup through, and has none unless given one', () => {
+    const state = new ClusterState(3_000);
+    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
+    expect(state.view(0).prefix).toBeUndefined();
+    expect('prefix' in state.view(0)).toBe(false);
+    const index = new PrefixIndex();
+    index.record('i1', ['h0', 'h1']);
+    const view = state.view(0, index);
+    expect(view.prefix).toBe(index);
+    expect(view.prefix?.matchedBlocks('i1', ['h0', 'h1', 'h2'])).toBe(2);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_PREFIX_INDEX_CAPACITY, PrefixIndex } from './prefix-index.js';
+
+describe('PrefixIndex', () => {
+  it('counts only the leading run of hits: a hit after a miss does not count', () => {
+    const index = new PrefixIndex();
+    index.record('i1', ['h0', 'h1', 'h2']);
+    expect(index.matchedBlocks('i1', ['h0', 'h1', 'h2', 'h3'])).toBe(3);
+    expect(index.matchedBlocks('i1', ['h0', 'x1', 'h2'])).toBe(1);
+    expect(index.matchedBlocks('i1', ['x0', 'h1', 'h2'])).toBe(0);
+    expect(index.matchedBlocks('i1', [])).toBe(0);
+  });
+
+  it('keeps instances apart, and an unknown instance matches nothing', () => {
+    const index = new PrefixIndex();
+    index.record('i1', ['h0']);
+    expect(index.matchedBlocks('i2', ['h0'])).toBe(0);
+    expect(index.matchedBlocks('nobody', ['h0'])).toBe(0);
+    expect(index.size('nobody')).toBe(0);
+  });
+
+  it('evicts the least recently used hashes beyond capacity', () => {
+    const index = new PrefixIndex(3);
+    index.record('i1', ['a']);
+    index.record('i1', ['b']);
+    index.record('i1', ['c']);
+    index.record('i1', ['d']); // LRU order a, b, c, d → a goes
+    expect(index.size('i1')).toBe(3);
+    expect(index.matchedBlocks('i1', ['a'])).toBe(0);
+    expect(index.matchedBlocks('i1', ['b'])).toBe(1);
+    expect(index.matchedBlocks('i1', ['d'])).toBe(1);
+  });
+
+  it('record refreshes recency; matchedBlocks does not', () => {
+    const index = new PrefixIndex(3);
+    index.record('i1', ['a']);
+    index.record('i1', ['b']);
+    index.record('i1', ['c']);
+    expect(index.matchedBlocks('i1', ['b'])).toBe(1); // a read: b stays second-oldest
+    index.record('i1', ['a']); // order now b, c, a
+    index.record('i1', ['d']); // b goes
+    expect(index.matchedBlocks('i1', ['a'])).toBe(1);
+    expect(index.matchedBlocks('i1', ['b'])).toBe(0);
+    expect(index.matchedBlocks('i1', ['c'])).toBe(1);
+  });
+
+  it("keeps a prompt's leading blocks when one prompt overflows the capacity", () => {
+    const index = new PrefixIndex(3);
+    index.record('i1', ['p0', 'p1', 'p2', 'p3', 'p4']);
+    expect(index.size('i1')).toBe(3);
+    expect(index.matchedBlocks('i1', ['p0', 'p1', 'p2', 'p3', 'p4'])).toBe(3);
+  });
+
+  it('remove forgets the named hashes only', () => {
+    const index = new PrefixIndex();
+    index.record('i1', ['h0', 'h1', 'h2']);
+    index.remove('i1', ['h1', 'never-seen']);
+    expect(index.size('i1')).toBe(2);
+    expect(index.matchedBlocks('i1', ['h0', 'h1', 'h2'])).toBe(1);
+    index.remove('unknown', ['h0']); // no-op
+    index.remove('i1', ['h0', 'h2']);
+    expect(index.size('i1')).toBe(0);
+    expect(index.matchedBlocks('i1', ['h0'])).toBe(0);
+  });
+
+  it('dropInstance forgets the instance entirely', () => {
+    const index = new PrefixIndex();
+    index.record('i1', ['h0', 'h1']);
+    index.record('i2', ['h0']);
+    index.dropInstance('i1');
+    expect(index.size('i1')).toBe(0);
+    expect(index.matchedBlocks('i1', ['h0'])).toBe(0);
+    expect(index.matchedBlocks('i2', ['h0'])).toBe(1);
+  });
+
+  it('defaults to 10,000 blocks per instance and refuses a non-positive capacity', () => {
+    expect(DEFAULT_PREFIX_INDEX_CAPACITY).toBe(10_000);
+    const index = new PrefixIndex();
+    index.record('i1', Array.from({ length: 10_001 }, (_, i) => `h${i}`));
+    expect(index.size('i1')).toBe(10_000);
+    expect(() => new PrefixIndex(0)).toThrow(RangeError);
+  });
+});

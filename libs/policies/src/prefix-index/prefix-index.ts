@@ -1,0 +1,75 @@
+import type { PrefixLookup } from '../cluster-view.js';
+
+/** Block hashes remembered per instance (BEHAVIOUR.md §4, after BLIS's router-side cache index). */
+export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
+
+/**
+ * The router-side prefix index: what the control plane believes each instance has cached, as a
+ * per-instance LRU of prompt block hashes. It is a belief, not the instance's KV cache: it learns
+ * from routing decisions (the router records a request's blocks on the instance it chose) and from
+ * KV events, and forgets by LRU. The router and admission's `slo-predictive` share this one class.
+ *
+ * Each instance's entries live in a Set, whose iteration order is insertion order: the first entry
+ * is the least recently used, and delete + add moves an entry to the most-recent end.
+ */
+export class PrefixIndex implements PrefixLookup {
+  private readonly byInstance = new Map<string, Set<string>>();
+
+  constructor(private readonly capacityPerInstance = DEFAULT_PREFIX_INDEX_CAPACITY) {
+    if (!Number.isInteger(capacityPerInstance) || capacityPerInstance < 1) {
+      throw new RangeError(`prefix index capacity must be a positive integer, got ${capacityPerInstance}`);
+    }
+  }
+
+  /** Adds (or refreshes to most-recently-used) these block hashes for the instance; evicts the LRU ones beyond capacity. */
+  record(instanceId: string, blockHashes: readonly string[]): void {
+    if (blockHashes.length === 0) return;
+    let entries = this.byInstance.get(instanceId);
+    if (!entries) {
+      entries = new Set();
+      this.byInstance.set(instanceId, entries);
+    }
+    // Refresh last block first, so a prompt's leading blocks end up the most recent: a lookup
+    // counts only a leading run, so losing block 0 would make every later block useless. (vLLM
+    // frees a request's blocks in reverse order for the same reason; BEHAVIOUR.md §1.)
+    for (let i = blockHashes.length - 1; i >= 0; i--) {
+      const hash = blockHashes[i]!;
+      entries.delete(hash);
+      entries.add(hash);
+    }
+    for (const oldest of entries) {
+      if (entries.size <= this.capacityPerInstance) break;
+      entries.delete(oldest);
+    }
+  }
+
+  /** Forgets these hashes for the instance (KV "removed" events). */
+  remove(instanceId: string, blockHashes: readonly string[]): void {
+    const entries = this.byInstance.get(instanceId);
+    if (!entries) return;
+    for (const hash of blockHashes) entries.delete(hash);
+    if (entries.size === 0) this.byInstance.delete(instanceId);
+  }
+
+  /** Forgets an instance entirely (deregistered / lost). */
+  dropInstance(instanceId: string): void {
+    this.byInstance.delete(instanceId);
+  }
+
+  /**
+   * Number of LEADING blocks of `blockHashes` present for the instance, stopping at the first
+   * miss: an engine reuses only the longest run of leading cached blocks, so a hit after a miss
+   * saves no prefill (BEHAVIOUR.md §1, "KV cache"). A read: it does not change LRU order.
+   */
+  matchedBlocks(instanceId: string, blockHashes: readonly string[]): number {
+    const entries = this.byInstance.get(instanceId);
+    if (!entries) return 0;
+    let matched = 0;
+    while (matched < blockHashes.length && entries.has(blockHashes[matched]!)) matched++;
+    return matched;
+  }
+
+  size(instanceId: string): number {
+    return this.byInstance.get(instanceId)?.size ?? 0;
+  }
+}
