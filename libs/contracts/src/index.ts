@@ -9,3 +9,4 @@ export * from './worker-events.js';
 export * from './block-hashes.js';
 export * from './openai.js';
 export * from './zod-errors.js';
+export * from './admission-control.js';

@@ -15,7 +15,7 @@ describe('subjects', () => {
     expect(subjects.inboxOfGateway('gw-1')).toBe('sluice.v1.inbox.gw-1.>');
     expect(subjects.requestCancel()).toBe('sluice.v1.request.cancel');
     expect(subjects.workerDiscover()).toBe('sluice.v1.worker.discover');
-    expect(subjects.control('router', 'get-config')).toBe('sluice.v1.control.router.get-config');
+    expect(subjects.control('admission', 'set-busy-threshold')).toBe('sluice.v1.control.admission.set-busy-threshold');
   });
 
   it('refuses ids that would address more than one subject', () => {

@@ -18,6 +18,19 @@ function token(kind: string, value: string): string {
 export const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
+/**
+ * The verbs each service answers on its control subjects (request/reply). A verb not listed here
+ * does not type-check, so a typo cannot create a subject nobody serves.
+ */
+export const CONTROL_VERBS = {
+  gateway: [],
+  admission: ['get', 'set', 'get-busy-threshold', 'set-busy-threshold'],
+  'flow-controller': [],
+  router: [],
+  worker: ['get-faults', 'set-faults'],
+} as const satisfies Record<ServiceName, readonly string[]>;
+export type ControlVerb<S extends ServiceName> = (typeof CONTROL_VERBS)[S][number];
+
 export const subjects = {
   /** gateway → admission (queue group): a request enters the pipeline. */
   admissionSubmit: () => `${PROTOCOL_ROOT}.admission.submit`,
@@ -49,7 +62,7 @@ export const subjects = {
   /** instance → router, flow-controller: a request left the instance (in-flight accounting). */
   workerDone: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.done`,
   /** request/reply to one service: get/set config, faults. */
-  control: (service: ServiceName, verb: string) =>
+  control: <S extends ServiceName>(service: S, verb: ControlVerb<S>) =>
     `${PROTOCOL_ROOT}.control.${token('service', service)}.${token('verb', verb)}`,
 } as const;
 
