@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADMISSION_POLICY_NAMES, ROUTING_POLICY_NAMES } from '@sluice/policies';
+import { ADMISSION_POLICY_NAMES, ADMISSION_POLICY_PARAMS, ROUTING_POLICY_NAMES } from '@sluice/policies';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -17,6 +17,15 @@ const ModelSchema = z.strictObject({
 });
 
 const ServiceBase = { host: Host.default('127.0.0.1') };
+
+/**
+ * `admission.policies.<policy>.<param>`: each admission policy's parameters, checked by the
+ * policy's own schema, so `--admission.policies.token-bucket.capacity=-1` fails at start-up
+ * naming that key. A policy switched to at run time starts from its entry here.
+ */
+const AdmissionPoliciesSchema = z.strictObject(
+  Object.fromEntries(ADMISSION_POLICY_NAMES.map((name) => [name, ADMISSION_POLICY_PARAMS[name].prefault({})])),
+);
 
 export const ConfigSchema = z.strictObject({
   nats: z
@@ -41,6 +50,9 @@ export const ConfigSchema = z.strictObject({
       ...ServiceBase,
       port: Port.default(9101),
       policy: z.enum(ADMISSION_POLICY_NAMES).default('always-admit'),
+      policies: AdmissionPoliciesSchema.prefault({}),
+      /** An instance silent for this long leaves admission's view of the cluster. */
+      heartbeatTimeoutMs: Millis.default(3_000),
     })
     .prefault({}),
   flowController: z

@@ -1,4 +1,5 @@
-import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
 import type { Subscription } from '@nats-io/transport-node';
 import type { Bus, Received } from '../bus.js';
@@ -8,8 +9,11 @@ export interface InboundRoute {
   readonly schema: z.ZodType;
   /** Queue group: stateless services scale out by joining it. */
   readonly queue?: string;
-  /** `handoff`: ack on receipt, then work. `event`: no reply. */
-  readonly kind: 'handoff' | 'event';
+  /**
+   * `handoff`: ack on receipt, then work. `event`: no reply. `control`: request/reply, answered
+   * with the handler's result (`{ok, result}`) or its error (`{ok: false, message}`).
+   */
+  readonly kind: 'handoff' | 'event' | 'control';
 }
 
 /**
@@ -38,13 +42,20 @@ export class BusTransport extends Server implements CustomTransportStrategy {
         const result: unknown = await handler(message.data, message);
         this.transformToObservable(result).subscribe();
       };
-      this.subscriptions.push(
-        route.kind === 'handoff'
-          ? this.bus.serve(pattern, route.schema, run, route.queue)
-          : this.bus.listen(pattern, route.schema, run, route.queue),
-      );
+      this.subscriptions.push(this.subscribe(pattern, route, handler, run));
     }
     callback();
+  }
+
+  private subscribe(pattern: string, route: InboundRoute, handler: MessageHandler, run: (message: Received<unknown>) => Promise<void>): Subscription {
+    switch (route.kind) {
+      case 'handoff':
+        return this.bus.serve(pattern, route.schema, run, route.queue);
+      case 'event':
+        return this.bus.listen(pattern, route.schema, run, route.queue);
+      case 'control':
+        return this.bus.answer(pattern, route.schema, async (data) => lastValueFrom(this.transformToObservable(await handler(data)), { defaultValue: undefined }));
+    }
   }
 
   close(): void {
