@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /** Every request ends in exactly one terminal outcome, also when a stage is missing or slow. */
-
-async function metricValue(url: string, name: string, labels: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
-  return line ? Number(line.split(' ').at(-1)) : 0;
-}
 
 function complete(url: string, body: object, signal?: AbortSignal): Promise<Response> {
   return fetch(`${url}/v1/completions`, {
@@ -16,14 +10,6 @@ function complete(url: string, body: object, signal?: AbortSignal): Promise<Resp
     body: JSON.stringify({ model: 'qwen3-14b', prompt: 'outcomes', ...body }),
     ...(signal ? { signal } : {}),
   });
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('with a slow worker and a short deadline', () => {

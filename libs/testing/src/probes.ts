@@ -1,0 +1,20 @@
+/**
+ * Small probes for tests against running services: read one Prometheus sample, wait for a
+ * condition. Waiting is polling with a deadline, never a fixed sleep.
+ */
+
+/** The value of the first sample of `name` whose labels contain `labels` (e.g. `reason="ok"`); 0 if none. */
+export async function metricValue(baseUrl: string, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels));
+  return line ? Number(line.split(' ').at(-1)) : 0;
+}
+
+/** Resolves once `check` is true; rejects with `what` after `timeoutMs`. */
+export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
