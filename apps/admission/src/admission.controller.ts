@@ -1,7 +1,30 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
-import { subjects, type InferenceRequest } from '@sluice/contracts';
+import { EventPattern, MessagePattern, Payload, RpcException } from '@nestjs/microservices';
+import {
+  subjectPatterns,
+  subjects,
+  type AdmissionPolicyState,
+  type BusyThresholdEntry,
+  type BusyThresholdList,
+  type BusyThresholdUpdate,
+  type InferenceRequest,
+  type KvEvent,
+  type LifecycleEvent,
+  type LoadSnapshot,
+  type SetAdmissionPolicy,
+} from '@sluice/contracts';
+import { ControlRefusal } from './admission-policy.store.js';
 import { AdmissionService } from './admission.service.js';
+
+/** A refused control request answers `{ok: false, message}` with the reason (Nest would hide it). */
+function refusable<T>(apply: () => T): T {
+  try {
+    return apply();
+  } catch (error) {
+    if (error instanceof ControlRefusal) throw new RpcException(error.message);
+    throw error;
+  }
+}
 
 @Controller()
 export class AdmissionController {
@@ -10,5 +33,40 @@ export class AdmissionController {
   @MessagePattern(subjects.admissionSubmit())
   submit(@Payload() request: InferenceRequest): Promise<void> {
     return this.admission.admit(request);
+  }
+
+  @EventPattern(subjectPatterns.allWorkerLifecycle)
+  lifecycle(@Payload() event: LifecycleEvent): void {
+    this.admission.onLifecycle(event);
+  }
+
+  @EventPattern(subjectPatterns.allWorkerLoad)
+  load(@Payload() snapshot: LoadSnapshot): void {
+    this.admission.onSnapshot(snapshot);
+  }
+
+  @EventPattern(subjectPatterns.allWorkerKv)
+  kv(@Payload() event: KvEvent): void {
+    this.admission.onKv(event);
+  }
+
+  @MessagePattern(subjects.control('admission', 'get'))
+  get(): AdmissionPolicyState {
+    return this.admission.policyState();
+  }
+
+  @MessagePattern(subjects.control('admission', 'set'))
+  set(@Payload() change: SetAdmissionPolicy): AdmissionPolicyState {
+    return refusable(() => this.admission.setPolicy(change));
+  }
+
+  @MessagePattern(subjects.control('admission', 'get-busy-threshold'))
+  getBusyThreshold(): BusyThresholdList {
+    return this.admission.busyThresholds();
+  }
+
+  @MessagePattern(subjects.control('admission', 'set-busy-threshold'))
+  setBusyThreshold(@Payload() update: BusyThresholdUpdate): BusyThresholdEntry {
+    return refusable(() => this.admission.setBusyThreshold(update));
   }
 }

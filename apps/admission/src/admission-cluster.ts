@@ -1,0 +1,46 @@
+import type { KvEvent, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import { ClusterState, PrefixIndex, type ClusterView } from '@sluice/policies';
+
+/**
+ * What admission knows of the cluster: instances from lifecycle events, their load snapshots, and
+ * a prefix index fed by their KV events (blocks stored / removed), the same PrefixIndex the
+ * router keeps from its own decisions. Wall-clock times are passed in.
+ */
+export class AdmissionCluster {
+  private readonly state: ClusterState;
+  private readonly prefix = new PrefixIndex();
+
+  constructor(heartbeatTimeoutMs: number) {
+    this.state = new ClusterState(heartbeatTimeoutMs);
+  }
+
+  onLifecycle(event: LifecycleEvent): void {
+    this.state.onLifecycle(event);
+    if (event.type === 'deregister') this.prefix.dropInstance(event.instanceId);
+  }
+
+  onSnapshot(snapshot: LoadSnapshot): void {
+    this.state.onSnapshot(snapshot);
+  }
+
+  onKv(event: KvEvent): void {
+    // Removals first: a block evicted and re-stored in one batch is present afterwards.
+    this.prefix.remove(event.instanceId, event.removed);
+    this.prefix.record(event.instanceId, event.stored);
+  }
+
+  /** Forgets instances silent past the heartbeat timeout; returns their ids. */
+  expire(nowMs: number): string[] {
+    const lost = this.state.expire(nowMs).map((l) => l.instanceId);
+    for (const id of lost) this.prefix.dropInstance(id);
+    return lost;
+  }
+
+  view(nowMs: number): ClusterView {
+    return this.state.view(nowMs, this.prefix);
+  }
+
+  size(): number {
+    return this.state.size();
+  }
+}
