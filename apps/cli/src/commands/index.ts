@@ -1,9 +1,10 @@
+import { admissionCommand } from './admission.command.js';
 import type { Command } from './command.js';
 import { upCommand } from './up.command.js';
 import { workerCommand } from './worker.command.js';
 
 /** Every subcommand, in the order `sluice help` lists them. Add run, simulate, chaos, bench, report here. */
-export const COMMANDS: readonly Command[] = [upCommand, workerCommand];
+export const COMMANDS: readonly Command[] = [upCommand, admissionCommand, workerCommand];
 
 export function findCommand(name: string): Command | undefined {
   return COMMANDS.find((c) => c.name === name);
