@@ -237,7 +237,8 @@ describe('VllmEngine: batch formation', () => {
     // a takes 80 tokens, b the remaining 20 of the budget; c waits for a running slot.
     expect(first.admitted.map((x) => x.requestId)).toEqual(['a', 'b']);
     expect(first.prefillTokens).toBe(100);
-    expect(engine.snapshot()).toMatchObject({ batchSize: 2, queueDepth: 1, activePrefillTokens: 60 });
+    // b's remaining 60 plus c's whole prompt, still queued (Dynamo counts queued prefill too).
+    expect(engine.snapshot()).toMatchObject({ batchSize: 2, queueDepth: 1, activePrefillTokens: 60 + 80 });
     const second = engine.step(1000);
     expect(second).toMatchObject({ prefillTokens: 60, decodeTokens: 1 });
   });

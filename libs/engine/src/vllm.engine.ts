@@ -164,6 +164,12 @@ export class VllmEngine implements InstanceEngine {
       if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
       else activeDecodeBlocks += seq.blocks.length;
     }
+    // As Dynamo counts active prefill tokens: every request at the instance whose prefill is not
+    // done, queued ones included (its router adds a request's prompt when it routes it and removes
+    // it at the first token). Queued requests have not been looked up in the prefix cache yet, so
+    // their whole prompt counts.
+    for (const seq of this.delayed) activePrefillTokens += seq.prefillTarget - seq.computed;
+    for (const seq of this.waiting) activePrefillTokens += seq.prefillTarget - seq.computed;
     const hits = this.kv.hitBlocks;
     const lookedUp = hits + this.kv.missBlocks;
     // Requests still in their queueing delay count as queued: they have reached the instance.
