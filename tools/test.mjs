@@ -33,10 +33,14 @@ const ok =
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 for (const report of reports.filter((r) => existsSync(r))) {
-  const { numPassedTests, numFailedTests, numPendingTests } = JSON.parse(readFileSync(report, 'utf8'));
+  const { numPassedTests, numFailedTests, numPendingTests, testResults = [] } = JSON.parse(readFileSync(report, 'utf8'));
   totals.passed += numPassedTests;
   totals.failed += numFailedTests;
   totals.skipped += numPendingTests;
+  // A file that failed outside any test (a beforeAll, an import) reports no failed test: count it once.
+  for (const file of testResults) {
+    if (file.status === 'failed' && !file.assertionResults?.some((a) => a.status === 'failed')) totals.failed += 1;
+  }
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok ? 0 : 1);
