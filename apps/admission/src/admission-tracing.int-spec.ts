@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
+
+/** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
+let receiver: OtlpReceiver;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [
+      ...FREE_PORT_ARGS,
+      '--admission.policy=token-bucket',
+      '--admission.policies.token-bucket.capacity=600',
+      '--admission.policies.token-bucket.refillRate=1',
+      '--worker.instances=1',
+      '--worker.timeScale=20',
+    ],
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' },
+    parallel: true,
+  });
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+  await receiver?.close();
+});
+
+let seed = 0;
+async function send(promptTokens: number, sloClass = 'standard'): Promise<string> {
+  seed++;
+  const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sluice-slo-class': sloClass },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt: Array.from({ length: promptTokens }, (_, i) => (seed * 7919 + i) % 128_000), max_tokens: 1 }),
+  });
+  const body = (await res.json()) as { id?: string };
+  return body.id ?? `status ${res.status}`;
+}
+
+/** The admission.decide spans, oldest first, once `count` of them have arrived. */
+async function decisions(count: number) {
+  await receiver.waitFor((spans) => spans.filter((s) => s.name === 'admission.decide').length >= count);
+  return receiver.spans.filter((s) => s.name === 'admission.decide').map((s) => s.attributes);
+}
+
+describe('admission.decide spans', () => {
+  it('carry the policy, the decision, the reason and the inputs of each policy', async () => {
+    await send(512);
+    await send(512);
+    const [admitted, rejected] = await decisions(2);
+    expect(admitted).toMatchObject({
+      'sluice.admission.policy': 'token-bucket',
+      'sluice.admission.decision': 'admit',
+      'sluice.admission.reason': 'admitted',
+      'sluice.slo_class': 'standard',
+      'sluice.admission.cost': 512,
+      'sluice.admission.bucket_level_before': 600,
+      'sluice.admission.bucket_level_after': 88,
+    });
+    expect(rejected).toMatchObject({ 'sluice.admission.decision': 'reject', 'sluice.admission.reason': 'insufficient_tokens' });
+    expect(rejected!['sluice.admission.bucket_level_before']).toBeLessThan(512);
+
+    expect((await runSluice(['admission', 'set', 'slo-predictive', `--nats.url=${cluster.natsUrl}`])).code).toBe(0);
+    await send(64, 'critical');
+    const predicted = (await decisions(3))[2]!;
+    expect(predicted).toMatchObject({ 'sluice.admission.policy': 'slo-predictive', 'sluice.admission.decision': 'admit', 'sluice.slo_class': 'critical', 'sluice.admission.instances': 1 });
+    // An idle instance: β0 + β1·64 = 13578.19 + 39.44·64 µs (BEHAVIOUR.md §1), against the critical budget.
+    expect(predicted['sluice.admission.predicted_ttft_us']).toBeCloseTo(13578.186663 + 39.444656 * 64, 3);
+    expect(predicted['sluice.admission.budget_us']).toBe(150_000);
+
+    expect((await runSluice(['admission', 'set', 'busy-threshold', 'activeDecodeBlocksThreshold=0.9', `--nats.url=${cluster.natsUrl}`])).code).toBe(0);
+    await send(16);
+    expect((await decisions(4))[3]).toMatchObject({
+      'sluice.admission.policy': 'busy-threshold',
+      'sluice.admission.busy_workers': 0,
+      'sluice.admission.total_workers': 1,
+      'sluice.admission.active_decode_blocks_threshold': 0.9,
+    });
+  });
+});
