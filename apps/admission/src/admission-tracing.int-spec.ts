@@ -17,7 +17,7 @@ beforeAll(async () => {
       '--worker.instances=1',
       '--worker.timeScale=20',
     ],
-    env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' },
+    env: receiver.exportEnv,
     parallel: true,
   });
 });

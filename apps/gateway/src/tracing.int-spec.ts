@@ -14,11 +14,7 @@ beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
     configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=1'],
-    env: {
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-    },
+    env: receiver.exportEnv,
     parallel: true,
   });
 });

@@ -15,6 +15,8 @@ export interface ReceivedSpan {
 export interface OtlpReceiver {
   /** The base URL to put in OTEL_EXPORTER_OTLP_ENDPOINT. */
   readonly endpoint: string;
+  /** The standard OTEL_* variables that make a service export its spans here, in small quick batches. */
+  readonly exportEnv: Readonly<Record<string, string>>;
   readonly spans: ReceivedSpan[];
   /** Resolves when `predicate` holds over the spans received so far (polled as batches arrive). */
   waitFor(predicate: (spans: readonly ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -78,8 +80,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
+    exportEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100' },
     spans,
     waitFor(predicate, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
