@@ -38,16 +38,16 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     for (const [pattern, handler] of this.messageHandlers) {
       const route = this.routes.get(pattern);
       if (!route) throw new Error(`no inbound route (schema, queue) is declared for pattern "${pattern}"`);
-      const run = async (message: Received<unknown>) => {
-        const result: unknown = await handler(message.data, message);
-        this.transformToObservable(result).subscribe();
-      };
-      this.subscriptions.push(this.subscribe(pattern, route, handler, run));
+      this.subscriptions.push(this.subscribe(pattern, route, handler));
     }
     callback();
   }
 
-  private subscribe(pattern: string, route: InboundRoute, handler: MessageHandler, run: (message: Received<unknown>) => Promise<void>): Subscription {
+  private subscribe(pattern: string, route: InboundRoute, handler: MessageHandler): Subscription {
+    const run = async (message: Received<unknown>) => {
+      const result: unknown = await handler(message.data, message);
+      this.transformToObservable(result).subscribe();
+    };
     switch (route.kind) {
       case 'handoff':
         return this.bus.serve(pattern, route.schema, run, route.queue);
