@@ -10,3 +10,4 @@ export * from './block-hashes.js';
 export * from './openai.js';
 export * from './zod-errors.js';
 export * from './admission-control.js';
+export * from './quantities.js';

@@ -25,6 +25,8 @@ export const InferenceRequestSchema = z.object({
   /** Hierarchical hashes of the prompt's full 16-token blocks (see block-hashes.ts). */
   blockHashes: z.array(z.string()),
   maxTokens: z.number().int().nonnegative(),
+  /** Size of the HTTP request body: what flow control's `maxBytes` limits count. */
+  bodyBytes: z.number().int().nonnegative().default(0),
   sloClass: SloClassSchema,
   priority: z.number().int(),
   fairnessId: z.string(),

@@ -37,6 +37,13 @@ export const LoadSnapshotSchema = z.object({
 });
 export type LoadSnapshot = z.infer<typeof LoadSnapshotSchema>;
 
+/**
+ * An instance that publishes snapshots on every change (loadIntervalMs = 0) still publishes one
+ * at least this often, so a reader that judges snapshots by their age (the utilization
+ * detector's staleness threshold) can tell an idle instance from a silent one.
+ */
+export const IDLE_SNAPSHOT_REFRESH_MS = 100;
+
 /** A request left an instance: completed, dropped or failed (router and flow-control accounting). */
 export const RequestDoneSchema = z.object({
   requestId: z.string().min(1),
