@@ -1,0 +1,16 @@
+import type { OrderingPolicy } from '../../ports.js';
+
+export const EDF_ORDERING = 'edf-ordering-policy';
+
+/**
+ * Earliest deadline first, the deadline being when the request's TTL runs out (BEHAVIOUR.md §3).
+ * With one TTL for every request this is FCFS; it differs once requests carry different TTLs.
+ */
+export const edfOrdering: OrderingPolicy = {
+  name: EDF_ORDERING,
+  compare: (a, b) => a.ttlDeadlineMs - b.ttlDeadlineMs || a.seq - b.seq,
+};
+
+export function createEdfOrdering(): OrderingPolicy {
+  return edfOrdering;
+}

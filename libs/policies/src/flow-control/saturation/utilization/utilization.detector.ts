@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { DurationSchema } from '@sluice/contracts';
+import { snapSaturation, type SaturationDetector } from '../../ports.js';
+
+export const UTILIZATION_DETECTOR = 'utilization-detector';
+
+export const UtilizationDetectorParamsSchema = z.strictObject({
+  /** Waiting requests at which one endpoint counts as full. */
+  queueDepthThreshold: z.number().positive().default(5),
+  /** KV-cache utilization (0–1] at which one endpoint counts as full. */
+  kvCacheUtilThreshold: z.number().gt(0).max(1).default(0.8),
+  /** A snapshot older than this says nothing: the endpoint counts as saturated. */
+  metricsStalenessThreshold: DurationSchema.default(200),
+});
+export type UtilizationDetectorParams = z.infer<typeof UtilizationDetectorParamsSchema>;
+
+/**
+ * Saturation from the endpoints' own reports (BEHAVIOUR.md §3, the Endpoint Picker's default
+ * detector): per endpoint max(queueDepth / queueDepthThreshold, kvUtilization /
+ * kvCacheUtilThreshold), averaged over endpoints. An endpoint whose snapshot is stale scores 1;
+ * no endpoint at all is saturated (there is nowhere to send work).
+ *
+ * Snapshots lag: requests dispatched since an endpoint's snapshot are not in its queue depth yet.
+ * They are added, spread evenly over the endpoints, so a burst is held back before the next
+ * snapshot shows it rather than after.
+ */
+export function createUtilizationDetector(params: unknown): SaturationDetector {
+  const { queueDepthThreshold, kvCacheUtilThreshold, metricsStalenessThreshold } = UtilizationDetectorParamsSchema.parse(params);
+  return {
+    name: UTILIZATION_DETECTOR,
+    saturation(signals) {
+      // Called on `signals`, not destructured: an implementation may be a class that needs `this`.
+      const { endpoints } = signals;
+      if (endpoints.length === 0) return 1;
+      let sum = 0;
+      for (const e of endpoints) {
+        if (!(e.snapshotAgeMs <= metricsStalenessThreshold)) {
+          sum += 1;
+          continue;
+        }
+        const unseen = signals.dispatchedWithin(e.snapshotAgeMs) / endpoints.length;
+        sum += Math.max((e.queueDepth + unseen) / queueDepthThreshold, e.kvUtilization / kvCacheUtilThreshold);
+      }
+      return snapSaturation(sum / endpoints.length);
+    },
+  };
+}
