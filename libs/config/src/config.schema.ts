@@ -1,5 +1,13 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ADMISSION_POLICY_NAMES, ADMISSION_POLICY_PARAMS, ROUTING_POLICY_NAMES } from '@sluice/policies';
+import { IDLE_SNAPSHOT_REFRESH_MS } from '@sluice/contracts';
+import {
+  ADMISSION_POLICY_NAMES,
+  ADMISSION_POLICY_PARAMS,
+  FlowControlConfigSchema,
+  ROUTING_POLICY_NAMES,
+  UTILIZATION_DETECTOR,
+} from '@sluice/policies';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -17,6 +25,33 @@ const ModelSchema = z.strictObject({
 });
 
 const ServiceBase = { host: Host.default('127.0.0.1') };
+
+/** An address range: `10.0.0.0/8`, `::1/128`, or one address (`127.0.0.1`). */
+const Cidr = z.string().refine(
+  (value) => {
+    const [address = '', prefix, ...rest] = value.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    if (prefix === undefined) return true;
+    const bits = Number(prefix);
+    return /^[0-9]+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+  },
+  { message: 'must be an address range such as 10.0.0.0/8 or ::1/128' },
+);
+
+/**
+ * Clients whose scheduling headers (tenant, objective, SLO class, TTFT objective) the gateway
+ * believes: loopback and the private ranges, so a laptop, a compose network or a cluster's pod
+ * network can set them, and a client on a public address cannot promote itself.
+ */
+export const DEFAULT_TRUSTED_HEADER_SOURCES = ['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
+
+/** An InferenceObjective: a name clients send in `x-gateway-inference-objective`, and its priority. */
+const InferenceObjectiveSchema = z.strictObject({
+  name: z.string().min(1),
+  /** Higher is served first; negative is sheddable. */
+  priority: z.number().int(),
+});
 
 /**
  * `admission.policies.<policy>.<param>`: each admission policy's parameters, checked by the
@@ -43,6 +78,8 @@ export const ConfigSchema = z.strictObject({
       port: Port.default(8080),
       /** A request with no terminal frame by then ends with 504. */
       requestTimeoutMs: Millis.default(60_000),
+      /** Address ranges whose scheduling headers are honoured; from anywhere else they are stripped. */
+      trustedHeaderSources: z.array(Cidr).default(DEFAULT_TRUSTED_HEADER_SOURCES),
     })
     .prefault({}),
   admission: z
@@ -55,10 +92,32 @@ export const ConfigSchema = z.strictObject({
       heartbeatTimeoutMs: Millis.default(3_000),
     })
     .prefault({}),
+  /**
+   * Priorities by objective name. A request naming an objective not listed here gets priority 0;
+   * a request naming none takes its SLO class's priority (x-sluice-slo-class, default standard).
+   */
+  inferenceObjectives: z
+    .array(InferenceObjectiveSchema)
+    .default([])
+    .superRefine((objectives, ctx) => {
+      const seen = new Set<string>();
+      objectives.forEach((o, i) => {
+        if (seen.has(o.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `objective "${o.name}" is listed twice` });
+        seen.add(o.name);
+      });
+    }),
   flowController: z
     .strictObject({
       ...ServiceBase,
       port: Port.default(9102),
+      /**
+       * false: no queuing, requests pass straight to the router, and while the pool is saturated
+       * sheddable (negative priority) requests get 429 at once (the Endpoint Picker's legacy mode).
+       */
+      enabled: z.boolean().default(true),
+      /** An instance silent for this long leaves the flow controller's view of the pool. */
+      heartbeatTimeoutMs: Millis.default(3_000),
+      ...FlowControlConfigSchema.shape,
     })
     .prefault({}),
   router: z
@@ -95,6 +154,19 @@ export const ConfigSchema = z.strictObject({
       loadIntervalMs: z.number().int().nonnegative().default(50),
     })
     .prefault({}),
+}).superRefine((config, ctx) => {
+  // A staleness threshold at or below the snapshot interval marks healthy instances stale, and
+  // the utilization detector would then hold every request until its TTL.
+  const detector = config.flowController.saturationDetector;
+  if (detector.type !== UTILIZATION_DETECTOR) return;
+  const intervalMs = config.worker.loadIntervalMs > 0 ? config.worker.loadIntervalMs : IDLE_SNAPSHOT_REFRESH_MS;
+  if (detector.parameters.metricsStalenessThreshold < 2 * intervalMs) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['flowController', 'saturationDetector', 'parameters', 'metricsStalenessThreshold'],
+      message: `${detector.parameters.metricsStalenessThreshold} ms is too short for snapshots every ${intervalMs} ms (worker.loadIntervalMs): use at least ${2 * intervalMs} ms`,
+    });
+  }
 });
 
 export type SluiceConfig = z.infer<typeof ConfigSchema>;
