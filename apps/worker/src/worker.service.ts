@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
-import { CancelRequestSchema, InferenceRequestSchema, SetWorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
+import { CancelRequestSchema, IDLE_SNAPSHOT_REFRESH_MS, InferenceRequestSchema, SetWorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { VllmEngine, createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import { InstanceHost, type InstanceClock } from './instance-host.js';
@@ -83,14 +83,14 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
         for (const host of this.hosts) host.publishLifecycle('heartbeat');
       }, worker.heartbeatIntervalMs),
     );
-    // loadIntervalMs = 0: each host publishes on every change instead of on a timer.
-    if (worker.loadIntervalMs > 0) {
-      this.timers.push(
-        setInterval(() => {
-          for (const host of this.hosts) host.publishLoad();
-        }, worker.loadIntervalMs),
-      );
-    }
+    // loadIntervalMs = 0: each host publishes on every change, and also at a slow refresh while
+    // idle, so a reader that judges snapshots by their age (the utilization detector's staleness)
+    // can tell "nothing changed" from "the instance went quiet".
+    this.timers.push(
+      setInterval(() => {
+        for (const host of this.hosts) host.publishLoad();
+      }, worker.loadIntervalMs > 0 ? worker.loadIntervalMs : IDLE_SNAPSHOT_REFRESH_MS),
+    );
     this.logger.log(`${worker.instances} instances of ${model.name} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
   }
 
