@@ -27,7 +27,7 @@ export class BusyThresholdController {
   async set(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     let body: unknown;
     try {
-      body = await readJsonBody(req);
+      body = (await readJsonBody(req)).value;
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       return sendJson(res, 400, apiError(error.message, 'invalid_request_error', null, 400));

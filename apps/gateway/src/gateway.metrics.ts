@@ -7,6 +7,8 @@ export interface GatewayMetrics {
   readonly inFlight: Gauge;
   readonly ttft: Histogram<'model'>;
   readonly duration: Histogram<'outcome'>;
+  /** Requests whose scheduling headers came from an untrusted source and were dropped. */
+  readonly headersStripped: Counter;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -38,6 +40,11 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
       help: 'Gateway-measured time from arrival to the terminal outcome.',
       labelNames: ['outcome'],
       buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    headersStripped: new Counter({
+      name: 'sluice_gateway_untrusted_headers_stripped_total',
+      help: 'Requests whose tenant / objective / SLO headers came from an untrusted address and were ignored.',
       registers: [registry],
     }),
   };

@@ -5,8 +5,14 @@ export class BodyError extends Error {
   override readonly name = 'BodyError';
 }
 
+/** A parsed JSON body and its size on the wire (flow control's `maxBytes` counts it). */
+export interface JsonBody {
+  readonly value: unknown;
+  readonly bytes: number;
+}
+
 /** Reads a JSON body (bounded), so a bad body gets an OpenAI-style 400 rather than a framework's. */
-export async function readJsonBody(req: IncomingMessage, limitBytes = 8 * 1024 * 1024): Promise<unknown> {
+export async function readJsonBody(req: IncomingMessage, limitBytes = 8 * 1024 * 1024): Promise<JsonBody> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -17,7 +23,7 @@ export async function readJsonBody(req: IncomingMessage, limitBytes = 8 * 1024 *
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw new BodyError('request body is empty: send a JSON object');
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text) as unknown, bytes: size };
   } catch (error) {
     throw new BodyError(`request body is not valid JSON: ${(error as Error).message}`);
   }

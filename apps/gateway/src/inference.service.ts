@@ -8,7 +8,6 @@ import {
   blockHashes,
   outcomeOf,
   httpStatusOf,
-  priorityOf,
   subjects,
   type CancelRequest,
   type InboxFrame,
@@ -21,6 +20,7 @@ import { Exchange, type ApiKind } from './exchange.js';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
 import { BodyError, apiError, readJsonBody, sendJson } from './http-io.js';
 import { parseInferenceRequest } from './parse-request.js';
+import { HeaderTrust, priorityFor } from './scheduling-headers.js';
 
 interface Pending {
   readonly exchange: Exchange;
@@ -40,9 +40,13 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private readonly pending = new Map<string, Pending>();
   private readonly metrics: GatewayMetrics;
   private inbox: Subscription | undefined;
+  private readonly headerTrust: HeaderTrust;
+  private readonly objectives: ReadonlyMap<string, number>;
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
     this.metrics = createGatewayMetrics(service.metrics);
+    this.headerTrust = new HeaderTrust(service.config.gateway.trustedHeaderSources);
+    this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
   }
 
   onModuleInit(): void {
@@ -75,15 +79,18 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
 
     const settleOnly = (reason: OutcomeReason, status: number) => this.recordOutcome(span, arrivalMs, reason, status, 0);
     let body: unknown;
+    let bodyBytes: number;
     try {
-      body = await readJsonBody(req);
+      ({ value: body, bytes: bodyBytes } = await readJsonBody(req));
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       sendJson(res, 400, apiError(error.message, 'invalid_request_error'));
       return settleOnly('invalid_request', 400);
     }
     const models = this.modelNames();
-    const parsed = parseInferenceRequest(kind, body, req.headers, models);
+    const scheduling = this.headerTrust.filter(req.headers, req.socket.remoteAddress);
+    if (scheduling.stripped) this.metrics.headersStripped.inc();
+    const parsed = parseInferenceRequest(kind, body, scheduling.headers, models);
     if (!parsed.ok) {
       sendJson(res, 400, apiError(parsed.message, 'invalid_request_error', parsed.param, 'invalid_request'));
       return settleOnly('invalid_request', 400);
@@ -102,7 +109,11 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       'sluice.slo_class': parsed.sloClass,
       'sluice.fairness_id': parsed.fairnessId,
       'sluice.stream': parsed.stream,
+      'sluice.headers.trusted': !scheduling.stripped,
     });
+    const priority = priorityFor(parsed.objective, parsed.sloClass, this.objectives);
+    span.setAttribute('sluice.priority', priority);
+    if (parsed.objective !== undefined) span.setAttribute('sluice.objective', parsed.objective);
 
     const request: InferenceRequest = {
       id,
@@ -110,9 +121,11 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       inputTokens,
       blockHashes: blockHashes(parsed.tokenIds),
       maxTokens: parsed.maxTokens,
+      bodyBytes,
       sloClass: parsed.sloClass,
-      priority: priorityOf(parsed.sloClass),
+      priority,
       fairnessId: parsed.fairnessId,
+      ...(parsed.objective !== undefined ? { objective: parsed.objective } : {}),
       ...(parsed.sloTtftMs !== undefined ? { sloTtftMs: parsed.sloTtftMs } : {}),
       arrivalMs,
       deadlineMs: arrivalMs + this.service.config.gateway.requestTimeoutMs,

@@ -24,9 +24,14 @@ export type ParsedRequest =
       readonly includeUsage: boolean;
       readonly sloClass: SloClass;
       readonly fairnessId: string;
+      /** The InferenceObjective named by `x-gateway-inference-objective`, if any. */
+      readonly objective: string | undefined;
       readonly sloTtftMs: number | undefined;
     }
   | { readonly ok: false; readonly message: string; readonly param: string | null };
+
+/** The one shared flow per priority of requests that name no tenant (BEHAVIOUR.md §3). */
+export const DEFAULT_FAIRNESS_ID = 'default';
 
 /** Output length when a chat request gives none (OpenAI's legacy completions default). */
 export const DEFAULT_MAX_TOKENS = 16;
@@ -65,7 +70,8 @@ export function parseInferenceRequest(kind: ApiKind, body: unknown, headers: Inc
     stream,
     includeUsage,
     sloClass: slo.data,
-    fairnessId: header(headers, httpHeaders.fairnessId) ?? 'default',
+    fairnessId: header(headers, httpHeaders.fairnessId) ?? DEFAULT_FAIRNESS_ID,
+    objective: header(headers, httpHeaders.objective),
     sloTtftMs,
   };
 }
