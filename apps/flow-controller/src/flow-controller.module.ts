@@ -1,12 +1,27 @@
 import { Module } from '@nestjs/common';
-import { InferenceRequestSchema, queueGroups, subjects } from '@sluice/contracts';
+import {
+  CancelRequestSchema,
+  InferenceRequestSchema,
+  LifecycleEventSchema,
+  LoadSnapshotSchema,
+  RequestDoneSchema,
+  queueGroups,
+  subjectPatterns,
+  subjects,
+} from '@sluice/contracts';
 import type { InboundRoute } from '@sluice/bus';
+import { flowControlRegistryProvider } from './flow-control.registry.js';
 import { FlowControllerController } from './flow-controller.controller.js';
 import { FlowControllerService } from './flow-controller.service.js';
 
+/** Submissions are shared by the queue group; worker events and cancels reach every replica. */
 export const FLOW_CONTROLLER_ROUTES = new Map<string, InboundRoute>([
   [subjects.flowSubmit(), { schema: InferenceRequestSchema, queue: queueGroups.flowController, kind: 'handoff' }],
+  [subjects.requestCancel(), { schema: CancelRequestSchema, kind: 'event' }],
+  [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
+  [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
+  [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
 ]);
 
-@Module({ controllers: [FlowControllerController], providers: [FlowControllerService] })
+@Module({ controllers: [FlowControllerController], providers: [flowControlRegistryProvider, FlowControllerService] })
 export class FlowControllerModule {}

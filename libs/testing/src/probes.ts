@@ -10,6 +10,19 @@ export async function metricValue(baseUrl: string, name: string, labels = ''): P
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
+/**
+ * The sum of every sample of `name` whose labels contain each of `labels` (e.g. a gauge over all
+ * flows, or `['outcome="dispatched"', 'le="0.005"']` for one bucket whatever the label order).
+ */
+export async function metricSum(baseUrl: string, name: string, labels: string | readonly string[] = ''): Promise<number> {
+  const wanted = typeof labels === 'string' ? [labels] : labels;
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
 /** Resolves once `check` is true; rejects with `what` after `timeoutMs`. */
 export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
   const until = Date.now() + timeoutMs;

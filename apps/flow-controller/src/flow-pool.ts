@@ -1,0 +1,53 @@
+import type { LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import { ClusterState, InFlightLedger, type PoolSignals } from '@sluice/policies';
+
+/**
+ * What the saturation detector reads: the pool's endpoints from lifecycle events and load
+ * snapshots, and this controller's own books of what it dispatched and has not yet seen done.
+ * Wall-clock times are passed in.
+ */
+export class FlowPool {
+  private readonly cluster: ClusterState;
+  private readonly ledger = new InFlightLedger();
+
+  constructor(heartbeatTimeoutMs: number) {
+    this.cluster = new ClusterState(heartbeatTimeoutMs);
+  }
+
+  onLifecycle(event: LifecycleEvent): void {
+    this.cluster.onLifecycle(event);
+  }
+
+  onSnapshot(snapshot: LoadSnapshot): void {
+    this.cluster.onSnapshot(snapshot);
+  }
+
+  dispatched(requestId: string, tokens: number, nowMs: number, deadlineMs: number): void {
+    this.ledger.dispatched(requestId, tokens, nowMs, deadlineMs);
+  }
+
+  /** The request left the pool; false if this controller did not dispatch it. */
+  done(requestId: string): boolean {
+    return this.ledger.done(requestId);
+  }
+
+  /** Forgets silent instances and requests past their deadline. */
+  expire(nowMs: number): void {
+    this.cluster.expire(nowMs);
+    this.ledger.expire(nowMs);
+  }
+
+  get inFlight(): number {
+    return this.ledger.requests;
+  }
+
+  signals(nowMs: number): PoolSignals {
+    const ledger = this.ledger;
+    return {
+      endpoints: this.cluster.view(nowMs).instances,
+      inFlightRequests: ledger.requests,
+      inFlightTokens: ledger.tokens,
+      dispatchedWithin: (ageMs) => ledger.dispatchedWithin(nowMs, ageMs),
+    };
+  }
+}
