@@ -71,4 +71,54 @@ describe('loadConfig', () => {
   it('checks that the worker serves a configured model', () => {
     expect(problemsOf(() => loadConfig({ argv: ['--worker.model=llama'] }))[0]).toMatch(/^worker\.model: .*allowed: qwen3-14b/);
   });
+
+  it('reads flowController in the Endpoint Picker shape, with Kubernetes quantities and Go durations', () => {
+    const file = yamlFile(`
+flowController:
+  maxRequests: 1k
+  maxBytes: 10Gi
+  defaultRequestTTL: 90s
+  priorityBands:
+    - { priority: 4, maxRequests: 500, fairnessPolicyRef: round-robin-fairness-policy, orderingPolicyRef: slo-deadline-ordering-policy }
+  saturationDetector: { type: concurrency-detector, parameters: { maxConcurrency: 8 } }
+inferenceObjectives:
+  - { name: premium, priority: 10 }
+`);
+    const config = loadConfig({ file });
+    expect(config.flowController).toMatchObject({ enabled: true, maxRequests: 1_000, maxBytes: 10 * 2 ** 30, defaultRequestTTL: 90_000 });
+    expect(config.flowController.priorityBands[0]).toEqual({
+      priority: 4,
+      maxRequests: 500,
+      maxBytes: 0,
+      fairnessPolicyRef: 'round-robin-fairness-policy',
+      orderingPolicyRef: 'slo-deadline-ordering-policy',
+    });
+    expect(config.flowController.saturationDetector).toEqual({ type: 'concurrency-detector', parameters: { concurrencyMode: 'requests', maxConcurrency: 8, headroom: 0 } });
+    expect(config.inferenceObjectives).toEqual([{ name: 'premium', priority: 10 }]);
+    // Defaults: the Endpoint Picker's utilization detector, 60 s TTL, no limits.
+    expect(loadConfig({}).flowController).toMatchObject({ maxRequests: 0, maxBytes: 0, defaultRequestTTL: 60_000, saturationDetector: { type: 'utilization-detector' } });
+  });
+
+  it('names the flow-control key that is wrong and what is allowed', () => {
+    expect(problemsOf(() => loadConfig({ argv: ['--flowController.maxBytes=10gb'] }))[0]).toMatch(/^flowController\.maxBytes: .*"10gb" is not a quantity/);
+    expect(problemsOf(() => loadConfig({ argv: ['--flowController.defaultRequestTTL=soon'] }))[0]).toMatch(/^flowController\.defaultRequestTTL: .*not a duration/);
+    const ref = problemsOf(() => loadConfig({ argv: ['--flowController.priorityBands=[{priority: 1, fairnessPolicyRef: fair}]'] }))[0];
+    expect(ref).toMatch(/^flowController\.priorityBands\[0\]\.fairnessPolicyRef: .*round-robin-fairness-policy/);
+    expect(problemsOf(() => loadConfig({ argv: ['--flowController.priorityBands=[{priority: 1}, {priority: 1}]'] }))[0]).toMatch(/^flowController\.priorityBands\[1\]\.priority: priority 1 is listed twice/);
+    const param = problemsOf(() => loadConfig({ argv: ['--flowController.saturationDetector={type: utilization-detector, parameters: {kvCacheUtilThreshold: 2}}'] }))[0];
+    expect(param).toMatch(/^flowController\.saturationDetector\.parameters\.kvCacheUtilThreshold: /);
+  });
+
+  it('refuses a staleness threshold the workers’ snapshot interval would always exceed', () => {
+    const [problem] = problemsOf(() => loadConfig({ argv: ['--worker.loadIntervalMs=500'] }));
+    expect(problem).toMatch(/^flowController\.saturationDetector\.parameters\.metricsStalenessThreshold: 200 ms is too short for snapshots every 500 ms.*at least 1000 ms/);
+    expect(() => loadConfig({ argv: ['--worker.loadIntervalMs=500', '--flowController.saturationDetector={type: utilization-detector, parameters: {metricsStalenessThreshold: 1s}}'] })).not.toThrow();
+  });
+
+  it('checks trusted header sources are address ranges and objective names are unique', () => {
+    expect(loadConfig({}).gateway.trustedHeaderSources).toContain('127.0.0.0/8');
+    expect(problemsOf(() => loadConfig({ argv: ['--gateway.trustedHeaderSources=[10.0.0.0/33]'] }))[0]).toMatch(/^gateway\.trustedHeaderSources\[0\]: must be an address range/);
+    const twice = yamlFile('inferenceObjectives:\n  - { name: a, priority: 1 }\n  - { name: a, priority: 2 }\n');
+    expect(problemsOf(() => loadConfig({ file: twice }))[0]).toMatch(/^inferenceObjectives\[1\]\.name: objective "a" is listed twice/);
+  });
 });
