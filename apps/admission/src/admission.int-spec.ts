@@ -26,7 +26,8 @@ describe('token-bucket admission', () => {
   beforeAll(async () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, '--admission.policy=token-bucket', '--worker.instances=2', '--worker.timeScale=50'],
+      // Refill 1 token/s: the burst's count must not depend on how fast this machine sends it.
+      configArgs: [...FREE_PORT_ARGS, '--admission.policy=token-bucket', '--admission.policies.token-bucket.refillRate=1', '--worker.instances=2', '--worker.timeScale=50'],
     });
   });
   afterAll(() => cluster?.stop());

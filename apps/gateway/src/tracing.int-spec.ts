@@ -55,7 +55,8 @@ describe('distributed tracing', () => {
     };
     const gateway = byService('sluice-gateway');
     const admission = byService('sluice-admission');
-    const flow = byService('sluice-flow-controller');
+    const enqueue = byService('sluice-flow-controller', 'flow_control.enqueue');
+    const flow = byService('sluice-flow-controller', 'flow_control.dispatch');
     const router = byService('sluice-router');
     const worker = byService('sluice-worker', 'worker.request');
 
@@ -65,7 +66,12 @@ describe('distributed tracing', () => {
     expect(gateway.attributes['http.response.status_code']).toBe(200);
     expect(admission).toMatchObject({ name: 'admission.decide', parentSpanId: gateway.spanId });
     expect(admission.attributes['sluice.admission.decision']).toBe('admit');
-    expect(flow).toMatchObject({ name: 'flow_control.dispatch', parentSpanId: admission.spanId });
+    // Flow control: the enqueue decision and the time in the queue up to dispatch, both under admission.
+    expect(enqueue).toMatchObject({ parentSpanId: admission.spanId });
+    expect(enqueue.attributes['sluice.flow.outcome']).toBe('enqueued');
+    expect(flow).toMatchObject({ parentSpanId: admission.spanId });
+    expect(flow.attributes['sluice.flow.outcome']).toBe('dispatched');
+    expect(flow.attributes['sluice.flow.saturation']).toBeLessThan(1);
     expect(router).toMatchObject({ name: 'router.route', parentSpanId: flow.spanId });
     expect(router.attributes['sluice.router.instance']).toBeTypeOf('string');
     expect(worker).toMatchObject({ name: 'worker.request', parentSpanId: router.spanId });

@@ -122,7 +122,7 @@ describe('with loadIntervalMs = 0', () => {
     await onChange?.stop();
   });
 
-  it('publishes a snapshot on every change and none while idle', async () => {
+  it('publishes a snapshot on every change, and while idle only the slow refresh', async () => {
     const res = await fetch(`${onChange.gatewayUrl}/v1/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -133,8 +133,12 @@ describe('with loadIntervalMs = 0', () => {
     // One on arrival, one per step (prefill + 4 decode steps): at least 6, and a busy one among them.
     expect(seen.length).toBeGreaterThanOrEqual(6);
     expect(seen.some((s) => s.batchSize === 1)).toBe(true);
+    // Idle: one snapshot per IDLE_SNAPSHOT_REFRESH_MS (100 ms), not one per step.
     const count = seen.length;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(seen.length).toBe(count);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    const idle = seen.slice(count);
+    expect(idle.length).toBeGreaterThanOrEqual(2);
+    expect(idle.length).toBeLessThanOrEqual(6);
+    expect(idle.every((s) => s.batchSize === 0 && s.queueDepth === 0)).toBe(true);
   });
 });

@@ -1,3 +1,15 @@
+import { Heap } from './heap.js';
+
+interface LedgerEntry {
+  readonly id: string;
+  readonly tokens: number;
+  readonly forgetAtMs: number;
+  /** Dispatch order: ties of `forgetAtMs` are forgotten in it. */
+  readonly seq: number;
+}
+
+const byDeadline = (a: LedgerEntry, b: LedgerEntry) => a.forgetAtMs - b.forgetAtMs || a.seq - b.seq;
+
 /**
  * The flow controller's own books of what it has dispatched and not yet seen done: the
  * concurrency detector's input, and the utilization detector's correction for snapshots that lag.
@@ -5,7 +17,14 @@
  * at `forgetAtMs`, the request's own deadline, so the books cannot leak. Times are the caller's ms.
  */
 export class InFlightLedger {
-  private readonly entries = new Map<string, { readonly tokens: number; readonly forgetAtMs: number }>();
+  private readonly entries = new Map<string, LedgerEntry>();
+  /**
+   * Every entry by `forgetAtMs`, earliest first: deadlines need not follow dispatch order (a long
+   * request sent first must not keep a lost short one on the books). Done entries are skipped
+   * when they surface, and the heap is rebuilt when they dominate it.
+   */
+  private deadlines = new Heap<LedgerEntry>(byDeadline);
+  private seq = 0;
   private tokenSum = 0;
   /** Times of recent dispatches, ascending (dispatch times only grow); `start` skips pruned ones. */
   private recent: number[] = [];
@@ -24,7 +43,9 @@ export class InFlightLedger {
 
   dispatched(id: string, tokens: number, nowMs: number, forgetAtMs: number): void {
     if (this.entries.has(id)) return;
-    this.entries.set(id, { tokens, forgetAtMs });
+    const entry: LedgerEntry = { id, tokens, forgetAtMs, seq: this.seq++ };
+    this.entries.set(id, entry);
+    this.deadlines.push(entry);
     this.tokenSum += tokens;
     this.recent.push(nowMs);
     this.prune(nowMs);
@@ -36,18 +57,21 @@ export class InFlightLedger {
     if (!entry) return false;
     this.entries.delete(id);
     this.tokenSum -= entry.tokens;
+    this.compactDeadlines();
     return true;
   }
 
-  /** Forgets entries past their deadline; returns their ids. */
+  /** Forgets every entry whose deadline is at or before `nowMs`, earliest deadline first; returns their ids. */
   expire(nowMs: number): string[] {
     const forgotten: string[] = [];
-    // Insertion order is dispatch order, and deadlines mostly follow it: stop at the first live one.
-    for (const [id, entry] of this.entries) {
-      if (entry.forgetAtMs > nowMs) break;
-      forgotten.push(id);
+    for (let top = this.deadlines.peek(); top !== undefined && top.forgetAtMs <= nowMs; top = this.deadlines.peek()) {
+      this.deadlines.pop();
+      // Skip entries already done (or done and dispatched again under the same id: a new entry).
+      if (this.entries.get(top.id) !== top) continue;
+      this.entries.delete(top.id);
+      this.tokenSum -= top.tokens;
+      forgotten.push(top.id);
     }
-    for (const id of forgotten) this.done(id);
     return forgotten;
   }
 
@@ -63,6 +87,14 @@ export class InFlightLedger {
       else hi = mid;
     }
     return this.recent.length - lo;
+  }
+
+  /** Done entries linger in the deadline heap until their deadline; rebuild when they dominate. */
+  private compactDeadlines(): void {
+    if (this.deadlines.size < 1024 || this.deadlines.size < 4 * this.entries.size) return;
+    const deadlines = new Heap<LedgerEntry>(byDeadline);
+    for (const entry of this.entries.values()) deadlines.push(entry);
+    this.deadlines = deadlines;
   }
 
   private prune(nowMs: number): void {

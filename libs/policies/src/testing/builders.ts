@@ -1,4 +1,6 @@
 import type { InstanceView, PolicyRequest } from '../cluster-view.js';
+import type { PoolSignals } from '../flow-control/ports.js';
+import type { QueuedRequest } from '../flow-control/queued-request.js';
 
 /** Test builders for this library's specs: every field has a dull default; a test names what it is about. */
 export function instanceView(overrides: Partial<InstanceView> & Pick<InstanceView, 'instanceId'>): InstanceView {
@@ -29,5 +31,42 @@ export function policyRequest(overrides: Partial<PolicyRequest> = {}): PolicyReq
     fairnessId: 'default',
     blockHashes: [],
     ...overrides,
+  };
+}
+
+/**
+ * A request as it sits in a flow queue. `seq` is the only field a test must name; times default
+ * to seq (enqueued at seq ms, 60 s TTL), so a list built by seq is in FCFS order.
+ */
+export function queuedRequest(overrides: Partial<QueuedRequest> & Pick<QueuedRequest, 'seq'>): QueuedRequest {
+  const enqueuedAtMs = overrides.enqueuedAtMs ?? overrides.seq;
+  return {
+    id: `q${overrides.seq}`,
+    flow: { fairnessId: 'default', priority: 0 },
+    byteSize: 1_000,
+    tokens: 640,
+    arrivalMs: enqueuedAtMs,
+    enqueuedAtMs,
+    ttlDeadlineMs: enqueuedAtMs + 60_000,
+    sloDeadlineMs: undefined,
+    payload: undefined,
+    ...overrides,
+  };
+}
+
+/**
+ * What a saturation detector reads. `dispatched` lists the times (ms before now, ≥ 0) of recent
+ * dispatches; `dispatchedWithin(age)` counts those at most `age` ago. Default: nothing in flight.
+ */
+export function poolSignals(
+  overrides: Partial<Omit<PoolSignals, 'dispatchedWithin'>> & { readonly dispatchedAgoMs?: readonly number[] } = {},
+): PoolSignals {
+  const { dispatchedAgoMs = [], ...rest } = overrides;
+  return {
+    endpoints: [],
+    inFlightRequests: 0,
+    inFlightTokens: 0,
+    dispatchedWithin: (ageMs) => dispatchedAgoMs.filter((ago) => ago <= ageMs).length,
+    ...rest,
   };
 }
