@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -120,5 +120,13 @@ inferenceObjectives:
     expect(problemsOf(() => loadConfig({ argv: ['--gateway.trustedHeaderSources=[10.0.0.0/33]'] }))[0]).toMatch(/^gateway\.trustedHeaderSources\[0\]: must be an address range/);
     const twice = yamlFile('inferenceObjectives:\n  - { name: a, priority: 1 }\n  - { name: a, priority: 2 }\n');
     expect(problemsOf(() => loadConfig({ file: twice }))[0]).toMatch(/^inferenceObjectives\[1\]\.name: objective "a" is listed twice/);
+  });
+
+  it('accepts the example document in the README', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const example = /## Configure[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const config = loadConfig({ file: yamlFile(example!) });
+    expect(config.flowController.priorityBands.map((b) => b.priority)).toEqual([3, -2]);
   });
 });
