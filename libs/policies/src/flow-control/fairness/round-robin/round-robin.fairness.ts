@@ -16,9 +16,16 @@ export const roundRobinFairness: FairnessPolicy<RoundRobinState> = {
   name: ROUND_ROBIN_FAIRNESS,
   newState: () => ({ lastOrdinal: -1 }),
   pick(flows, state) {
-    // Flows are in creation (ordinal) order: the next one after the last served, else wrap.
-    for (const flow of flows) if (flow.ordinal > state.lastOrdinal) return flow;
-    return flows[0] ?? null;
+    // Flows are in creation order, so ordinals ascend: binary-search the first one after the last
+    // served; past the end, wrap to the first.
+    let lo = 0;
+    let hi = flows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (flows[mid]!.ordinal > state.lastOrdinal) hi = mid;
+      else lo = mid + 1;
+    }
+    return flows[lo] ?? flows[0] ?? null;
   },
   dispatched(state, flow) {
     state.lastOrdinal = flow.ordinal;
