@@ -42,6 +42,11 @@ export class Exchange {
 
   constructor(private readonly init: ExchangeInit) {}
 
+  /** Tokens already sent to the client. */
+  get tokensSent(): number {
+    return this.outputTokens;
+  }
+
   get isSettled(): boolean {
     return this.settled;
   }

@@ -186,7 +186,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         return;
       case 'migrate':
         // Migration is not built yet: a lost worker ends the request.
-        entry.exchange.fail('worker_lost', `worker instance ${frame.instanceId} was lost after ${frame.generatedTokens} tokens`);
+        entry.exchange.fail('worker_lost', `worker instance ${frame.instanceId} was lost after ${entry.exchange.tokensSent} tokens`);
         return;
       default: {
         const unhandled: never = frame;

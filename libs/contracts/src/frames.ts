@@ -30,11 +30,15 @@ export const ErrorFrameSchema = z.object({
   message: z.string(),
 });
 
+/**
+ * The instance serving the request was lost (missed heartbeats, deregistered): the request may be
+ * re-submitted elsewhere. The gateway counts the tokens it already streamed itself; the router,
+ * which sends this frame, never sees tokens.
+ */
 export const MigrateFrameSchema = z.object({
   type: z.literal('migrate'),
   requestId: z.string(),
   instanceId: z.string(),
-  generatedTokens: z.number().int().nonnegative(),
 });
 
 export const InboxFrameSchema = z.discriminatedUnion('type', [
