@@ -41,4 +41,19 @@ describe('ClusterState.view', () => {
     expect(view.prefix).toBe(index);
     expect(view.prefix?.matchedBlocks('i1', ['h0', 'h1', 'h2'])).toBe(2);
   });
+
+  it('on-refresh: a snapshot is seen only after refresh(), with its own age; liveness counts at once', () => {
+    const state = new ClusterState(100, { snapshots: 'on-refresh' });
+    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
+    state.onSnapshot({ ...snapshot, atMs: 90 });
+    expect(state.view(120).instances[0]).toMatchObject({ queueDepth: 0, snapshotAgeMs: Number.POSITIVE_INFINITY });
+    // The snapshot kept the instance alive even though policies do not see it yet.
+    expect(state.expire(150)).toEqual([]);
+    state.refresh();
+    expect(state.view(150).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeMs: 60 });
+    state.onSnapshot({ ...snapshot, atMs: 160, queueDepth: 9 });
+    expect(state.view(170).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeMs: 80 });
+    state.refresh();
+    expect(state.view(170).instances[0]).toMatchObject({ queueDepth: 9, snapshotAgeMs: 10 });
+  });
 });

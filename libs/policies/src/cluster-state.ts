@@ -4,7 +4,10 @@ import type { ClusterView, InstanceView, PrefixLookup } from './cluster-view.js'
 interface Entry {
   identity: InstanceIdentity;
   lastSeenMs: number;
+  /** The snapshot policies see. */
   snapshot: LoadSnapshot | undefined;
+  /** The newest snapshot received, not yet made visible (snapshots: 'on-refresh'). */
+  latest: LoadSnapshot | undefined;
   /** Request ids dispatched here and not yet reported done. */
   inFlight: Set<string>;
   draining: boolean;
@@ -15,10 +18,25 @@ interface Entry {
  * load snapshots, and the in-flight requests this service dispatched (synchronous, owned here).
  * Pure: the caller passes the wall-clock time of every event.
  */
+export interface ClusterStateOptions {
+  /**
+   * When instance-reported signals become visible to policies (BEHAVIOUR.md §4, signal freshness):
+   * `immediate` (default), each snapshot as it arrives; `on-refresh`, only at `refresh()`, which the
+   * caller runs every snapshot-refresh interval, as BLIS models a router that polls its endpoints.
+   */
+  readonly snapshots?: 'immediate' | 'on-refresh';
+}
+
 export class ClusterState {
   private readonly instances = new Map<string, Entry>();
+  private readonly immediate: boolean;
 
-  constructor(private readonly heartbeatTimeoutMs: number) {}
+  constructor(
+    private readonly heartbeatTimeoutMs: number,
+    options: ClusterStateOptions = {},
+  ) {
+    this.immediate = (options.snapshots ?? 'immediate') === 'immediate';
+  }
 
   /** Applies a lifecycle event; a deregistered instance's in-flight request ids are returned. */
   onLifecycle(event: LifecycleEvent): string[] {
@@ -39,6 +57,7 @@ export class ClusterState {
       identity: { instanceId, workerId, rank, model, totalKvBlocks },
       lastSeenMs: event.atMs,
       snapshot: undefined,
+      latest: undefined,
       inFlight: new Set(),
       draining: event.type === 'drain',
     });
@@ -48,8 +67,14 @@ export class ClusterState {
   onSnapshot(snapshot: LoadSnapshot): void {
     const entry = this.instances.get(snapshot.instanceId);
     if (!entry) return;
-    entry.snapshot = snapshot;
+    entry.latest = snapshot;
+    if (this.immediate) entry.snapshot = snapshot;
     entry.lastSeenMs = Math.max(entry.lastSeenMs, snapshot.atMs);
+  }
+
+  /** Makes every instance's newest snapshot the one policies see (snapshots: 'on-refresh'). */
+  refresh(): void {
+    for (const entry of this.instances.values()) if (entry.latest) entry.snapshot = entry.latest;
   }
 
   dispatched(instanceId: string, requestId: string): void {
