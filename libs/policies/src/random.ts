@@ -1,6 +1,7 @@
 /**
- * mulberry32: a small seeded generator, so fault injection is reproducible run to run
- * (a seeded source drives every stochastic choice, as in llm-d-inference-sim).
+ * mulberry32: a small seeded generator, so every stochastic choice is reproducible run to run
+ * (a seeded source drives them all, as in llm-d-inference-sim). Pure libraries never call
+ * Math.random: they take one of these. Returns numbers in [0, 1).
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -13,7 +14,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** A stable 32-bit seed from a string (an instance id). */
+/** A stable 32-bit seed from a string (an instance id, a policy name): FNV-1a over UTF-16 code units. */
 export function seedOf(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
