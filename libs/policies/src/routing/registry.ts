@@ -1,16 +1,65 @@
-import { PolicyRegistry } from '../registry.js';
-import type { RoutingPolicy } from './routing-policy.js';
-import { ROUND_ROBIN, createRoundRobin } from './round-robin/round-robin.policy.js';
+import type { z } from 'zod';
+import { seedOf, seededRandom } from '../random.js';
+import { UnknownPolicyError } from '../registry.js';
+import { ALWAYS_BUSIEST, AlwaysBusiestParamsSchema, createAlwaysBusiest } from './always-busiest/always-busiest.policy.js';
+import { LEAST_LOADED, LeastLoadedParamsSchema, createLeastLoaded } from './least-loaded/least-loaded.policy.js';
+import { ROUND_ROBIN, RoundRobinParamsSchema, createRoundRobin } from './round-robin/round-robin.policy.js';
+import type { RoutingPolicy, RoutingPolicyDeps, RoutingPolicyFactory } from './routing-policy.js';
+import { WEIGHTED, WeightedParamsSchema, createWeighted } from './weighted/weighted.policy.js';
 
-export const ROUTING_POLICY_NAMES = [ROUND_ROBIN] as const;
+/** Every built-in routing policy, by the name config uses. */
+export const ROUTING_POLICY_NAMES = [ROUND_ROBIN, LEAST_LOADED, ALWAYS_BUSIEST, WEIGHTED] as const;
 export type RoutingPolicyName = (typeof ROUTING_POLICY_NAMES)[number];
 
-export type RoutingPolicyRegistry = PolicyRegistry<RoutingPolicy, Record<string, unknown>>;
+/**
+ * Each policy's parameter schema, so config can validate `router.policies.<name>.<param>` at
+ * start-up and fail with the key's path. Every schema accepts `{}` (all defaults). One common
+ * type, so it can be indexed by any name; for a typed parse use the policy's own schema.
+ */
+export const ROUTING_POLICY_PARAMS: { readonly [K in RoutingPolicyName]: z.ZodType<Record<string, unknown>> } = {
+  [ROUND_ROBIN]: RoundRobinParamsSchema,
+  [LEAST_LOADED]: LeastLoadedParamsSchema,
+  [ALWAYS_BUSIEST]: AlwaysBusiestParamsSchema,
+  [WEIGHTED]: WeightedParamsSchema,
+};
+
+/**
+ * PolicyRegistry's routing counterpart: factories also receive deps (the seeded random source).
+ * An instance (a Nest provider, the twin's object), never a global map.
+ */
+export class RoutingPolicyRegistry {
+  private readonly factories = new Map<string, RoutingPolicyFactory>();
+
+  register(name: string, factory: RoutingPolicyFactory): this {
+    if (this.factories.has(name)) throw new Error(`routing policy "${name}" is registered twice`);
+    this.factories.set(name, factory);
+    return this;
+  }
+
+  names(): string[] {
+    return [...this.factories.keys()];
+  }
+
+  /**
+   * Creates the named policy; its factory parses `params` (a bad one throws its ZodError).
+   * Without `deps`, the random source is seeded from the policy's name: reproducible, but every
+   * router would then break ties alike, so a service should pass one seeded from its own id.
+   */
+  create(name: string, params: unknown, deps?: RoutingPolicyDeps): RoutingPolicy {
+    const factory = this.factories.get(name);
+    if (!factory) throw new UnknownPolicyError('routing policy', name, this.names());
+    return factory(params, deps ?? { random: seededRandom(seedOf(name)) });
+  }
+}
 
 export function registerBuiltInRoutingPolicies(registry: RoutingPolicyRegistry): RoutingPolicyRegistry {
-  return registry.register(ROUND_ROBIN, createRoundRobin);
+  return registry
+    .register(ROUND_ROBIN, createRoundRobin)
+    .register(LEAST_LOADED, createLeastLoaded)
+    .register(ALWAYS_BUSIEST, createAlwaysBusiest)
+    .register(WEIGHTED, createWeighted);
 }
 
 export function createRoutingRegistry(): RoutingPolicyRegistry {
-  return registerBuiltInRoutingPolicies(new PolicyRegistry('routing policy'));
+  return registerBuiltInRoutingPolicies(new RoutingPolicyRegistry());
 }

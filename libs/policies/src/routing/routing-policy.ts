@@ -1,7 +1,29 @@
 import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
 
+/** One candidate as the policy ranked it, for the decision's span and for counterfactual regret. */
+export interface RankedCandidate {
+  readonly instanceId: string;
+  /** The policy's score: the weighted sum for `weighted`, −effective load for the others. Higher is better. */
+  readonly score: number;
+  /** queueDepth + batchSize + inFlight, as the view had them at the decision. */
+  readonly effectiveLoad: number;
+  /** Per-scorer scores, each in [0, 1], before weighting (`weighted` only; scorers of weight 0 are not run). */
+  readonly scores?: Readonly<Record<string, number>>;
+}
+
 export interface RoutingDecision {
   readonly instance: InstanceView;
+  /**
+   * Counterfactual regret (BEHAVIOUR.md §4): max(0, best score − the chosen instance's score),
+   * in the policy's own score unit. 0 whenever the policy picks a best-ranked instance.
+   */
+  readonly regret: number;
+  /**
+   * Every candidate, best first (ties: the chosen one first, then view order). The built-in
+   * policies build it on first read (a sort and an object per candidate), so a service that
+   * records no span for the decision does not pay for it.
+   */
+  readonly ranked: readonly RankedCandidate[];
 }
 
 /**
@@ -12,3 +34,15 @@ export interface RoutingPolicy {
   readonly name: string;
   route(request: PolicyRequest, cluster: ClusterView, nowUs: number): RoutingDecision | null;
 }
+
+/**
+ * What a routing policy factory is given besides its parameters. `random` is the seeded source
+ * of every tie-break (pure code never calls Math.random): the service seeds it, e.g. from its
+ * instance id with `seededRandom(seedOf(id))`, so a run is reproducible.
+ */
+export interface RoutingPolicyDeps {
+  readonly random: () => number;
+}
+
+/** A routing plugin's factory: raw params (parsed with the policy's own schema) and its deps. */
+export type RoutingPolicyFactory = (params: unknown, deps: RoutingPolicyDeps) => RoutingPolicy;

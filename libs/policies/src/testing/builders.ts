@@ -1,4 +1,4 @@
-import type { InstanceView, PolicyRequest } from '../cluster-view.js';
+import type { ClusterView, InstanceView, PolicyRequest, PrefixLookup } from '../cluster-view.js';
 import type { PoolSignals } from '../flow-control/ports.js';
 import type { QueuedRequest } from '../flow-control/queued-request.js';
 
@@ -69,4 +69,14 @@ export function poolSignals(
     dispatchedWithin: (ageMs) => dispatchedAgoMs.filter((ago) => ago <= ageMs).length,
     ...rest,
   };
+}
+
+/** A cluster view of these instances (built with `instanceView`), with a prefix lookup if given. */
+export function clusterView(instances: readonly InstanceView[], prefix?: PrefixLookup): ClusterView {
+  return prefix ? { instances, prefix } : { instances };
+}
+
+/** `count` instances `i0`, `i1`, … serving the default model, each with the given overrides. */
+export function instanceViews(count: number, overrides: (index: number) => Partial<InstanceView> = () => ({})): InstanceView[] {
+  return Array.from({ length: count }, (_, i) => instanceView({ instanceId: `i${i}`, ...overrides(i) }));
 }

@@ -1,0 +1,179 @@
+import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
+import type { RankedCandidate, RoutingDecision } from './routing-policy.js';
+
+/**
+ * The load a routing policy weighs (BEHAVIOUR.md §4, BLIS's effective load): requests waiting
+ * and running on the instance, from its last snapshot, plus those this router dispatched there
+ * (router-owned and exact). Snapshot fields read 0 before the first snapshot.
+ */
+export function effectiveLoad(instance: InstanceView): number {
+  return instance.queueDepth + instance.batchSize + instance.inFlight;
+}
+
+/**
+ * The instances that may take the request: those serving its model, in view order. When all of
+ * them do (the usual single-model pool), the view's own array, not a copy.
+ */
+export function routingCandidates(request: PolicyRequest, cluster: ClusterView): readonly InstanceView[] {
+  const { instances } = cluster;
+  for (const instance of instances) {
+    if (instance.model !== request.model) return instances.filter((i) => i.model === request.model);
+  }
+  return instances;
+}
+
+/**
+ * The index of the largest value; among exact ties, one drawn with `random` (which is called
+ * only when there is a tie). NaN never wins. Returns 0 for an empty or all-NaN list.
+ */
+export function argMaxRandomTie(values: ArrayLike<number>, random: () => number): number {
+  let best = Number.NEGATIVE_INFINITY;
+  let first = -1;
+  let ties = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]!;
+    if (v > best || (first < 0 && v === best)) {
+      best = v;
+      first = i;
+      ties = 1;
+    } else if (v === best) {
+      ties++;
+    }
+  }
+  if (first < 0) return 0;
+  if (ties === 1) return first;
+  // A source returning exactly 1 (outside its contract) still lands on the last tie.
+  let k = Math.min(ties - 1, Math.floor(random() * ties));
+  for (let i = first; i < values.length; i++) {
+    if (values[i] === best && k-- === 0) return i;
+  }
+  return first;
+}
+
+/** Runs this short are insertion-sorted before merging (fewer passes over the arrays). */
+const RUN = 16;
+
+/**
+ * Candidate indices best first: a stable sort by score, descending (so equal scores keep view
+ * order), then the chosen one moved to the front of its tie group. Hand-written over typed
+ * arrays, the keys moved along with the indices so comparisons read memory in order: with a
+ * comparator, Array.prototype.sort costs a call per comparison, 2–3× this at 1 000 candidates.
+ */
+export function rankOrder(scores: ArrayLike<number>, chosen: number): Int32Array {
+  const n = scores.length;
+  let order = new Int32Array(n);
+  let spare = new Int32Array(n);
+  let keys = new Float64Array(n);
+  let spareKeys = new Float64Array(n);
+  const keyOf = (score: number) => (Number.isNaN(score) ? Number.NEGATIVE_INFINITY : score); // NaN ranks last
+  for (let i = 0; i < n; i++) {
+    order[i] = i;
+    keys[i] = keyOf(scores[i]!);
+  }
+  // Insertion sort of each run: shift only strictly smaller keys, which keeps it stable.
+  for (let lo = 0; lo < n; lo += RUN) {
+    const hi = Math.min(lo + RUN, n);
+    for (let i = lo + 1; i < hi; i++) {
+      const key = keys[i]!;
+      const index = order[i]!;
+      let j = i - 1;
+      for (; j >= lo && keys[j]! < key; j--) {
+        keys[j + 1] = keys[j]!;
+        order[j + 1] = order[j]!;
+      }
+      keys[j + 1] = key;
+      order[j + 1] = index;
+    }
+  }
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      // Take from the right run only when strictly better: that is what keeps the merge stable.
+      while (i < mid && j < hi) {
+        if (keys[j]! > keys[i]!) {
+          spareKeys[k] = keys[j]!;
+          spare[k++] = order[j++]!;
+        } else {
+          spareKeys[k] = keys[i]!;
+          spare[k++] = order[i++]!;
+        }
+      }
+      for (; i < mid; i++, k++) {
+        spareKeys[k] = keys[i]!;
+        spare[k] = order[i]!;
+      }
+      for (; j < hi; j++, k++) {
+        spareKeys[k] = keys[j]!;
+        spare[k] = order[j]!;
+      }
+    }
+    const merged = spare;
+    spare = order;
+    order = merged;
+    const mergedKeys = spareKeys;
+    spareKeys = keys;
+    keys = mergedKeys;
+  }
+  // The chosen one goes first among its equals.
+  const chosenKey = keyOf(scores[chosen]!);
+  let p = order.indexOf(chosen);
+  for (; p > 0 && keys[p - 1] === chosenKey; p--) order[p] = order[p - 1]!;
+  if (p >= 0) order[p] = chosen;
+  return order;
+}
+
+/**
+ * The decision for candidate `chosen`, with its counterfactual regret, max(0, best − chosen),
+ * computed now in one pass. The ranking (every candidate, best first; ties: the chosen one first,
+ * then view order) is built on the first read of `ranked` and kept: it costs a sort and an object
+ * per candidate, which a service that does not record the decision's span need not pay.
+ * `perScorer(i)` gives the i-th candidate's unweighted scorer scores (the weighted policy's).
+ * The caller hands over `scores` (and what perScorer reads): they must not change afterwards.
+ */
+export function rankedDecision(
+  candidates: readonly InstanceView[],
+  scores: ArrayLike<number>,
+  chosen: number,
+  perScorer?: (index: number) => Readonly<Record<string, number>>,
+): RoutingDecision {
+  let best = scores[chosen]!;
+  for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
+  let ranked: readonly RankedCandidate[] | undefined;
+  const rank = (): readonly RankedCandidate[] => {
+    const order = rankOrder(scores, chosen);
+    const list = new Array<RankedCandidate>(order.length);
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      const { instanceId } = candidates[i]!;
+      const score = scores[i]!;
+      const load = effectiveLoad(candidates[i]!);
+      list[k] = perScorer ? { instanceId, score, effectiveLoad: load, scores: perScorer(i) } : { instanceId, score, effectiveLoad: load };
+    }
+    return list;
+  };
+  return {
+    instance: candidates[chosen]!,
+    regret: Math.max(0, best - scores[chosen]!),
+    get ranked() {
+      return (ranked ??= rank());
+    },
+  };
+}
+
+/** −effective load per candidate: the score of the policies that have none of their own. */
+export function negativeLoads(loads: ArrayLike<number>): Float64Array {
+  const scores = new Float64Array(loads.length);
+  // 0 − load, not −load: an idle instance scores +0, never −0.
+  for (let i = 0; i < loads.length; i++) scores[i] = 0 - loads[i]!;
+  return scores;
+}
+
+export function loadsOf(candidates: readonly InstanceView[]): Float64Array {
+  const loads = new Float64Array(candidates.length);
+  for (let i = 0; i < candidates.length; i++) loads[i] = effectiveLoad(candidates[i]!);
+  return loads;
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { argMaxRandomTie, rankedDecision, routingCandidates } from '../decision.js';
+import type { RoutingPolicy, RoutingPolicyDeps } from '../routing-policy.js';
+import { SCORER_NAMES, createScorerRegistry } from '../scorers/registry.js';
+import { clampScore } from '../scorers/scorer.js';
+import { DEFAULT_SCORER_WEIGHTS, ScorerWeightsSchema } from './scorer-weights.js';
+
+export const WEIGHTED = 'weighted';
+
+export const WeightedParamsSchema = z.strictObject({
+  /** Per-scorer weights, `"name:w,..."` or `{ name: w }`; default prefix-affinity:3, queue-depth:2, kv-utilization:2. */
+  weights: ScorerWeightsSchema.default(DEFAULT_SCORER_WEIGHTS),
+});
+export type WeightedParams = z.infer<typeof WeightedParamsSchema>;
+
+/**
+ * Weighted scoring (BEHAVIOUR.md §4, BLIS's weighted routing and the Endpoint Picker's scorer
+ * plugins): each scorer with a positive weight scores every candidate in [0, 1]; a candidate's
+ * score is Σ score · weight / Σ weights, itself in [0, 1]; the argmax wins, exact ties broken by
+ * the seeded random source. Scorers run in SCORER_NAMES order whatever order config lists them
+ * in, so the same weights give bit-identical sums. It picks the best-ranked candidate, so its
+ * regret is 0 by construction.
+ */
+export function createWeighted(params: unknown, deps: RoutingPolicyDeps): RoutingPolicy {
+  const { weights } = WeightedParamsSchema.parse(params ?? {});
+  const registry = createScorerRegistry();
+  let total = 0;
+  for (const name of SCORER_NAMES) total += weights[name] ?? 0;
+  const active = SCORER_NAMES.filter((name) => (weights[name] ?? 0) > 0).map((name) => ({
+    name,
+    scorer: registry.create(name, {}),
+    factor: (weights[name] ?? 0) / total,
+  }));
+
+  return {
+    name: WEIGHTED,
+    route(request, cluster) {
+      const candidates = routingCandidates(request, cluster);
+      if (candidates.length === 0) return null;
+      const n = candidates.length;
+      const scores = new Float64Array(n);
+      const unweighted = active.map(({ scorer, factor }) => {
+        const raw = scorer.score(request, candidates, cluster);
+        const clamped = raw.length === n ? raw : new Array<number>(n); // raw is ours to change (Scorer's contract)
+        for (let i = 0; i < n; i++) {
+          clamped[i] = clampScore(raw[i] ?? 0);
+          scores[i]! += factor * clamped[i]!;
+        }
+        return clamped;
+      });
+      const perScorer = (i: number) => {
+        const record: Record<string, number> = {};
+        for (let k = 0; k < active.length; k++) record[active[k]!.name] = unweighted[k]![i]!;
+        return record;
+      };
+      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random), perScorer);
+    },
+  };
+}
