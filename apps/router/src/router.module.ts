@@ -11,6 +11,7 @@ import {
 import type { InboundRoute } from '@sluice/bus';
 import { RouterController } from './router.controller.js';
 import { RouterService } from './router.service.js';
+import { routingRegistryProvider } from './routing.registry.js';
 
 /** Submissions are shared by the queue group; worker events go to every router replica. */
 export const ROUTER_ROUTES = new Map<string, InboundRoute>([
@@ -20,5 +21,5 @@ export const ROUTER_ROUTES = new Map<string, InboundRoute>([
   [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
 ]);
 
-@Module({ controllers: [RouterController], providers: [RouterService], exports: [RouterService] })
+@Module({ controllers: [RouterController], providers: [routingRegistryProvider, RouterService], exports: [RouterService] })
 export class RouterModule {}

@@ -1,59 +1,63 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
-import { subjects, type InferenceRequest, type LifecycleEvent, type LoadSnapshot, type RequestDone } from '@sluice/contracts';
+import {
+  subjects,
+  type InferenceRequest,
+  type LifecycleEvent,
+  type LoadSnapshot,
+  type MigrateFrame,
+  type RequestDone,
+} from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { ClusterState, createRoutingRegistry, type RoutingPolicy } from '@sluice/policies';
-import { Counter, Gauge, Histogram, SpanKind, SpanStatusCode, context, trace } from '@sluice/telemetry';
+import {
+  ClusterState,
+  PrefixIndex,
+  seedOf,
+  seededRandom,
+  type RoutingDecision,
+  type RoutingPolicy,
+  type RoutingPolicyRegistry,
+} from '@sluice/policies';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import { createRouterMetrics, type RouterMetrics } from './router.metrics.js';
+import { ROUTING_REGISTRY } from './routing.registry.js';
 
-/** The shell around the routing policy: owns the cluster state and in-flight accounting. */
+/**
+ * The shell around the routing policy. It owns what BEHAVIOUR.md §4 makes synchronous: in-flight
+ * accounting (+1 at dispatch, −1 when the instance reports the request done) and the router-side
+ * prefix index (the request's blocks recorded on the chosen instance right after each decision).
+ * Instance-reported signals reach policies every `snapshotRefreshIntervalMs` (0: at once).
+ */
 @Injectable()
 export class RouterService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('router');
   private readonly policy: RoutingPolicy;
   private readonly cluster: ClusterState;
+  private readonly prefix = new PrefixIndex();
   /** In-flight requests by id, so a lost instance's requests can be told. */
   private readonly owners = new Map<string, Pick<InferenceRequest, 'id' | 'replyTo'>>();
-  private sweep: NodeJS.Timeout | undefined;
-  private readonly decisions: Counter<'policy' | 'instance'>;
-  private readonly decisionSeconds: Histogram<'policy'>;
-  private readonly inflight: Gauge<'instance'>;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly metrics: RouterMetrics;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
+  constructor(
+    @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
+    @Inject(ROUTING_REGISTRY) registry: RoutingPolicyRegistry,
+  ) {
     const { router } = service.config;
-    this.policy = createRoutingRegistry().create(router.policy, {});
-    this.cluster = new ClusterState(router.heartbeatTimeoutMs);
-    this.decisions = new Counter({
-      name: 'sluice_router_decisions_total',
-      help: 'Routing decisions by policy and chosen instance.',
-      labelNames: ['policy', 'instance'],
-      registers: [service.metrics],
-    });
-    this.decisionSeconds = new Histogram({
-      name: 'sluice_router_decision_seconds',
-      help: 'Time to pick an instance, excluding the handoff.',
-      labelNames: ['policy'],
-      buckets: [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2],
-      registers: [service.metrics],
-    });
-    this.inflight = new Gauge({
-      name: 'sluice_router_inflight',
-      help: 'Requests dispatched by this router and not yet done, per instance.',
-      labelNames: ['instance'],
-      registers: [service.metrics],
-      collect: () => {
-        this.inflight.reset();
-        for (const i of this.cluster.view(Date.now()).instances) this.inflight.set({ instance: i.instanceId }, i.inFlight);
-      },
-    });
+    const random = seededRandom(router.seed ?? seedOf(service.instanceId));
+    this.policy = registry.create(router.policy, router.policies[router.policy], { random });
+    this.cluster = new ClusterState(router.heartbeatTimeoutMs, { snapshots: router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
+    this.metrics = createRouterMetrics(service.metrics, () => this.cluster.view(Date.now()).instances);
   }
 
   onModuleInit(): void {
-    const every = Math.max(50, Math.floor(this.service.config.router.heartbeatTimeoutMs / 3));
-    this.sweep = setInterval(() => this.expireSilentInstances(), every);
+    const { heartbeatTimeoutMs, snapshotRefreshIntervalMs } = this.service.config.router;
+    this.timers.push(setInterval(() => this.expireSilentInstances(), Math.max(50, Math.floor(heartbeatTimeoutMs / 3))));
+    if (snapshotRefreshIntervalMs > 0) this.timers.push(setInterval(() => this.cluster.refresh(), snapshotRefreshIntervalMs));
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.sweep);
+    for (const timer of this.timers) clearInterval(timer);
   }
 
   instanceCount(): number {
@@ -63,7 +67,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   onLifecycle(event: LifecycleEvent): void {
     if (event.type === 'register') this.logger.log(`instance ${event.instanceId} registered (worker ${event.workerId})`);
     const held = this.cluster.onLifecycle(event);
-    if (event.type === 'deregister') this.failInFlight(event.instanceId, held, 'deregistered');
+    if (event.type === 'deregister') this.instanceGone(event.instanceId, held);
   }
 
   onSnapshot(snapshot: LoadSnapshot): void {
@@ -87,20 +91,21 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
       },
     });
     try {
-      const view = this.cluster.view(Date.now());
+      const now = Date.now();
+      const view = this.cluster.view(now, this.prefix);
       span.setAttribute('sluice.router.candidates', view.instances.length);
-      const decision = this.policy.route(request, view, Date.now() * 1000);
-      this.decisionSeconds.observe({ policy: this.policy.name }, (performance.now() - receivedAt) / 1000);
+      const decision = this.policy.route(request, view, now * 1000);
+      this.metrics.decisionSeconds.observe({ policy: this.policy.name }, (performance.now() - receivedAt) / 1000);
       if (!decision) {
         span.setAttribute('sluice.router.decision', 'none');
         sendErrorFrame(this.service.bus, request, 'router', 'no_worker', `no worker instance serves model "${request.model}"`);
         return;
       }
       const instanceId = decision.instance.instanceId;
-      span.setAttribute('sluice.router.instance', instanceId);
-      this.decisions.inc({ policy: this.policy.name, instance: instanceId });
-      // Synchronous in-flight accounting: counted before the handoff, so the next decision sees it.
+      this.recordDecision(span, decision);
+      // Synchronous signals, updated before the handoff so the next decision sees them.
       this.cluster.dispatched(instanceId, request.id);
+      this.prefix.record(instanceId, request.blockHashes);
       this.owners.set(request.id, { id: request.id, replyTo: request.replyTo });
       request.timings.routingMs = performance.now() - receivedAt;
       const passed = await context.with(trace.setSpan(context.active(), span), () =>
@@ -116,20 +121,60 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** The choice, its regret, and the top-k candidates with their scores and signals (span events). */
+  private recordDecision(span: Span, decision: RoutingDecision): void {
+    const instanceId = decision.instance.instanceId;
+    this.metrics.decisions.inc({ policy: this.policy.name, instance: instanceId });
+    this.metrics.regret.observe({ policy: this.policy.name }, decision.regret);
+    const chosen = decision.ranked.find((c) => c.instanceId === instanceId);
+    span.setAttributes({
+      'sluice.router.instance': instanceId,
+      'sluice.router.regret': decision.regret,
+      ...(chosen ? { 'sluice.router.score': chosen.score } : {}),
+      ...(decision.ranked[0] ? { 'sluice.router.best_score': decision.ranked[0].score } : {}),
+    });
+    const byId = new Map(this.cluster.view(Date.now()).instances.map((i) => [i.instanceId, i]));
+    decision.ranked.slice(0, this.service.config.router.counterfactualK).forEach((candidate, rank) => {
+      const signals = byId.get(candidate.instanceId);
+      span.addEvent('candidate', {
+        'sluice.router.candidate.rank': rank,
+        'sluice.router.candidate.instance': candidate.instanceId,
+        'sluice.router.candidate.score': candidate.score,
+        'sluice.router.candidate.effective_load': candidate.effectiveLoad,
+        'sluice.router.candidate.chosen': candidate.instanceId === instanceId,
+        ...(signals
+          ? {
+              'sluice.router.candidate.queue_depth': signals.queueDepth,
+              'sluice.router.candidate.batch_size': signals.batchSize,
+              'sluice.router.candidate.in_flight': signals.inFlight,
+              'sluice.router.candidate.kv_utilization': signals.kvUtilization,
+              'sluice.router.candidate.snapshot_age_ms': Number.isFinite(signals.snapshotAgeMs) ? signals.snapshotAgeMs : -1,
+            }
+          : {}),
+        ...Object.fromEntries(Object.entries(candidate.scores ?? {}).map(([scorer, score]) => [`sluice.router.candidate.scores.${scorer}`, score])),
+      });
+    });
+  }
+
   private expireSilentInstances(): void {
     for (const lost of this.cluster.expire(Date.now())) {
       this.logger.warn(`instance ${lost.instanceId} missed its heartbeats: lost`);
-      this.failInFlight(lost.instanceId, lost.inFlight, 'lost');
+      this.instanceGone(lost.instanceId, lost.inFlight);
     }
   }
 
-  /** Until migration exists, a lost instance's requests end as failed: worker_lost. */
-  private failInFlight(instanceId: string, requestIds: readonly string[], how: string): void {
+  /**
+   * An instance left routing (deregistered or lost): its prefix beliefs go, and each request it
+   * held gets a `migrate` frame on its inbox; the gateway decides what to do with it.
+   */
+  private instanceGone(instanceId: string, requestIds: readonly string[]): void {
+    this.prefix.dropInstance(instanceId);
     for (const id of requestIds) {
       const owner = this.owners.get(id);
       if (!owner) continue;
       this.owners.delete(id);
-      sendErrorFrame(this.service.bus, owner, 'router', 'worker_lost', `worker instance ${instanceId} was ${how} while serving the request`);
+      const frame: MigrateFrame = { type: 'migrate', requestId: id, instanceId };
+      this.service.bus.publish(owner.replyTo, frame);
     }
   }
 }

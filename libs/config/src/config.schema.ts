@@ -6,6 +6,7 @@ import {
   ADMISSION_POLICY_PARAMS,
   FlowControlConfigSchema,
   ROUTING_POLICY_NAMES,
+  ROUTING_POLICY_PARAMS,
   UTILIZATION_DETECTOR,
 } from '@sluice/policies';
 
@@ -60,6 +61,11 @@ const InferenceObjectiveSchema = z.strictObject({
  */
 const AdmissionPoliciesSchema = z.strictObject(
   Object.fromEntries(ADMISSION_POLICY_NAMES.map((name) => [name, ADMISSION_POLICY_PARAMS[name].prefault({})])),
+);
+
+/** `router.policies.<policy>.<param>`, checked by each routing policy's own schema. */
+const RoutingPoliciesSchema = z.strictObject(
+  Object.fromEntries(ROUTING_POLICY_NAMES.map((name) => [name, ROUTING_POLICY_PARAMS[name].prefault({})])),
 );
 
 export const ConfigSchema = z.strictObject({
@@ -125,8 +131,20 @@ export const ConfigSchema = z.strictObject({
       ...ServiceBase,
       port: Port.default(9103),
       policy: z.enum(ROUTING_POLICY_NAMES).default('round-robin'),
+      /** Each policy's parameters, e.g. `weighted: { weights: "prefix-affinity:3,queue-depth:2,kv-utilization:2" }`. */
+      policies: RoutingPoliciesSchema.prefault({}),
       /** An instance silent for this long is lost. */
       heartbeatTimeoutMs: Millis.default(3_000),
+      /**
+       * How often instance-reported signals (queue depth, batch size, KV utilization) are refreshed
+       * for routing decisions; 0 = each instance's newest snapshot. In-flight counts and the prefix
+       * index are always current (BEHAVIOUR.md §4, signal freshness).
+       */
+      snapshotRefreshIntervalMs: z.number().int().nonnegative().default(50),
+      /** Candidates kept, with their scores and signals, on each decision's span. */
+      counterfactualK: z.number().int().nonnegative().default(3),
+      /** Seed of the tie-breaking random source; default: derived from the router's instance id. */
+      seed: z.number().int().nonnegative().optional(),
     })
     .prefault({}),
   worker: z
