@@ -27,6 +27,12 @@ export interface InstanceView {
  */
 export interface PrefixLookup {
   matchedBlocks(instanceId: string, blockHashes: readonly string[]): number;
+  /**
+   * Optional bulk form: every instance's leading-run length at once (instances without even the
+   * first block are absent). Scorers use it when present, so one request costs the matches, not
+   * one lookup per instance.
+   */
+  matchedBlocksByInstance?(blockHashes: readonly string[]): ReadonlyMap<string, number>;
 }
 
 export interface ClusterView {

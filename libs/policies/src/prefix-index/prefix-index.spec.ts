@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../random.js';
 import { DEFAULT_PREFIX_INDEX_CAPACITY, PrefixIndex } from './prefix-index.js';
 
 describe('PrefixIndex', () => {
@@ -79,5 +80,24 @@ describe('PrefixIndex', () => {
     index.record('i1', Array.from({ length: 10_001 }, (_, i) => `h${i}`));
     expect(index.size('i1')).toBe(10_000);
     expect(() => new PrefixIndex(0)).toThrow(RangeError);
+  });
+
+  it('answers matchedBlocksByInstance exactly as matchedBlocks per instance, through records, LRU evictions, removals and drops', () => {
+    const random = seededRandom(7);
+    const pick = (n: number) => Math.floor(random() * n);
+    // Small capacity so evictions happen; prompts are chains over a small alphabet so prefixes are shared.
+    const index = new PrefixIndex(12);
+    const instances = ['a', 'b', 'c', 'd'];
+    const prompt = () => Array.from({ length: 1 + pick(8) }, (_, i) => `h${i}-${pick(3)}`);
+    for (let step = 0; step < 2_000; step++) {
+      const op = pick(10);
+      const id = instances[pick(instances.length)]!;
+      if (op < 7) index.record(id, prompt());
+      else if (op < 9) index.remove(id, prompt());
+      else index.dropInstance(id);
+      const query = prompt();
+      const bulk = index.matchedBlocksByInstance(query);
+      for (const instance of instances) expect(bulk.get(instance) ?? 0).toBe(index.matchedBlocks(instance, query));
+    }
   });
 });

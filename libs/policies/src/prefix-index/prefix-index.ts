@@ -14,6 +14,12 @@ export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
  */
 export class PrefixIndex implements PrefixLookup {
   private readonly byInstance = new Map<string, Set<string>>();
+  /**
+   * The same beliefs inverted: which instances hold each hash. Scoring one request against every
+   * instance then costs what the matches cost, not one lookup per instance (at 1,000 instances
+   * the per-instance loop dominated a weighted routing decision; see docs/benchmarks.md).
+   */
+  private readonly byHash = new Map<string, Set<string>>();
 
   constructor(private readonly capacityPerInstance = DEFAULT_PREFIX_INDEX_CAPACITY) {
     if (!Number.isInteger(capacityPerInstance) || capacityPerInstance < 1) {
@@ -34,12 +40,13 @@ export class PrefixIndex implements PrefixLookup {
     // frees a request's blocks in reverse order for the same reason; BEHAVIOUR.md §1.)
     for (let i = blockHashes.length - 1; i >= 0; i--) {
       const hash = blockHashes[i]!;
-      entries.delete(hash);
+      if (!entries.delete(hash)) this.holdersOf(hash).add(instanceId);
       entries.add(hash);
     }
     for (const oldest of entries) {
       if (entries.size <= this.capacityPerInstance) break;
       entries.delete(oldest);
+      this.unhold(oldest, instanceId);
     }
   }
 
@@ -47,12 +54,15 @@ export class PrefixIndex implements PrefixLookup {
   remove(instanceId: string, blockHashes: readonly string[]): void {
     const entries = this.byInstance.get(instanceId);
     if (!entries) return;
-    for (const hash of blockHashes) entries.delete(hash);
+    for (const hash of blockHashes) if (entries.delete(hash)) this.unhold(hash, instanceId);
     if (entries.size === 0) this.byInstance.delete(instanceId);
   }
 
   /** Forgets an instance entirely (deregistered / lost). */
   dropInstance(instanceId: string): void {
+    const entries = this.byInstance.get(instanceId);
+    if (!entries) return;
+    for (const hash of entries) this.unhold(hash, instanceId);
     this.byInstance.delete(instanceId);
   }
 
@@ -69,7 +79,41 @@ export class PrefixIndex implements PrefixLookup {
     return matched;
   }
 
+  /**
+   * `matchedBlocks` for every instance at once: the instances holding at least the first block,
+   * each with its leading-run length. Walks the request's blocks once, narrowing the holders.
+   */
+  matchedBlocksByInstance(blockHashes: readonly string[]): ReadonlyMap<string, number> {
+    const matched = new Map<string, number>();
+    const first = blockHashes.length > 0 ? this.byHash.get(blockHashes[0]!) : undefined;
+    if (!first) return matched;
+    let alive = [...first];
+    for (let i = 0; i < blockHashes.length && alive.length > 0; i++) {
+      const holders = i === 0 ? first : this.byHash.get(blockHashes[i]!);
+      if (!holders) break;
+      if (i > 0) alive = alive.filter((id) => holders.has(id));
+      for (const id of alive) matched.set(id, i + 1);
+    }
+    return matched;
+  }
+
   size(instanceId: string): number {
     return this.byInstance.get(instanceId)?.size ?? 0;
+  }
+
+  private holdersOf(hash: string): Set<string> {
+    let holders = this.byHash.get(hash);
+    if (!holders) {
+      holders = new Set();
+      this.byHash.set(hash, holders);
+    }
+    return holders;
+  }
+
+  private unhold(hash: string, instanceId: string): void {
+    const holders = this.byHash.get(hash);
+    if (!holders) return;
+    holders.delete(instanceId);
+    if (holders.size === 0) this.byHash.delete(hash);
   }
 }

@@ -15,6 +15,10 @@ export function createPrefixAffinityScorer(): Scorer {
       const blocks = request.blockHashes;
       const prefix = cluster.prefix;
       if (!prefix || blocks.length === 0) return candidates.map(() => 0);
+      if (prefix.matchedBlocksByInstance) {
+        const matched = prefix.matchedBlocksByInstance(blocks);
+        return candidates.map((c) => clampScore((matched.get(c.instanceId) ?? 0) / blocks.length));
+      }
       return candidates.map((c) => clampScore(prefix.matchedBlocks(c.instanceId, blocks) / blocks.length));
     },
   };
