@@ -126,15 +126,15 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     const instanceId = decision.instance.instanceId;
     this.metrics.decisions.inc({ policy: this.policy.name, instance: instanceId });
     this.metrics.regret.observe({ policy: this.policy.name }, decision.regret);
-    const chosen = decision.ranked.find((c) => c.instanceId === instanceId);
+    const [best] = decision.top(1);
     span.setAttributes({
       'sluice.router.instance': instanceId,
       'sluice.router.regret': decision.regret,
-      ...(chosen ? { 'sluice.router.score': chosen.score } : {}),
-      ...(decision.ranked[0] ? { 'sluice.router.best_score': decision.ranked[0].score } : {}),
+      // The chosen one's score is the best minus the regret: no need to find it in the ranking.
+      ...(best ? { 'sluice.router.best_score': best.score, 'sluice.router.score': best.score - decision.regret } : {}),
     });
     const byId = new Map(this.cluster.view(Date.now()).instances.map((i) => [i.instanceId, i]));
-    decision.ranked.slice(0, this.service.config.router.counterfactualK).forEach((candidate, rank) => {
+    decision.top(this.service.config.router.counterfactualK).forEach((candidate, rank) => {
       const signals = byId.get(candidate.instanceId);
       span.addEvent('candidate', {
         'sluice.router.candidate.rank': rank,

@@ -58,6 +58,23 @@ describe('argMaxRandomTie', () => {
 describe('rankedDecision', () => {
   const candidates = ['a', 'b', 'c', 'd'].map((instanceId, i) => instanceView({ instanceId, inFlight: i + 1 }));
 
+  it('top(k) is the first k of the full ranking, ties, NaN and the chosen one included, without building it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(0, 0.5, 1, Number.NaN), fc.double({ min: -5, max: 5, noNaN: true })), { minLength: 1, maxLength: 30 }),
+        fc.nat(),
+        fc.nat({ max: 35 }),
+        (scores, chosenSeed, k) => {
+          const many = scores.map((_, i) => instanceView({ instanceId: `i${i}` }));
+          const chosen = chosenSeed % scores.length;
+          const lazy = rankedDecision(many, scores, chosen).top(k).map((r) => r.instanceId);
+          const full = rankedDecision(many, scores, chosen).ranked.slice(0, k).map((r) => r.instanceId);
+          expect(lazy).toEqual(full);
+        },
+      ),
+    );
+  });
+
   it('ranks best first; ties: the chosen one first, then view order', () => {
     const decision = rankedDecision(candidates, [0.5, 0.9, 0.5, 0.5], 2);
     expect(decision.ranked.map((r) => r.instanceId)).toEqual(['b', 'c', 'a', 'd']);

@@ -143,25 +143,50 @@ export function rankedDecision(
   let best = scores[chosen]!;
   for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
   let ranked: readonly RankedCandidate[] | undefined;
-  const rank = (): readonly RankedCandidate[] => {
-    const order = rankOrder(scores, chosen);
-    const list = new Array<RankedCandidate>(order.length);
-    for (let k = 0; k < order.length; k++) {
-      const i = order[k]!;
-      const { instanceId } = candidates[i]!;
-      const score = scores[i]!;
-      const load = effectiveLoad(candidates[i]!);
-      list[k] = perScorer ? { instanceId, score, effectiveLoad: load, scores: perScorer(i) } : { instanceId, score, effectiveLoad: load };
-    }
-    return list;
+  const entry = (i: number): RankedCandidate => {
+    const { instanceId } = candidates[i]!;
+    const score = scores[i]!;
+    const load = effectiveLoad(candidates[i]!);
+    return perScorer ? { instanceId, score, effectiveLoad: load, scores: perScorer(i) } : { instanceId, score, effectiveLoad: load };
   };
+  const rank = (): readonly RankedCandidate[] => Array.from(rankOrder(scores, chosen), entry);
   return {
     instance: candidates[chosen]!,
     regret: Math.max(0, best - scores[chosen]!),
     get ranked() {
       return (ranked ??= rank());
     },
+    top(k) {
+      if (ranked) return ranked.slice(0, k);
+      return topOrder(scores, chosen, k).map(entry);
+    },
   };
+}
+
+/**
+ * The first `k` indices of `rankOrder(scores, chosen)` by repeated selection, O(n·k): the same
+ * order (score descending, NaN last; among equals the chosen one first, then view order).
+ */
+export function topOrder(scores: ArrayLike<number>, chosen: number, k: number): number[] {
+  const n = scores.length;
+  const keyOf = (i: number) => (Number.isNaN(scores[i]!) ? Number.NEGATIVE_INFINITY : scores[i]!);
+  /** a goes before b in the ranking. */
+  const before = (a: number, b: number) => {
+    const ka = keyOf(a);
+    const kb = keyOf(b);
+    if (ka !== kb) return ka > kb;
+    if (a === chosen || b === chosen) return a === chosen;
+    return a < b;
+  };
+  const taken = new Uint8Array(n);
+  const order: number[] = [];
+  for (let round = 0; round < Math.min(k, n); round++) {
+    let best = -1;
+    for (let i = 0; i < n; i++) if (!taken[i] && (best < 0 || before(i, best))) best = i;
+    taken[best] = 1;
+    order.push(best);
+  }
+  return order;
 }
 
 /** −effective load per candidate: the score of the policies that have none of their own. */

@@ -24,6 +24,11 @@ export interface RoutingDecision {
    * records no span for the decision does not pay for it.
    */
   readonly ranked: readonly RankedCandidate[];
+  /**
+   * The first `k` of `ranked`, without ranking the rest: what a router puts on the decision's
+   * span (top-k counterfactuals) at O(n·k) instead of a full sort.
+   */
+  top(k: number): readonly RankedCandidate[];
 }
 
 /**
