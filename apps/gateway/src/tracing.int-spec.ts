@@ -13,7 +13,7 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=1'],
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=4'],
     env: receiver.exportEnv,
     parallel: true,
   });
@@ -74,6 +74,11 @@ describe('distributed tracing', () => {
     expect(flow.attributes['sluice.flow.saturation']).toBeLessThan(1);
     expect(router).toMatchObject({ name: 'router.route', parentSpanId: flow.spanId });
     expect(router.attributes['sluice.router.instance']).toBeTypeOf('string');
+    // The decision's counterfactuals: regret, and the top candidates (k = 3 by default) best first.
+    expect(router.attributes['sluice.router.regret']).toBeGreaterThanOrEqual(0);
+    const candidates = router.events.filter((e) => e.name === 'candidate');
+    expect(candidates.map((e) => e.attributes['sluice.router.candidate.rank'])).toEqual([0, 1, 2]);
+    expect(candidates.some((e) => e.attributes['sluice.router.candidate.chosen'] === true && e.attributes['sluice.router.candidate.instance'] === router.attributes['sluice.router.instance'])).toBe(true);
     expect(worker).toMatchObject({ name: 'worker.request', parentSpanId: router.spanId });
     expect(worker.attributes['gen_ai.usage.output_tokens']).toBe(3);
     // The request's phases on the instance: queued → prefill → decode, children of worker.request.

@@ -115,19 +115,24 @@ describe('least-loaded routing and instance loss', () => {
     const router = serviceUrl(cluster, 'router');
     const aborts: AbortController[] = [];
     const running: Promise<unknown>[] = [];
-    for (let i = 0; i < 14; i++) {
-      const abort = new AbortController();
-      aborts.push(abort);
-      running.push(complete(cluster.gatewayUrl, fresh(64), 2_000, abort.signal).catch(() => undefined));
-      // A steady trickle, not one burst: each decision sees the earlier ones' snapshots.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    try {
+      for (let i = 0; i < 14; i++) {
+        const abort = new AbortController();
+        aborts.push(abort);
+        running.push(complete(cluster.gatewayUrl, fresh(64), 2_000, abort.signal).catch(() => undefined));
+        // A steady trickle, not one burst: arrivals further apart than a snapshot interval plus
+        // its refresh (50 + 50 ms), so each decision sees the earlier requests in the snapshots too.
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+      await eventually(async () => (await metricSum(router, 'sluice_router_inflight')) === 14, 5_000, '14 requests in flight');
+      const counts = [...(await byInstance(router, 'sluice_router_inflight')).values()];
+      expect(counts).toHaveLength(4);
+      expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+    } finally {
+      for (const abort of aborts) abort.abort();
+      await Promise.all(running);
     }
-    await eventually(async () => (await metricSum(router, 'sluice_router_inflight')) === 14, 5_000, '14 requests in flight');
-    const counts = [...(await byInstance(router, 'sluice_router_inflight')).values()];
-    expect(counts).toHaveLength(4);
-    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
-    for (const abort of aborts) abort.abort();
-    await Promise.all(running);
+    await eventually(async () => (await metricSum(router, 'sluice_router_inflight')) === 0, 5_000, 'the aborted requests done');
   });
 
   it('drops a killed worker’s instances within the heartbeat timeout and sends them nothing afterwards', async () => {
@@ -144,6 +149,18 @@ describe('least-loaded routing and instance loss', () => {
       'the extra worker’s two instances registered',
     );
 
+    // One long request per instance (least-loaded spreads them by in-flight count): two of them on
+    // the extra worker's instances, which die with it.
+    const aborts = Array.from({ length: 6 }, () => new AbortController());
+    const long = aborts.map((abort) =>
+      complete(cluster.gatewayUrl, fresh(32), 5_000, abort.signal)
+        .then(async (res) => ({ status: res.status, body: await res.text() }))
+        .catch(() => undefined),
+    );
+    await eventually(async () => (await metricSum(router, 'sluice_router_inflight')) === 6, 5_000, 'six long requests in flight');
+    const onExtra = await byInstance(router, 'sluice_router_inflight');
+    expect(added.map((id) => onExtra.get(id))).toEqual([1, 1]);
+
     process.kill(extra.services[0]!.pid, 'SIGKILL');
     const killedAt = Date.now();
     await eventually(async () => {
@@ -152,6 +169,13 @@ describe('least-loaded routing and instance loss', () => {
     }, 5_000, 'the killed instances dropped');
     // Expiry runs every heartbeatTimeout/3: gone by the timeout plus one sweep.
     expect(Date.now() - killedAt).toBeLessThan(heartbeatTimeoutMs + heartbeatTimeoutMs / 3 + 500);
+    // Their requests were told (a migrate frame); without migration the gateway ends them as
+    // failed: worker_lost, 503.
+    await eventually(async () => (await metricSum(cluster.gatewayUrl, 'sluice_requests_total', 'reason="worker_lost"')) === 2, 5_000, 'two requests failed: worker_lost');
+    for (const abort of aborts) abort.abort(); // the four still running on live instances
+    const lost = (await Promise.all(long)).filter((res) => res !== undefined);
+    expect(lost.map((res) => res.status)).toEqual([503, 503]);
+    expect((JSON.parse(lost[0]!.body) as { error: { code: string } }).error.code).toBe('worker_lost');
 
     const decisionsBefore = await byInstance(router, 'sluice_router_decisions_total');
     const answers = await Promise.all(Array.from({ length: 20 }, () => complete(cluster.gatewayUrl, fresh(32))));

@@ -10,6 +10,8 @@ export interface ReceivedSpan {
   readonly name: string;
   readonly kind: number;
   readonly attributes: Record<string, string | number | boolean>;
+  /** Span events (e.g. the router's `candidate` events), in the order recorded. */
+  readonly events: readonly { readonly name: string; readonly attributes: Record<string, string | number | boolean> }[];
 }
 
 export interface OtlpReceiver {
@@ -28,7 +30,9 @@ interface OtlpKeyValue { key: string; value: AnyValue }
 interface OtlpTraces {
   resourceSpans?: {
     resource?: { attributes?: OtlpKeyValue[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpKeyValue[] }[] }[];
+    scopeSpans?: {
+      spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: OtlpKeyValue[]; events?: { name: string; attributes?: OtlpKeyValue[] }[] }[];
+    }[];
   }[];
 }
 
@@ -68,6 +72,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 name: s.name,
                 kind: s.kind,
                 attributes: attributes(s.attributes),
+                events: (s.events ?? []).map((e) => ({ name: e.name, attributes: attributes(e.attributes) })),
               });
             }
           }
