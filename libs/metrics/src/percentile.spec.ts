@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { percentile, summarize } from './percentile.js';
+
+describe('percentile', () => {
+  it('interpolates linearly at rank p/100·(n−1)', () => {
+    const s = [1, 2, 3, 4];
+    expect(percentile(s, 0)).toBe(1);
+    expect(percentile(s, 50)).toBeCloseTo(2.5, 12); // rank 1.5
+    expect(percentile(s, 90)).toBeCloseTo(3.7, 12); // rank 2.7
+    expect(percentile(s, 95)).toBeCloseTo(3.85, 12); // rank 2.85
+    expect(percentile(s, 99)).toBeCloseTo(3.97, 12); // rank 2.97
+    expect(percentile(s, 100)).toBe(4);
+    expect(percentile([10, 20], 90)).toBeCloseTo(19, 12);
+  });
+
+  it('returns the only sample for n = 1 and null for n = 0', () => {
+    expect(percentile([7], 99)).toBe(7);
+    expect(percentile([], 50)).toBeNull();
+  });
+
+  it('rejects p outside [0, 100]', () => {
+    expect(() => percentile([1], 101)).toThrow(RangeError);
+    expect(() => percentile([1], -1)).toThrow(RangeError);
+    expect(() => percentile([1], Number.NaN)).toThrow(RangeError);
+  });
+});
+
+describe('summarize', () => {
+  it('sorts a copy and gives mean and percentiles', () => {
+    const samples = [4, 1, 3, 2];
+    const st = summarize(samples);
+    expect(samples).toEqual([4, 1, 3, 2]);
+    expect(st.count).toBe(4);
+    expect(st.mean).toBe(2.5);
+    expect(st.p50).toBeCloseTo(2.5, 12);
+    expect(st.p90).toBeCloseTo(3.7, 12);
+    expect(st.p95).toBeCloseTo(3.85, 12);
+    expect(st.p99).toBeCloseTo(3.97, 12);
+  });
+
+  it('gives count 0 and null statistics for no samples', () => {
+    expect(summarize([])).toEqual({ count: 0, mean: null, p50: null, p90: null, p95: null, p99: null });
+  });
+});

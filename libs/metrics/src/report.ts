@@ -1,0 +1,48 @@
+import { checkConservation, conservation, type ConservationBooks, type ConservationCheck } from './conservation.js';
+import { fitness, type FitnessWeights } from './fitness.js';
+import { jainIndex } from './jain.js';
+import { summarizeBy, summarizeRecords, type Summary } from './summary.js';
+import { runWindow, type RunWindow, type Throughput } from './throughput.js';
+import type { RequestRecord } from './types.js';
+
+export interface ReportOptions {
+  /** Fitness weights by term name (see FITNESS_TERMS); without them `fitness` is null. */
+  readonly fitnessWeights?: FitnessWeights;
+  /** How many requests the workload offered, for the conservation books (default: distinct ids). */
+  readonly expectedRequests?: number;
+}
+
+/** A run's report: plain JSON-able data. Latencies in ms. */
+export interface RunReport {
+  readonly window: RunWindow;
+  readonly overall: Summary;
+  readonly bySloClass: Record<string, Summary>;
+  readonly byTenant: Record<string, Summary>;
+  readonly throughput: Throughput;
+  readonly jain: {
+    /** Jain's index over output tokens of completed requests per tenant (every tenant seen counts, starved ones as 0). */
+    readonly index: number;
+    readonly outputTokensByTenant: Record<string, number>;
+  };
+  readonly conservation: { readonly books: ConservationBooks; readonly check: ConservationCheck };
+  /** Weighted fitness of the overall summary, or null without weights. */
+  readonly fitness: number | null;
+}
+
+export function buildReport(records: readonly RequestRecord[], options: ReportOptions = {}): RunReport {
+  const window = runWindow(records);
+  const overall = summarizeRecords(records, window);
+  const byTenant = summarizeBy(records, (r) => r.tenant, window);
+  const outputTokensByTenant = Object.fromEntries(Object.entries(byTenant).map(([t, s]) => [t, s.outputTokens]));
+  const books = conservation(records, options.expectedRequests);
+  return {
+    window,
+    overall,
+    bySloClass: summarizeBy(records, (r) => r.sloClass, window),
+    byTenant,
+    throughput: overall.throughput,
+    jain: { index: jainIndex(Object.values(outputTokensByTenant)), outputTokensByTenant },
+    conservation: { books, check: checkConservation(books) },
+    fitness: options.fitnessWeights ? fitness(overall, options.fitnessWeights) : null,
+  };
+}

@@ -1,0 +1,54 @@
+import { summarize, type LatencyStats } from './percentile.js';
+import { e2eSamples, itlSamples, ttftSamples } from './samples.js';
+import { throughput, type RunWindow, type Throughput } from './throughput.js';
+import type { RequestRecord } from './types.js';
+
+/** The statistics of one set of requests (the whole run, one SLO class or one tenant). Latencies in ms. */
+export interface Summary {
+  readonly requests: number;
+  readonly completed: number;
+  /** Output tokens of completed requests. */
+  readonly outputTokens: number;
+  readonly ttft: LatencyStats;
+  readonly itl: LatencyStats;
+  readonly e2e: LatencyStats;
+  readonly throughput: Throughput;
+}
+
+export function summarizeRecords(records: readonly RequestRecord[], window: RunWindow): Summary {
+  let completed = 0;
+  let outputTokens = 0;
+  for (const r of records) {
+    if (r.outcome !== 'completed') continue;
+    completed++;
+    outputTokens += r.outputTokens;
+  }
+  return {
+    requests: records.length,
+    completed,
+    outputTokens,
+    ttft: summarize(ttftSamples(records)),
+    itl: summarize(itlSamples(records)),
+    e2e: summarize(e2eSamples(records)),
+    throughput: throughput(records, window),
+  };
+}
+
+/** Groups records by a key; the groups come out with their keys in sorted order. */
+export function groupBy(records: readonly RequestRecord[], key: (r: RequestRecord) => string): Map<string, RequestRecord[]> {
+  const groups = new Map<string, RequestRecord[]>();
+  for (const r of records) {
+    const k = key(r);
+    const list = groups.get(k);
+    if (list) list.push(r);
+    else groups.set(k, [r]);
+  }
+  return new Map([...groups.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** One summary per group, as a plain object keyed by group name (sorted). */
+export function summarizeBy(records: readonly RequestRecord[], key: (r: RequestRecord) => string, window: RunWindow): Record<string, Summary> {
+  const out: Record<string, Summary> = {};
+  for (const [k, group] of groupBy(records, key)) out[k] = summarizeRecords(group, window);
+  return out;
+}

@@ -1,0 +1,34 @@
+/** How a request left the system (or that it has not yet). */
+export type Outcome = 'completed' | 'rejected' | 'dropped' | 'failed' | 'in_flight';
+
+export const OUTCOMES: readonly Outcome[] = ['completed', 'rejected', 'dropped', 'failed', 'in_flight'];
+
+/**
+ * The result of one request, as recorded by the load generator. All times are in milliseconds on
+ * one clock (the run's injected clock); the metrics library never reads a clock itself.
+ */
+export interface RequestRecord {
+  readonly id: string;
+  readonly tenant: string;
+  readonly sloClass: string;
+  /** When the request was offered to the system. */
+  readonly arrivalMs: number;
+  /** When the first output token arrived; absent when prefill never finished. */
+  readonly firstTokenMs?: number;
+  /** When the request ended (completion, rejection, drop or failure); absent while in flight. */
+  readonly endMs?: number;
+  /**
+   * Arrival time of every output token, in order (the first entry is the first token). The gaps
+   * between consecutive entries are the request's inter-token latencies. Ignored when `itlMs` is given.
+   */
+  readonly tokenTimesMs?: readonly number[];
+  /** The inter-token gaps directly, in ms; takes precedence over `tokenTimesMs`. */
+  readonly itlMs?: readonly number[];
+  /** Output tokens delivered to the client. */
+  readonly outputTokens: number;
+  readonly outcome: Outcome;
+  /** Why a request was rejected, dropped or failed ('unspecified' when absent). */
+  readonly reason?: string;
+  /** Which stage rejected the request, e.g. 'admission' or 'flow-control' ('unspecified' when absent). */
+  readonly stage?: string;
+}
