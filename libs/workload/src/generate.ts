@@ -1,0 +1,150 @@
+import { seededRandom } from '@sluice/policies';
+import { logGamma, sampleExponential, sampleGamma, sampleStandardNormal, sampleWeibull, weibullShapeForCv, type Uniform } from './math.js';
+import type { Arrival, LengthDistribution, SloClass, WorkloadSpec } from './spec.js';
+
+/** Token ids are uniform in [0, TOKEN_VOCAB_SIZE). */
+export const TOKEN_VOCAB_SIZE = 128_000;
+
+/** One generated request. */
+export interface WorkloadRequest {
+  /** 0, 1, 2… in arrival order. */
+  index: number;
+  clientId: string;
+  tenantId: string;
+  sloClass: SloClass;
+  /** Milliseconds since the start of the workload. */
+  arrivalMs: number;
+  /** The group's shared prefix (if any) followed by the request's own tokens. */
+  inputTokens: number[];
+  maxTokens: number;
+}
+
+export interface GenerateOptions {
+  /** Overrides the spec's seed. */
+  seed?: number;
+}
+
+/** Draws the next inter-arrival time (ms) of one client. */
+type InterArrival = (rng: Uniform) => number;
+
+function interArrival(arrival: Arrival, rate: number): InterArrival {
+  const meanMs = 1000 / rate;
+  switch (arrival.process) {
+    case 'poisson':
+      return (rng) => sampleExponential(rng, meanMs);
+    case 'constant':
+      return () => meanMs;
+    case 'gamma': {
+      // cv = 1/√k, mean = kθ.
+      const shape = 1 / (arrival.cv * arrival.cv);
+      const scale = meanMs / shape;
+      return (rng) => sampleGamma(rng, shape, scale);
+    }
+    case 'weibull': {
+      // mean = λ Γ(1 + 1/k).
+      const shape = weibullShapeForCv(arrival.cv);
+      const scale = meanMs / Math.exp(logGamma(1 + 1 / shape));
+      return (rng) => sampleWeibull(rng, shape, scale);
+    }
+  }
+}
+
+/** Draws one token length: rounded, at least 1 (and within [min, max] for gaussian). */
+export function lengthSampler(dist: LengthDistribution): (rng: Uniform) => number {
+  const atLeastOne = (x: number) => Math.max(1, Math.round(x));
+  switch (dist.type) {
+    case 'gaussian': {
+      const { mean, std_dev, min = 1, max = Infinity } = dist.params;
+      const lo = Math.max(1, Math.ceil(min));
+      const hi = Math.max(lo, Math.floor(max));
+      return (rng) => Math.min(hi, Math.max(lo, Math.round(mean + std_dev * sampleStandardNormal(rng))));
+    }
+    case 'exponential':
+      return (rng) => atLeastOne(sampleExponential(rng, dist.params.mean));
+    case 'lognormal': {
+      const { mu, sigma } = dist.params;
+      return (rng) => atLeastOne(Math.exp(mu + sigma * sampleStandardNormal(rng)));
+    }
+    case 'constant': {
+      const value = atLeastOne(dist.params.value);
+      return () => value;
+    }
+    case 'empirical': {
+      const { values } = dist.params;
+      const weights = dist.params.weights ?? values.map(() => 1);
+      const cumulative: number[] = [];
+      let total = 0;
+      for (const w of weights) cumulative.push((total += w));
+      return (rng) => {
+        const target = rng() * total;
+        let i = 0;
+        while (i < values.length - 1 && cumulative[i]! <= target) i++;
+        return atLeastOne(values[i]!);
+      };
+    }
+  }
+}
+
+function tokens(rng: Uniform, count: number): number[] {
+  const out = new Array<number>(count);
+  for (let i = 0; i < count; i++) out[i] = Math.floor(rng() * TOKEN_VOCAB_SIZE);
+  return out;
+}
+
+interface ClientState {
+  id: string;
+  tenantId: string;
+  sloClass: SloClass;
+  next: InterArrival;
+  input: (rng: Uniform) => number;
+  output: (rng: Uniform) => number;
+  prefix: readonly number[];
+  nextArrivalMs: number;
+}
+
+/**
+ * Yields the spec's requests lazily, in arrival order, until num_requests have been produced or
+ * the next arrival would be at or past the horizon, whichever comes first. Every variate comes
+ * from one seeded source (mulberry32) drawn in a fixed order, so one spec and seed always give
+ * the same requests. Each client is a renewal process at aggregate_rate × its normalized share;
+ * clients merge by time, ties going to the client listed first.
+ */
+export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions = {}): Generator<WorkloadRequest, void, undefined> {
+  const rng = seededRandom(options.seed ?? spec.seed);
+  const totalShare = spec.clients.reduce((sum, c) => sum + c.rate_fraction, 0);
+  // Group prefixes first, in order of first appearance, so they do not depend on arrival order.
+  const prefixes = new Map<string, number[]>();
+  for (const c of spec.clients) {
+    if (c.prefix_group !== undefined && !prefixes.has(c.prefix_group)) prefixes.set(c.prefix_group, tokens(rng, c.prefix_length ?? 0));
+  }
+  const clients: ClientState[] = spec.clients.map((c) => ({
+    id: c.id,
+    tenantId: c.tenant_id,
+    sloClass: c.slo_class,
+    next: interArrival(c.arrival, (spec.aggregate_rate * c.rate_fraction) / totalShare),
+    input: lengthSampler(c.input_distribution),
+    output: lengthSampler(c.output_distribution),
+    prefix: c.prefix_group === undefined ? [] : (prefixes.get(c.prefix_group) ?? []),
+    nextArrivalMs: 0,
+  }));
+  for (const c of clients) c.nextArrivalMs = c.next(rng);
+
+  const limit = spec.num_requests ?? Infinity;
+  const horizonMs = spec.horizon === undefined ? Infinity : spec.horizon * 1000;
+  for (let index = 0; index < limit; index++) {
+    let chosen = clients[0]!;
+    for (const c of clients) if (c.nextArrivalMs < chosen.nextArrivalMs) chosen = c;
+    const arrivalMs = chosen.nextArrivalMs;
+    if (arrivalMs >= horizonMs) return;
+    const inputLength = chosen.input(rng);
+    const maxTokens = chosen.output(rng);
+    const inputTokens = chosen.prefix.concat(tokens(rng, inputLength));
+    chosen.nextArrivalMs = arrivalMs + chosen.next(rng);
+    yield { index, clientId: chosen.id, tenantId: chosen.tenantId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
+  }
+}
+
+/** All of the spec's requests as an array (the spec is bounded by num_requests and/or horizon). */
+export function generateWorkloadRequests(spec: WorkloadSpec, options: GenerateOptions = {}): WorkloadRequest[] {
+  return [...generateWorkload(spec, options)];
+}

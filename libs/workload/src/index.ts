@@ -1,0 +1,3 @@
+export * from './spec.js';
+export * from './math.js';
+export * from './generate.js';

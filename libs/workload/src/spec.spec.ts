@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { formatPath, parseWorkloadSpec, validateWorkloadSpec, WorkloadError, type WorkloadIssue } from './spec.js';
+
+const VALID = `
+version: "2"
+seed: 42
+aggregate_rate: 10
+num_requests: 100
+horizon: 60
+clients:
+  - id: chat
+    tenant_id: acme
+    slo_class: critical
+    rate_fraction: 0.7
+    arrival: { process: poisson }
+    input_distribution: { type: gaussian, params: { mean: 512, std_dev: 128, min: 16, max: 2048 } }
+    output_distribution: { type: exponential, params: { mean: 256 } }
+    prefix_group: system-a
+    prefix_length: 64
+  - id: batch
+    tenant_id: beta
+    slo_class: batch
+    rate_fraction: 0.3
+    arrival: { process: gamma, cv: 2 }
+    input_distribution: { type: lognormal, params: { mu: 6, sigma: 0.5 } }
+    output_distribution: { type: empirical, params: { values: [64, 128, 512], weights: [1, 2, 1] } }
+`;
+
+function issuesOf(run: () => unknown): WorkloadIssue[] {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(WorkloadError);
+    return [...(error as WorkloadError).issues];
+  }
+  throw new Error('expected a WorkloadError');
+}
+
+/** VALID with `edit` applied to the parsed object. */
+function edited(edit: (spec: any) => void): unknown {
+  const spec = structuredClone(parseWorkloadSpec(VALID)) as any;
+  edit(spec);
+  return spec;
+}
+
+describe('parseWorkloadSpec', () => {
+  it('accepts a BLIS-style v2 spec', () => {
+    const spec = parseWorkloadSpec(VALID);
+    expect(spec.clients).toHaveLength(2);
+    expect(spec.clients[1]!.arrival).toEqual({ process: 'gamma', cv: 2 });
+    expect(spec.clients[0]!.prefix_length).toBe(64);
+  });
+
+  it('names the key path of an unknown key', () => {
+    const issues = issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[1].arrival.burst = 3))));
+    expect(issues).toEqual([{ path: 'clients[1].arrival.burst', message: 'unknown key' }]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.rate = 1))))).toEqual([{ path: 'rate', message: 'unknown key' }]);
+  });
+
+  it('names the key path of a negative rate', () => {
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.aggregate_rate = -5))))).toEqual([{ path: 'aggregate_rate', message: 'must be > 0' }]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[0].rate_fraction = -0.1))))).toEqual([
+      { path: 'clients[0].rate_fraction', message: 'must be > 0' },
+    ]);
+  });
+
+  it('names the key path of a missing or unknown arrival process', () => {
+    const missing = issuesOf(() => validateWorkloadSpec(edited((s) => delete s.clients[1].arrival.process)));
+    expect(missing).toHaveLength(1);
+    expect(missing[0]!.path).toBe('clients[1].arrival.process');
+    expect(missing[0]!.message).toMatch(/^is required/);
+    const unknown = issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[0].arrival = { process: 'pareto' }))));
+    expect(unknown).toEqual([{ path: 'clients[0].arrival.process', message: 'must be one of poisson | gamma | weibull | constant' }]);
+  });
+
+  it('names the key path of a cv <= 0 or a missing cv', () => {
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[1].arrival.cv = 0))))).toEqual([{ path: 'clients[1].arrival.cv', message: 'must be > 0' }]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[1].arrival = { process: 'weibull', cv: -1 }))))).toEqual([
+      { path: 'clients[1].arrival.cv', message: 'must be > 0' },
+    ]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => delete s.clients[1].arrival.cv)))).toEqual([{ path: 'clients[1].arrival.cv', message: 'is required' }]);
+  });
+
+  it('reports every problem at once, in the error message too', () => {
+    const spec = edited((s) => {
+      s.aggregate_rate = 0;
+      s.clients[0].slo_class = 'gold';
+      s.clients[0].input_distribution.params.max = 8;
+      s.clients[1].output_distribution.params.weights = [1];
+    });
+    const issues = issuesOf(() => validateWorkloadSpec(spec));
+    expect(issues.map((i) => i.path).sort()).toEqual(
+      ['aggregate_rate', 'clients[0].input_distribution.params.max', 'clients[0].slo_class', 'clients[1].output_distribution.params.weights'].sort(),
+    );
+    expect(() => validateWorkloadSpec(spec)).toThrow(/clients\[0\]\.slo_class: must be one of critical \| standard/);
+  });
+
+  it('requires num_requests or horizon, and consistent prefix groups', () => {
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (delete s.num_requests, delete s.horizon))))).toEqual([
+      { path: 'num_requests', message: 'num_requests or horizon is required' },
+    ]);
+    expect(
+      issuesOf(() =>
+        validateWorkloadSpec(
+          edited((s) => {
+            s.clients[1].prefix_group = 'system-a';
+            s.clients[1].prefix_length = 32;
+          }),
+        ),
+      ),
+    ).toEqual([{ path: 'clients[1].prefix_length', message: "must equal 64, the length of prefix_group 'system-a'" }]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => delete s.clients[0].prefix_length)))).toEqual([
+      { path: 'clients[0].prefix_length', message: 'is required with prefix_group' },
+    ]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.clients[1].id = 'chat'))))).toEqual([
+      { path: 'clients[1].id', message: "duplicate client id 'chat'" },
+    ]);
+  });
+
+  it('reports missing keys and bad YAML', () => {
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => delete s.clients[0].input_distribution)))).toEqual([
+      { path: 'clients[0].input_distribution', message: 'is required' },
+    ]);
+    expect(issuesOf(() => validateWorkloadSpec(edited((s) => (s.seed = 'x'))))).toEqual([{ path: 'seed', message: 'must be a number' }]);
+    expect(issuesOf(() => parseWorkloadSpec('seed: [1'))[0]!.message).toMatch(/^not valid YAML/);
+    expect(issuesOf(() => parseWorkloadSpec(''))).toEqual([{ path: '', message: 'must be an object' }]);
+  });
+
+  it('formats paths', () => {
+    expect(formatPath(['clients', 1, 'arrival', 'cv'])).toBe('clients[1].arrival.cv');
+    expect(formatPath([])).toBe('');
+  });
+});

@@ -1,0 +1,191 @@
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * A workload spec, compatible with the parts of BLIS's workload spec v2 that apply here: a seed,
+ * an aggregate rate shared by clients, and per client an arrival process and token-length
+ * distributions. Snake_case keys as in BLIS. Parsing is pure: the caller reads the file.
+ */
+
+const positive = () => z.number().finite().positive('must be > 0');
+const nonNegative = () => z.number().finite().nonnegative('must be >= 0');
+
+export const SLO_CLASSES = ['critical', 'standard', 'batch', 'sheddable', 'background'] as const;
+export type SloClass = (typeof SLO_CLASSES)[number];
+
+export const ArrivalSchema = z.discriminatedUnion('process', [
+  /** Exponential inter-arrival times (cv = 1). */
+  z.strictObject({ process: z.literal('poisson') }),
+  /** Gamma inter-arrival times with the given coefficient of variation (cv > 1 is burstier than Poisson). */
+  z.strictObject({ process: z.literal('gamma'), cv: positive() }),
+  /** Weibull inter-arrival times with the given coefficient of variation (shape solved numerically). */
+  z.strictObject({ process: z.literal('weibull'), cv: positive() }),
+  /** Evenly spaced arrivals, 1/rate apart. */
+  z.strictObject({ process: z.literal('constant') }),
+]);
+export type Arrival = z.infer<typeof ArrivalSchema>;
+
+export const LengthDistributionSchema = z.discriminatedUnion('type', [
+  /** Normal, rounded, then clamped to [min, max] (defaults: 1 and unbounded). */
+  z.strictObject({
+    type: z.literal('gaussian'),
+    params: z
+      .strictObject({ mean: z.number().finite(), std_dev: nonNegative(), min: nonNegative().optional(), max: positive().optional() })
+      .refine((p) => p.min === undefined || p.max === undefined || p.min <= p.max, { message: 'must be >= min', path: ['max'] }),
+  }),
+  /** Exponential with the given mean. */
+  z.strictObject({ type: z.literal('exponential'), params: z.strictObject({ mean: positive() }) }),
+  /** exp(N(mu, sigma²)): mu and sigma are of the underlying normal, as in BLIS (median = e^mu). */
+  z.strictObject({ type: z.literal('lognormal'), params: z.strictObject({ mu: z.number().finite(), sigma: nonNegative() }) }),
+  /** Always `value`. */
+  z.strictObject({ type: z.literal('constant'), params: z.strictObject({ value: positive() }) }),
+  /** One of `values`, with probability proportional to `weights` (uniform when absent). */
+  z.strictObject({
+    type: z.literal('empirical'),
+    params: z
+      .strictObject({ values: z.array(positive()).min(1, 'must not be empty'), weights: z.array(nonNegative()).optional() })
+      .superRefine((p, ctx) => {
+        if (p.weights === undefined) return;
+        if (p.weights.length !== p.values.length)
+          ctx.addIssue({ code: 'custom', path: ['weights'], message: `must have as many entries as values (${p.values.length})` });
+        else if (!p.weights.some((w) => w > 0)) ctx.addIssue({ code: 'custom', path: ['weights'], message: 'must not all be 0' });
+      }),
+  }),
+]);
+export type LengthDistribution = z.infer<typeof LengthDistributionSchema>;
+
+export const ClientSchema = z
+  .strictObject({
+    id: z.string().min(1, 'must not be empty'),
+    tenant_id: z.string().min(1, 'must not be empty'),
+    slo_class: z.enum(SLO_CLASSES),
+    /** This client's share of aggregate_rate, normalized over all clients. */
+    rate_fraction: positive(),
+    arrival: ArrivalSchema,
+    /** Length of the unique (non-prefix) part of the prompt, in tokens. */
+    input_distribution: LengthDistributionSchema,
+    /** max_tokens of each request. */
+    output_distribution: LengthDistributionSchema,
+    /** Requests of one group share their first prefix_length token ids (a system prompt). */
+    prefix_group: z.string().min(1, 'must not be empty').optional(),
+    prefix_length: z.number().int('must be an integer').positive('must be > 0').optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.prefix_group !== undefined && c.prefix_length === undefined)
+      ctx.addIssue({ code: 'custom', path: ['prefix_length'], message: 'is required with prefix_group' });
+    if (c.prefix_length !== undefined && c.prefix_group === undefined)
+      ctx.addIssue({ code: 'custom', path: ['prefix_group'], message: 'is required with prefix_length' });
+  });
+export type ClientSpec = z.infer<typeof ClientSchema>;
+
+export const WorkloadSpecSchema = z
+  .strictObject({
+    /** BLIS writes `version: "2"`; accepted and ignored. */
+    version: z.union([z.string(), z.number()]).optional(),
+    seed: z.number().int('must be an integer').nonnegative('must be >= 0').max(0xffffffff, 'must fit in 32 bits'),
+    /** Requests per second over all clients. */
+    aggregate_rate: positive(),
+    num_requests: z.number().int('must be an integer').positive('must be > 0').optional(),
+    /** Seconds of arrivals; generation stops at num_requests or horizon, whichever comes first. */
+    horizon: positive().optional(),
+    clients: z.array(ClientSchema).min(1, 'must not be empty'),
+  })
+  .superRefine((s, ctx) => {
+    if (s.num_requests === undefined && s.horizon === undefined)
+      ctx.addIssue({ code: 'custom', path: ['num_requests'], message: 'num_requests or horizon is required' });
+    const ids = new Set<string>();
+    const prefixLengths = new Map<string, number>();
+    s.clients.forEach((c, i) => {
+      if (ids.has(c.id)) ctx.addIssue({ code: 'custom', path: ['clients', i, 'id'], message: `duplicate client id '${c.id}'` });
+      ids.add(c.id);
+      if (c.prefix_group === undefined || c.prefix_length === undefined) return;
+      const known = prefixLengths.get(c.prefix_group);
+      if (known !== undefined && known !== c.prefix_length)
+        ctx.addIssue({ code: 'custom', path: ['clients', i, 'prefix_length'], message: `must equal ${known}, the length of prefix_group '${c.prefix_group}'` });
+      else prefixLengths.set(c.prefix_group, c.prefix_length);
+    });
+  });
+export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
+export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
+
+/** One problem in a spec: where (`clients[1].arrival.cv`) and what (`must be > 0`). */
+export interface WorkloadIssue {
+  path: string;
+  message: string;
+}
+
+/** A spec that does not parse or validate; `issues` lists every problem, each naming its key path. */
+export class WorkloadError extends Error {
+  constructor(readonly issues: readonly WorkloadIssue[]) {
+    super(`invalid workload spec:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
+    this.name = 'WorkloadError';
+  }
+}
+
+function formatIssue(issue: WorkloadIssue): string {
+  return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
+}
+
+/** `['clients', 1, 'arrival', 'cv']` → `clients[1].arrival.cv`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out === '' ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describeType(expected: string): string {
+  if (expected === 'array') return 'a list';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+function toIssues(error: z.ZodError, input: unknown): WorkloadIssue[] {
+  const issues: WorkloadIssue[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path;
+    const missing = valueAt(input, path) === undefined;
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) issues.push({ path: formatPath([...path, key]), message: 'unknown key' });
+    } else if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
+      // A discriminated union (arrival.process, *_distribution.type) without a matching tag.
+      const list = issue.options.map(String).join(' | ');
+      issues.push({ path: formatPath(path), message: missing ? `is required (one of ${list})` : `must be one of ${list}` });
+    } else if (issue.code === 'invalid_value') {
+      issues.push({ path: formatPath(path), message: missing ? 'is required' : `must be one of ${issue.values.map(String).join(' | ')}` });
+    } else if (issue.code === 'invalid_type') {
+      issues.push({ path: formatPath(path), message: missing ? 'is required' : `must be ${describeType(issue.expected)}` });
+    } else {
+      issues.push({ path: formatPath(path), message: issue.message });
+    }
+  }
+  return issues;
+}
+
+/** Validates a parsed spec (e.g. from YAML or JSON); throws WorkloadError listing every problem. */
+export function validateWorkloadSpec(input: unknown): WorkloadSpec {
+  const result = WorkloadSpecSchema.safeParse(input);
+  if (!result.success) throw new WorkloadError(toIssues(result.error, input));
+  return result.data;
+}
+
+/** Parses and validates a YAML (or JSON) workload spec; throws WorkloadError on syntax or schema errors. */
+export function parseWorkloadSpec(text: string): WorkloadSpec {
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(text) as unknown;
+  } catch (error) {
+    throw new WorkloadError([{ path: '', message: `not valid YAML: ${error instanceof Error ? error.message : String(error)}` }]);
+  }
+  return validateWorkloadSpec(parsed);
+}
