@@ -10,6 +10,7 @@ import {
   type Completion,
   type FinishReason,
   type OutcomeReason,
+  type SluiceAnswerExtension,
   type Usage,
 } from '@sluice/contracts';
 import { apiError, sendJson, sendSse, startSse } from './http-io.js';
@@ -26,6 +27,8 @@ export interface ExchangeInit {
   readonly maxTokens: number;
   readonly stream: boolean;
   readonly includeUsage: boolean;
+  /** The client asked for `sluice` (timings, instance) at the end of the answer. */
+  readonly reportTimings: boolean;
   /** Called exactly once, when the exchange reaches its terminal outcome. */
   readonly onSettle: (reason: OutcomeReason, outputTokens: number) => void;
 }
@@ -68,7 +71,7 @@ export class Exchange {
     }
   }
 
-  onEnd(outputTokens: number): void {
+  onEnd(outputTokens: number, extension: SluiceAnswerExtension): void {
     if (this.settled) return;
     const { res, stream, kind } = this.init;
     const finish: FinishReason = outputTokens >= this.init.maxTokens ? 'length' : 'stop';
@@ -78,10 +81,12 @@ export class Exchange {
         sendSse(res, kind === 'chat' ? this.chatChunk({}, finish) : this.completionChunk('', finish));
       }
       if (this.init.includeUsage) sendSse(res, { ...this.envelope(), choices: [], usage: this.usage() });
+      if (this.init.reportTimings) sendSse(res, { ...this.envelope(), choices: [], sluice: extension });
       sendSse(res, '[DONE]');
       res.end();
     } else {
-      sendJson(res, 200, kind === 'chat' ? this.chatCompletion(finish) : this.completion(finish), { [httpHeaders.requestId]: this.init.id });
+      const body = kind === 'chat' ? this.chatCompletion(finish) : this.completion(finish);
+      sendJson(res, 200, this.init.reportTimings ? { ...body, sluice: extension } : body, { [httpHeaders.requestId]: this.init.id });
     }
     this.settle('ok');
   }

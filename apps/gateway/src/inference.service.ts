@@ -6,6 +6,7 @@ import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
   InboxFrameSchema,
   blockHashes,
+  httpHeaders,
   outcomeOf,
   httpStatusOf,
   subjects,
@@ -27,6 +28,7 @@ interface Pending {
   readonly deadline: NodeJS.Timeout;
   readonly model: string;
   readonly arrivalMs: number;
+  readonly priority: number;
   firstTokenSeen: boolean;
 }
 
@@ -143,6 +145,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       maxTokens: parsed.maxTokens,
       stream: parsed.stream,
       includeUsage: parsed.includeUsage,
+      reportTimings: req.headers[httpHeaders.reportTimings] === '1',
       onSettle: (reason, outputTokens) => {
         const entry = this.pending.get(id);
         if (entry) clearTimeout(entry.deadline);
@@ -154,7 +157,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       this.cancelDownstream(id, 'timeout');
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, firstTokenSeen: false });
+    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, priority, firstTokenSeen: false });
     res.on('close', () => {
       if (exchange.isSettled) return;
       this.cancelDownstream(id, 'client_disconnected');
@@ -179,7 +182,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         entry.exchange.onTokens(frame.count);
         return;
       case 'end':
-        entry.exchange.onEnd(frame.outputTokens);
+        entry.exchange.onEnd(frame.outputTokens, { instance: frame.instanceId, priority: entry.priority, timings: frame.timings });
         return;
       case 'error':
         entry.exchange.fail(frame.reason, frame.message);

@@ -86,6 +86,22 @@ describe('POST /v1/completions', () => {
     expect(usage.choices).toEqual([]);
     expect(usage.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 });
   });
+
+  it('tells a load generator where and how its request was served, only when asked (x-sluice-report-timings)', async () => {
+    const ask = { 'x-sluice-report-timings': '1', 'x-sluice-slo-class': 'critical' };
+    const streamed = sseData(await (await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2, stream: true }, ask)).text());
+    const last = JSON.parse(streamed.at(-2)!);
+    expect(last.choices).toEqual([]);
+    expect(last.sluice).toMatchObject({ instance: expect.any(String), priority: 4 });
+    for (const stage of ['admissionMs', 'flowQueueMs', 'routingMs', 'workerQueueMs', 'prefillMs', 'decodeMs']) expect(last.sluice.timings[stage], stage).toBeGreaterThanOrEqual(0);
+    const body = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }, ask));
+    expect(body.sluice.instance).toEqual(expect.any(String));
+    expect(body.sluice.timings.prefillMs).toBeGreaterThan(0);
+    // Without the header, nothing beyond OpenAI's shapes.
+    expect((await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }))).sluice).toBeUndefined();
+    const plain = sseData(await (await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2, stream: true })).text());
+    expect(plain.some((e) => e.includes('"sluice"'))).toBe(false);
+  });
 });
 
 describe('POST /v1/chat/completions', () => {

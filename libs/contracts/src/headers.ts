@@ -14,4 +14,6 @@ export const httpHeaders = {
   sloClass: 'x-sluice-slo-class',
   requestId: 'x-request-id',
   droppedReason: 'x-request-dropped-reason',
+  /** Request header: send `sluice` (stage timings, instance, priority) at the end of the answer. */
+  reportTimings: 'x-sluice-report-timings',
 } as const;

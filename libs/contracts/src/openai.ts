@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StageTimings } from './inference-request.js';
 
 /**
  * The OpenAI-compatible HTTP API the gateway serves. Only the fields sluice acts on are checked;
@@ -95,4 +96,17 @@ export interface ModelList {
 /** OpenAI's error envelope. */
 export interface ApiError {
   error: { message: string; type: string; param: string | null; code: string | number | null };
+}
+
+/**
+ * sluice's extension to an answer, sent when the request carries `x-sluice-report-timings: 1`
+ * (a load generator's request): where and how the request was served. In a stream it comes as one
+ * last chunk with no choices before `[DONE]` (the shape of OpenAI's usage chunk); in a
+ * non-streaming answer, as a `sluice` field of the body. Other clients never see it.
+ */
+export interface SluiceAnswerExtension {
+  readonly instance: string;
+  readonly priority: number;
+  /** Per-stage durations in ms: admission, flow queue, routing, worker queue, prefill, decode. */
+  readonly timings: StageTimings;
 }
