@@ -1,0 +1,103 @@
+import type { LatencyStats, Summary } from '@sluice/metrics';
+import type { RunReportFile } from '../run/run-report.js';
+import { buildPlots } from './plots.js';
+import { REPORT_SCRIPT } from './report-script.js';
+import { REPORT_STYLE } from './report-style.js';
+
+/** Escapes text for HTML element content and quoted attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * JSON that is safe inside `<script type="application/json">`: `<`, `>` and `&` become \u escapes
+ * (so no `</script>` or `<!--` can appear), as do U+2028/U+2029. JSON.parse reads it back unchanged.
+ */
+export function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+const ms = (v: number | null): string => (v === null ? '—' : v.toFixed(1));
+const STATS = ['mean', 'p50', 'p90', 'p95', 'p99'] as const;
+const statCells = (s: LatencyStats): string => STATS.map((k) => `<td>${ms(s[k])}</td>`).join('');
+
+function summaryRow(name: string, s: Summary): string {
+  return (
+    `<tr><td class="name">${escapeHtml(name)}</td><td>${s.requests}</td><td>${s.completed}</td>` +
+    `${statCells(s.ttft)}${statCells(s.itl)}${statCells(s.e2e)}` +
+    `<td>${s.throughput.requestsPerSec.toFixed(2)}</td><td>${s.throughput.outputTokensPerSec.toFixed(1)}</td></tr>`
+  );
+}
+
+function summaryTable(report: RunReportFile): string {
+  const { summary } = report;
+  const group = (title: string, rows: Record<string, Summary>): string =>
+    Object.keys(rows).length === 0 ? '' : `<tr class="group"><td colspan="20">${title}</td></tr>` + Object.entries(rows).map(([k, s]) => summaryRow(k, s)).join('');
+  const statHeads = STATS.map((k) => `<th>${k}</th>`).join('');
+  return `<div class="table-wrap"><table class="summary">
+<thead>
+<tr><th class="name" rowspan="2"></th><th rowspan="2">requests</th><th rowspan="2">completed</th><th colspan="5">TTFT (ms)</th><th colspan="5">ITL (ms)</th><th colspan="5">E2E (ms)</th><th rowspan="2">req/s</th><th rowspan="2">output tok/s</th></tr>
+<tr>${statHeads}${statHeads}${statHeads}</tr>
+</thead>
+<tbody>
+${summaryRow('overall', summary.overall)}
+${group('per SLO class', summary.bySloClass)}
+${group('per tenant', summary.byTenant)}
+</tbody>
+</table></div>
+<p>Jain’s fairness index (output tokens of completed requests per tenant): <b>${summary.jain.index.toFixed(3)}</b>
+(${Object.entries(summary.jain.outputTokensByTenant)
+    .map(([t, n]) => `${escapeHtml(t)}: ${n}`)
+    .join(', ')}).
+Window: ${(summary.window.durationMs / 1000).toFixed(2)} s.${summary.fitness === null ? '' : ` Fitness: <b>${summary.fitness.toFixed(4)}</b>.`}</p>`;
+}
+
+function header(report: RunReportFile): string {
+  const { books, check } = report.summary.conservation;
+  const stages = Object.entries(books.rejected.byStage)
+    .map(([s, n]) => `${escapeHtml(s)} ${n}`)
+    .join(', ');
+  const counts =
+    `${books.requests} requests: ${books.completed} completed, ${books.rejected.total} rejected${stages ? ` (${stages})` : ''}, ` +
+    `${books.dropped.total} dropped, ${books.failed.total} failed, ${books.inFlight} in flight`;
+  const conservation = check.balanced
+    ? `<span class="ok">balanced</span> (${check.accounted} of ${check.requests} accounted for)`
+    : `<span class="bad">NOT balanced</span>: ${check.problems.map(escapeHtml).join('; ')}`;
+  return `<h1>sluice run report</h1>
+<dl class="meta">
+<dt>Workload</dt><dd>${escapeHtml(report.workload.file)}</dd>
+<dt>Gateway</dt><dd>${escapeHtml(report.gateway)}</dd>
+<dt>Started</dt><dd>${escapeHtml(report.startedAt)}</dd>
+<dt>Requests</dt><dd>${counts}</dd>
+<dt>Conservation</dt><dd id="conservation">${conservation}</dd>
+</dl>`;
+}
+
+/** The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no network. */
+export function renderReportHtml(report: RunReportFile): string {
+  const plots = buildPlots(report.records);
+  const figures = plots
+    .map((p) => `<figure><figcaption><b>${escapeHtml(p.title)}</b><br>${escapeHtml(p.note)}</figcaption><svg class="plot" data-plot="${escapeHtml(p.name)}" role="img" aria-label="${escapeHtml(p.title)}"></svg></figure>`)
+    .join('\n');
+  const data = { summary: report.summary, plots };
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>sluice run report — ${escapeHtml(report.workload.file)}</title>
+<style>${REPORT_STYLE}</style>
+</head>
+<body>
+${header(report)}
+<h2>Summary</h2>
+${summaryTable(report)}
+<h2>Plots</h2>
+${figures}
+<script type="application/json" id="report-data">${jsonForScript(data)}</script>
+<script>${REPORT_SCRIPT}</script>
+</body>
+</html>
+`;
+}
