@@ -10,6 +10,8 @@ export interface ClusterState {
   readonly pid: number;
   readonly natsUrl: string;
   readonly gatewayUrl: string;
+  /** The cluster's resolved config, so `sluice run` can record what produced its report. */
+  readonly config?: unknown;
 }
 
 export const clusterStateFile = (rootDir: string): string => join(rootDir, '.sluice', 'cluster.json');

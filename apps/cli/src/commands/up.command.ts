@@ -129,7 +129,7 @@ export const upCommand: Command = {
         return await finished;
       }
 
-      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: cluster.natsUrl, gatewayUrl: cluster.gatewayUrl });
+      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: cluster.natsUrl, gatewayUrl: cluster.gatewayUrl, config: cluster.config });
       const model = cluster.config.worker.model;
       out.line('');
       out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));

@@ -1,0 +1,54 @@
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { splitArgs } from '../args.js';
+import { compareReports, comparisonTable } from '../run/compare-reports.js';
+import type { RunReportFile } from '../run/run-report.js';
+import { EXIT, type CliContext, type Command } from './command.js';
+
+const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
+
+Prints the runs' metrics side by side (outcomes, TTFT / ITL / E2E, throughput, Jain's index),
+each run after the first with its change against the first in percent.
+
+Options:
+  --json       print the comparison as JSON
+  -h, --help   this text`;
+
+export const compareCommand: Command = {
+  name: 'compare',
+  summary: 'compare run reports side by side, with deltas against the first',
+  usage: USAGE,
+
+  async run(argv, ctx: CliContext): Promise<number> {
+    const { stdout: out, stderr: err } = ctx;
+    const parsed = splitArgs(argv, { flags: ['help', 'json'], maxPositionals: 16 }, ctx.cwd);
+    if (parsed.flags.has('help')) {
+      out.line(USAGE);
+      return EXIT.OK;
+    }
+    const problems = [...parsed.problems];
+    if (parsed.positionals.length < 2) problems.push('give at least two report.json files');
+    if (problems.length > 0) {
+      for (const p of problems) err.line(`sluice compare: ${p}`);
+      err.line('Run `sluice compare --help` for usage.');
+      return EXIT.USAGE;
+    }
+    const reports: RunReportFile[] = [];
+    for (const file of parsed.positionals) {
+      try {
+        const report = JSON.parse(readFileSync(resolve(ctx.cwd, file), 'utf8')) as RunReportFile;
+        if (report.version !== 1 || report.summary === undefined) throw new Error('not a sluice report.json (version 1)');
+        reports.push(report);
+      } catch (error) {
+        err.line(`sluice compare: ${file}: ${(error as Error).message}`);
+        return EXIT.USAGE;
+      }
+    }
+    // Name each run by its directory (reports are usually <dir>/report.json), else its file name.
+    const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
+    const rows = compareReports(reports.map((r) => r.summary));
+    if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
+    else out.line(comparisonTable(names, rows));
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadConfig } from '@sluice/config';
+import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
+import { splitArgs } from '../args.js';
+import { readClusterState } from '../cluster-state.js';
+import { executeRun } from '../run/execute-run.js';
+import { EXIT, type CliContext, type Command } from './command.js';
+
+const USAGE = `Usage: sluice run WORKLOAD.yaml [--gateway URL] [--out DIR] [--retries N] [--json]
+
+Sends a workload (BLIS-style spec: clients, arrival processes, length distributions, prefix
+groups) to a running cluster as a real client: each request at its arrival time, whatever became
+of the earlier ones (open loop), streaming, with its client's tenant and SLO class headers.
+Measures TTFT, every inter-token gap and E2E on the client side, shows live counts, then prints a
+summary and writes report.json and a self-contained report.html.
+
+Options:
+  --gateway URL    the gateway (default: the cluster \`sluice up\` runs, else gateway.host:port of the config)
+  --out DIR        where the reports go (default .sluice/runs/<time>)
+  --retries N      retry a 503 answer up to N times, with exponential backoff and jitter (default 0)
+  --json           print the summary as JSON instead of the progress line and table
+  --config FILE, --key.path=value   config (model name, gateway address)
+  -h, --help       this text`;
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'drive a workload through the gateway as a real client and report what happened',
+  usage: USAGE,
+
+  async run(argv, ctx: CliContext): Promise<number> {
+    const { stdout: out, stderr: err } = ctx;
+    const parsed = splitArgs(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
+    if (parsed.flags.has('help')) {
+      out.line(USAGE);
+      return EXIT.OK;
+    }
+    const problems = [...parsed.problems];
+    const file = parsed.positionals[0];
+    if (file === undefined) problems.push('missing the workload file: sluice run WORKLOAD.yaml');
+    const retries = Number(parsed.values.get('retries') ?? '0');
+    if (!Number.isInteger(retries) || retries < 0) problems.push(`--retries: "${parsed.values.get('retries')}" is not a whole number ≥ 0`);
+    if (problems.length > 0 || file === undefined) {
+      for (const p of problems) err.line(`sluice run: ${p}`);
+      err.line('Run `sluice run --help` for usage.');
+      return EXIT.USAGE;
+    }
+
+    let spec;
+    const workloadFile = resolve(ctx.cwd, file);
+    try {
+      spec = parseWorkloadSpec(readFileSync(workloadFile, 'utf8'));
+    } catch (error) {
+      if (error instanceof WorkloadError) {
+        err.line(`sluice run: ${file} is not a valid workload:`);
+        for (const issue of error.issues) err.line(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        return EXIT.USAGE;
+      }
+      err.line(`sluice run: cannot read ${file}: ${(error as Error).message}`);
+      return EXIT.USAGE;
+    }
+
+    let config;
+    try {
+      config = loadConfig({ env: ctx.env, argv: parsed.configArgs });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      for (const p of error.problems) err.line(`sluice run: ${p}`);
+      return EXIT.USAGE;
+    }
+    const running = readClusterState(ctx.rootDir);
+    const gateway = (parsed.values.get('gateway') ?? running?.gatewayUrl ?? `http://${config.gateway.host === '0.0.0.0' ? '127.0.0.1' : config.gateway.host}:${config.gateway.port}`).replace(/\/$/, '');
+    const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', new Date().toISOString().replace(/[:.]/g, '-')));
+
+    try {
+      const { report } = await executeRun(
+        { workloadFile, spec, gateway, model: config.worker.model, retries, outDir, config: running?.config ?? config, json: parsed.flags.has('json') },
+        out,
+        process.stderr,
+      );
+      if (report.summary.overall.requests > 0 && report.records.every((r) => r.status === 0)) {
+        err.line(err.red(`sluice run: no request reached ${gateway}: is the cluster up (\`sluice up\`), or is --gateway right?`));
+        return EXIT.FAILURE;
+      }
+      return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
+    } catch (error) {
+      err.line(`sluice run: ${(error as Error).message}`);
+      return EXIT.FAILURE;
+    }
+  },
+};

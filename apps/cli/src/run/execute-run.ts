@@ -1,0 +1,70 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildReport } from '@sluice/metrics';
+import { seededRandom } from '@sluice/policies';
+import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
+import type { Output } from '../output.js';
+import { renderReportHtml } from '../report/render-html.js';
+import { Progress } from './progress.js';
+import type { RunReportFile } from './run-report.js';
+import { runWorkload } from './run-workload.js';
+import { summaryTable } from './summary-table.js';
+
+export interface RunSettings {
+  readonly workloadFile: string;
+  readonly spec: WorkloadSpec;
+  readonly gateway: string;
+  readonly model: string;
+  readonly retries: number;
+  /** Where report.json and report.html go (created if missing). */
+  readonly outDir: string;
+  readonly config: unknown;
+  /** Print the summary as JSON (no progress line, no table). */
+  readonly json: boolean;
+}
+
+/**
+ * Runs a workload against a gateway and writes its report: the part of `sluice run` that `sluice
+ * up` reuses for its demo. Returns the report and where it was written.
+ */
+export async function executeRun(settings: RunSettings, out: Output, progressStream: { write(s: string): unknown; isTTY?: boolean }): Promise<{ report: RunReportFile; jsonFile: string; htmlFile: string }> {
+  const requests = generateWorkloadRequests(settings.spec);
+  const started = performance.now();
+  const now = () => performance.now() - started;
+  const startedAt = new Date().toISOString();
+  const progress = settings.json ? undefined : new Progress(requests.length, progressStream, now);
+  progress?.start();
+  const records = await runWorkload(
+    requests,
+    { gateway: settings.gateway, model: settings.model, retries: settings.retries, now, random: seededRandom(settings.spec.seed ?? 0), sleep: (ms) => sleep(ms) },
+    { onSent: () => progress?.onSent(), onRecord: (r) => progress?.onRecord(r) },
+  );
+  progress?.stop();
+
+  const report: RunReportFile = {
+    version: 1,
+    tool: 'sluice run',
+    startedAt,
+    gateway: settings.gateway,
+    workload: { file: settings.workloadFile, spec: settings.spec, requests: requests.length },
+    config: settings.config,
+    summary: buildReport(records, { expectedRequests: requests.length }),
+    records,
+  };
+  mkdirSync(settings.outDir, { recursive: true });
+  const jsonFile = join(settings.outDir, 'report.json');
+  const htmlFile = join(settings.outDir, 'report.html');
+  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(htmlFile, renderReportHtml(report));
+  if (settings.json) out.line(JSON.stringify({ report: jsonFile, html: htmlFile, summary: report.summary }));
+  else {
+    out.line('');
+    out.line(summaryTable(report.summary));
+    out.line('');
+    out.line(`report: ${jsonFile}`);
+    out.line(`        ${htmlFile}`);
+  }
+  return { report, jsonFile, htmlFile };
+}

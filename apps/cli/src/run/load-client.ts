@@ -1,0 +1,97 @@
+import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
+import type { WorkloadRequest } from '@sluice/workload';
+import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
+import type { RunRecord } from './run-report.js';
+import { sseData } from './sse-reader.js';
+
+export interface LoadClientOptions {
+  /** `http://host:port` of the gateway. */
+  readonly gateway: string;
+  readonly model: string;
+  /** Retries of a 503 answer (0 = none), with exponential backoff and full jitter. */
+  readonly retries: number;
+  /** Milliseconds since the run started (the clock every record's times are on). */
+  readonly now: () => number;
+  /** The run's seeded random source (backoff jitter). */
+  readonly random: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+}
+
+/** Backoff before retry n (0-based): uniform in [0, min(cap, base·2^n)] ("full jitter"). */
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_CAP_MS = 5_000;
+
+/**
+ * Sends one workload request to the gateway as a real client would: token-id prompt, exact output
+ * length, streaming, the client's tenant and SLO class in the scheduling headers. Measures on the
+ * client side (send time, every token's arrival, the end) and reads the stage timings from the
+ * stream's last chunk. Never throws: every way a request can end becomes a record.
+ */
+export async function sendRequest(request: WorkloadRequest, options: LoadClientOptions): Promise<RunRecord> {
+  const base = {
+    id: `r${request.index}`,
+    tenant: request.tenantId,
+    sloClass: request.sloClass,
+    priority: priorityOf(request.sloClass),
+  };
+  let arrivalMs = options.now();
+  for (let attempt = 1; ; attempt++) {
+    const sentAt = options.now();
+    if (attempt === 1) arrivalMs = sentAt;
+    let res: Response;
+    try {
+      res = await fetch(`${options.gateway}/v1/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [httpHeaders.fairnessId]: request.tenantId,
+          [httpHeaders.sloClass]: request.sloClass,
+          [httpHeaders.reportTimings]: '1',
+        },
+        body: JSON.stringify({ model: options.model, prompt: request.inputTokens, max_tokens: request.maxTokens, ignore_eos: true, stream: true }),
+      });
+    } catch {
+      // The gateway could not be reached at all.
+      return { ...base, arrivalMs, endMs: options.now(), outputTokens: 0, outcome: 'failed', reason: 'connection_error', stage: 'gateway', status: 0, attempts: attempt };
+    }
+    if (res.status === 503 && attempt <= options.retries) {
+      await res.body?.cancel();
+      await options.sleep(options.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+      continue;
+    }
+    if (!res.ok) {
+      const body: unknown = await res.json().catch(() => undefined);
+      const ending = endingOf(reasonOfErrorAnswer(res.status, res.headers.get(httpHeaders.droppedReason), body));
+      return { ...base, arrivalMs, endMs: options.now(), outputTokens: 0, status: res.status, attempts: attempt, ...ending };
+    }
+    return readStream(res, { ...base, arrivalMs, attempts: attempt }, options.now);
+  }
+}
+
+async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 'outcome' | 'status'>, now: () => number): Promise<RunRecord> {
+  const tokenTimesMs: number[] = [];
+  let extension: SluiceAnswerExtension | undefined;
+  let ending: Ending | undefined;
+  try {
+    for await (const data of sseData(res.body!)) {
+      if (data === '[DONE]') break;
+      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; error?: { code?: string } };
+      if (chunk.error) ending = endingOf(chunk.error.code ?? 'stream_error');
+      else if (chunk.sluice) extension = chunk.sluice;
+      else if (chunk.choices?.[0]?.text) tokenTimesMs.push(now());
+    }
+  } catch {
+    ending = { outcome: 'failed', reason: 'stream_broken' };
+  }
+  const endMs = now();
+  const measured = {
+    ...base,
+    status: res.status,
+    endMs,
+    tokenTimesMs,
+    outputTokens: tokenTimesMs.length,
+    ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
+    ...(extension ? { instance: extension.instance, timings: extension.timings, priority: extension.priority } : {}),
+  };
+  return ending ? { ...measured, ...ending } : { ...measured, outcome: 'completed' };
+}
