@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,5 +72,43 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     expect(lines).toContain('stopping…');
     expect(pids.length).toBeGreaterThanOrEqual(6); // the CLI, five services and nats-server unless NATS_URL is set
     expect(pids.filter(alive)).toEqual([]);
+  });
+
+  it('runs the demo workload through the fresh cluster, prints the report, and keeps the cluster up', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-demo-'));
+    const workload = join(dir, 'demo.yaml');
+    writeFileSync(
+      workload,
+      'seed: 9\naggregate_rate: 20\nnum_requests: 20\nclients:\n  - { id: c, tenant_id: t, slo_class: standard, rate_fraction: 1, arrival: { process: poisson }, input_distribution: { type: constant, params: { value: 32 } }, output_distribution: { type: constant, params: { value: 4 } } }\n',
+    );
+    const child = spawn(process.execPath, [CLI, 'up', '--demo-workload', workload, ...FREE_PORTS, '--worker.instances=2', '--worker.timeScale=10'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    pids.push(child.pid!);
+    const lines: string[] = [];
+    const reportFile = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        const pid = /pid (\d+)/.exec(line)?.[1];
+        if (pid) pids.push(Number(pid));
+        const report = /^report: (\S+report\.json)$/.exec(line);
+        if (report?.[1]) resolve(report[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`sluice up exited with ${code}:\n${lines.join('\n')}`)));
+    });
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { conservation: { check: { balanced: boolean } }; overall: { completed: number } } };
+    expect(report.summary.conservation.check.balanced).toBe(true);
+    expect(report.summary.overall.completed).toBe(20);
+    await new Promise<void>((resolve) => {
+      const check = () => (lines.some((l) => l.startsWith('the cluster keeps running at ')) ? resolve() : setTimeout(check, 50));
+      check();
+    });
+    const gatewayUrl = /running at (http:\/\/\S+):/.exec(lines.find((l) => l.startsWith('the cluster keeps running at '))!)![1]!;
+    expect((await fetch(`${gatewayUrl}/readyz`)).status).toBe(200);
+
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
-import { relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { ConfigError } from '@sluice/config';
 import {
   ClusterStartError,
@@ -9,11 +10,13 @@ import {
   type ServiceExit,
   type ServiceInfo,
 } from '@sluice/testing';
+import { parseWorkloadSpec } from '@sluice/workload';
 import { splitArgs } from '../args.js';
 import { removeClusterState, writeClusterState } from '../cluster-state.js';
+import { executeRun } from '../run/execute-run.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-const USAGE = `Usage: sluice up [--config FILE] [--no-demo] [--key.path=value ...]
+const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--key.path=value ...]
 
 Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if set, else a
 local nats-server, else a Docker container) and the worker, router, flow-controller, admission
@@ -21,7 +24,8 @@ and gateway services as child processes. Ctrl-C stops everything.
 
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
-  --no-demo           do not run the demo workload
+  --no-demo           do not run the demo workload (examples/workloads/quickstart.yaml, about a minute)
+  --demo-workload F   run this workload as the demo instead
   --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.instances=8
   -h, --help          this text
 
@@ -49,7 +53,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, configArgs, problems } = splitArgs(argv, { flags: ['no-demo', 'help'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = splitArgs(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -59,9 +63,7 @@ export const upCommand: Command = {
       err.line('Run `sluice up --help` for usage.');
       return EXIT.USAGE;
     }
-    // The demo workload comes with a later issue: until then `up` and `up --no-demo` behave the same.
-    const demo = !flags.has('no-demo');
-    void demo;
+    const demo = flags.has('no-demo') ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
 
     const controller = new AbortController();
     let cluster: LocalCluster | undefined;
@@ -138,6 +140,7 @@ export const upCommand: Command = {
           `-d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello!"}]}'`,
       );
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<service>.log`);
+      if (demo) await runDemo(cluster, demo, ctx, () => stopping);
       return await finished;
     } finally {
       removeClusterState(ctx.rootDir);
@@ -146,6 +149,36 @@ export const upCommand: Command = {
     }
   },
 };
+
+/** The quickstart workload through the fresh cluster; the cluster keeps running afterwards. */
+async function runDemo(cluster: LocalCluster, workloadFile: string, ctx: CliContext, stopped: () => boolean): Promise<void> {
+  const { stdout: out, stderr: err } = ctx;
+  out.line('');
+  out.line(out.bold(`demo: ${relative(ctx.cwd, workloadFile)} (\`--no-demo\` skips it)`));
+  try {
+    const spec = parseWorkloadSpec(readFileSync(workloadFile, 'utf8'));
+    await executeRun(
+      {
+        workloadFile,
+        spec,
+        gateway: cluster.gatewayUrl,
+        model: cluster.config.worker.model,
+        retries: 0,
+        outDir: join(ctx.rootDir, '.sluice', 'runs', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`),
+        config: cluster.config,
+        json: false,
+      },
+      out,
+      process.stdout,
+    );
+  } catch (error) {
+    if (!stopped()) err.line(err.red(`demo failed: ${(error as Error).message}`));
+    return;
+  }
+  if (stopped()) return;
+  out.line('');
+  out.line(out.bold(`the cluster keeps running at ${cluster.gatewayUrl}: curl it, run \`npx sluice run <workload>\`, or Ctrl-C to stop`));
+}
 
 function reportStartError(error: unknown, ctx: CliContext): number {
   const { stderr: err } = ctx;
