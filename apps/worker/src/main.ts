@@ -1,5 +1,5 @@
 import { runService } from '@sluice/bus';
-import { loadProfile } from './profiles.js';
+import { loadProfile } from '@sluice/config';
 import { WorkerModule } from './worker.module.js';
 
 await runService('sluice-worker', (config) => ({ http: config.worker, module: WorkerModule.forProfile(loadProfile(config)) }));

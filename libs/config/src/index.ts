@@ -2,3 +2,4 @@ export * from './config.schema.js';
 export * from './config.error.js';
 export * from './load-config.js';
 export * from './load-config-or-exit.js';
+export * from './profiles.js';

@@ -2,7 +2,8 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { ConfigError, type SluiceConfig } from '@sluice/config';
+import { ConfigError } from './config.error.js';
+import type { SluiceConfig } from './config.schema.js';
 import { describeZodError } from '@sluice/contracts';
 import { LatencyProfileSchema, type LatencyProfile } from '@sluice/engine';
 
@@ -22,7 +23,8 @@ function profileNames(dirs: readonly string[]): string[] {
 
 /**
  * Loads `worker.profile` (default: the served model's name) from `worker.profilesDir`, then from
- * the built-in profiles. A missing or invalid profile is a config error naming the key.
+ * the built-in profiles. A missing or invalid profile is a config error naming the key. The
+ * worker serves with it; `sluice simulate` models the same instances with it.
  */
 export function loadProfile(config: SluiceConfig): LatencyProfile {
   const name = config.worker.profile ?? config.worker.model;
