@@ -13,8 +13,8 @@ import {
   type SetAdmissionPolicy,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
+import { AdmissionCluster } from '@sluice/policies';
 import { SpanKind, SpanStatusCode, context, trace } from '@sluice/telemetry';
-import { AdmissionCluster } from './admission-cluster.js';
 import { AdmissionMetrics } from './admission.metrics.js';
 import { AdmissionPolicyStore } from './admission-policy.store.js';
 

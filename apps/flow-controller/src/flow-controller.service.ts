@@ -11,6 +11,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import {
+  FlowPool,
   FlowQueues,
   flowControlFrom,
   isSaturated,
@@ -23,7 +24,6 @@ import {
 import { SpanKind, SpanStatusCode, context, trace, type Context } from '@sluice/telemetry';
 import { FLOW_CONTROL_REGISTRY } from './flow-control.registry.js';
 import { createFlowControlMetrics, type FlowControlMetrics } from './flow-control.metrics.js';
-import { FlowPool } from './flow-pool.js';
 
 /** A queued request as the shell keeps it: the request and the trace context it arrived in. */
 interface Waiting {

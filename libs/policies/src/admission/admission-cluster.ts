@@ -1,10 +1,12 @@
 import type { KvEvent, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
-import { ClusterState, PrefixIndex, type ClusterView } from '@sluice/policies';
+import { ClusterState } from '../cluster-state.js';
+import type { ClusterView } from '../cluster-view.js';
+import { PrefixIndex } from '../prefix-index/prefix-index.js';
 
 /**
  * What admission knows of the cluster: instances from lifecycle events, their load snapshots, and
  * a prefix index fed by their KV events (blocks stored / removed), the same PrefixIndex the
- * router keeps from its own decisions. Wall-clock times are passed in.
+ * router keeps from its own decisions. Times are passed in (wall clock, or the twin's virtual time).
  */
 export class AdmissionCluster {
   private readonly state: ClusterState;

@@ -1,10 +1,12 @@
 import type { LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
-import { ClusterState, InFlightLedger, type PoolSignals } from '@sluice/policies';
+import { ClusterState } from '../cluster-state.js';
+import { InFlightLedger } from './in-flight-ledger.js';
+import type { PoolSignals } from './ports.js';
 
 /**
  * What the saturation detector reads: the pool's endpoints from lifecycle events and load
  * snapshots, and this controller's own books of what it dispatched and has not yet seen done.
- * Wall-clock times are passed in.
+ * Times are passed in (wall clock in the service, virtual time in the twin).
  */
 export class FlowPool {
   private readonly cluster: ClusterState;
