@@ -1,4 +1,4 @@
-export { OUTCOMES, type Outcome, type RequestRecord } from './types.js';
+export { OUTCOMES, type Outcome, type RequestRecord, type RunRecord, type ServedTimings } from './types.js';
 export { percentile, summarize, type LatencyStats } from './percentile.js';
 export { ttftSamples, itlSamples, e2eSamples, requestItls } from './samples.js';
 export { runWindow, throughput, type RunWindow, type Throughput } from './throughput.js';

@@ -32,3 +32,29 @@ export interface RequestRecord {
   /** Which stage rejected the request, e.g. 'admission' or 'flow-control' ('unspecified' when absent). */
   readonly stage?: string;
 }
+
+/** Per-stage durations the pipeline reported for a served request, in ms (the gateway's stage timings). */
+export interface ServedTimings {
+  readonly admissionMs?: number;
+  readonly flowQueueMs?: number;
+  readonly routingMs?: number;
+  readonly workerQueueMs?: number;
+  readonly prefillMs?: number;
+  readonly decodeMs?: number;
+}
+
+/**
+ * One request of a run as a client sees it, live (`sluice run`) or in the twin (`sluice
+ * simulate`): the record the metrics use, plus the answer's status, the request's priority and,
+ * for served requests, where and how it was served. Times are ms since the run started.
+ */
+export interface RunRecord extends RequestRecord {
+  /** The HTTP status (0 when the connection itself failed). */
+  readonly status: number;
+  readonly priority: number;
+  /** The worker instance that served it (completed requests). */
+  readonly instance?: string;
+  readonly timings?: ServedTimings;
+  /** Attempts made (1 + retries of 503). */
+  readonly attempts: number;
+}

@@ -1,27 +1,12 @@
-import type { StageTimings } from '@sluice/contracts';
-import type { RequestRecord, RunReport } from '@sluice/metrics';
+import type { RunRecord, RunReport } from '@sluice/metrics';
 
-/**
- * One request as `sluice run` saw it from the client side, plus what the gateway told it at the
- * end (the stage timings and the instance that served it, from the stream's last chunk). Times are
- * milliseconds since the run started.
- */
-export interface RunRecord extends RequestRecord {
-  /** The HTTP status (0 when the connection itself failed). */
-  readonly status: number;
-  readonly priority: number;
-  /** The worker instance that served it (completed requests). */
-  readonly instance?: string;
-  /** Per-stage durations the pipeline measured (completed requests). */
-  readonly timings?: StageTimings;
-  /** Attempts made (1 + retries of 503). */
-  readonly attempts: number;
-}
+export type { RunRecord } from '@sluice/metrics';
 
 /** `report.json`: what a run produced and what produced it. */
 export interface RunReportFile {
   readonly version: 1;
-  readonly tool: 'sluice run';
+  /** What produced it: a live run, or the twin (virtual time). */
+  readonly tool: 'sluice run' | 'sluice simulate';
   /** ISO time the run started. */
   readonly startedAt: string;
   readonly gateway: string;

@@ -1,0 +1,3 @@
+export * from './hops.js';
+export * from './event-queue.js';
+export * from './twin.js';

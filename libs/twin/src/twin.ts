@@ -1,0 +1,438 @@
+import { blockHashes, httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
+import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
+import type { RunRecord, ServedTimings } from '@sluice/metrics';
+import {
+  AdmissionCluster,
+  ClusterState,
+  FlowPool,
+  FlowQueues,
+  PrefixIndex,
+  createAdmissionRegistry,
+  createFlowControlRegistry,
+  createRoutingRegistry,
+  flowControlFrom,
+  isSaturated,
+  isSheddable,
+  runDispatchCycle,
+  seededRandom,
+  type AdmissionPolicy,
+  type FlowControlConfig,
+  type PolicyRequest,
+  type RoutingPolicy,
+  type SaturationDetector,
+} from '@sluice/policies';
+import type { WorkloadRequest } from '@sluice/workload';
+import { EventQueue } from './event-queue.js';
+import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
+
+/** What the twin reads of the cluster's config: the same keys the services read (a SluiceConfig fits). */
+export interface TwinConfig {
+  readonly models: readonly { readonly name: string; readonly maxModelLen: number }[];
+  readonly admission: { readonly policy: string; readonly policies: Readonly<Record<string, unknown>> };
+  readonly flowController: FlowControlConfig & { readonly enabled: boolean };
+  readonly router: { readonly policy: string; readonly policies: Readonly<Record<string, unknown>>; readonly snapshotRefreshIntervalMs: number; readonly seed?: number | undefined };
+  readonly worker: {
+    readonly instances: number;
+    readonly model: string;
+    readonly scheduler: InstanceSchedulerName;
+    readonly maxRunning: number;
+    readonly maxBatchTokens: number;
+    readonly loadIntervalMs: number;
+  };
+}
+
+export interface TwinOptions {
+  readonly config: TwinConfig;
+  readonly latency: LatencyModel;
+  /** KV blocks per instance (the profile's, or worker.kvBlocks). */
+  readonly totalKvBlocks: number;
+  /** The profile's context limit (the instance accepts min(this, the model's maxModelLen)). */
+  readonly profileMaxModelLen: number;
+  readonly hops?: HopLatencies;
+  /** Seed of the routing tie-breaks (default: router.seed, else 0). */
+  readonly seed?: number;
+  /**
+   * Check the invariants after every step (tests): KV conservation on every instance, and work
+   * conservation (an instance holding requests always has a step or a wake-up on the agenda).
+   * A broken invariant throws.
+   */
+  readonly checkInvariants?: boolean;
+}
+
+export interface TwinResult {
+  readonly records: RunRecord[];
+  /** Events processed (the bench's unit of work). */
+  readonly events: number;
+}
+
+/** With snapshots on change, instances still publish one this often (IDLE_SNAPSHOT_REFRESH_MS). */
+const IDLE_SNAPSHOT_US = 100_000;
+
+/** A request on its way through the twin. */
+interface Flight {
+  readonly request: WorkloadRequest;
+  readonly id: string;
+  readonly policy: PolicyRequest;
+  readonly arrivalUs: number;
+  readonly tokenTimesUs: number[];
+  timings: { admissionMs?: number; flowQueueMs?: number; routingMs?: number };
+  instance?: Instance;
+  workerArrivalUs?: number;
+  admittedUs?: number;
+  firstTokenUs?: number;
+}
+
+interface Instance {
+  readonly id: string;
+  readonly engine: VllmEngine;
+  /** A step is under way (its end is on the agenda). */
+  busy: boolean;
+  /** A wake-up for a request leaving its queueing delay is on the agenda at this time. */
+  readyAtUs: number | undefined;
+}
+
+/**
+ * The discrete-event twin: the admission, flow-control and routing policies, the engine and the
+ * metrics records of the live cluster, unchanged, wired in one process in virtual time. The
+ * network is a set of constant hop latencies (`HopLatencies`). Pure and deterministic: the same
+ * workload, config and seed give the same records.
+ */
+export class Twin {
+  private readonly queue = new EventQueue();
+  private readonly hops: HopLatencies;
+  private readonly admission: AdmissionPolicy;
+  private readonly admissionCluster = new AdmissionCluster(Number.POSITIVE_INFINITY);
+  private readonly flowEnabled: boolean;
+  private readonly flowQueues: FlowQueues<Flight>;
+  private readonly detector: SaturationDetector;
+  private readonly flowPool = new FlowPool(Number.POSITIVE_INFINITY);
+  private readonly routing: RoutingPolicy;
+  private readonly routerCluster: ClusterState;
+  private readonly routerPrefix = new PrefixIndex();
+  private readonly instances: Instance[] = [];
+  private readonly byId = new Map<string, Instance>();
+  private readonly flights = new Map<string, Flight>();
+  private readonly records: RunRecord[] = [];
+  private readonly maxModelLen: number;
+  private outstanding = 0;
+
+  constructor(private readonly options: TwinOptions) {
+    const { config } = options;
+    this.hops = options.hops ?? DEFAULT_HOP_LATENCIES;
+    this.admission = createAdmissionRegistry().create(config.admission.policy, config.admission.policies[config.admission.policy] ?? {});
+    const flow = flowControlFrom(config.flowController, createFlowControlRegistry());
+    this.flowEnabled = config.flowController.enabled;
+    this.flowQueues = new FlowQueues(flow.settings);
+    this.detector = flow.detector;
+    const seed = options.seed ?? config.router.seed ?? 0;
+    this.routing = createRoutingRegistry().create(config.router.policy, config.router.policies[config.router.policy] ?? {}, { random: seededRandom(seed) });
+    this.routerCluster = new ClusterState(Number.POSITIVE_INFINITY, { snapshots: config.router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
+    const model = config.models.find((m) => m.name === config.worker.model);
+    this.maxModelLen = Math.min(model?.maxModelLen ?? options.profileMaxModelLen, options.profileMaxModelLen);
+    for (let rank = 0; rank < config.worker.instances; rank++) {
+      const id = `twin-r${rank}`;
+      const engine = new VllmEngine({
+        model: options.latency,
+        totalKvBlocks: options.totalKvBlocks,
+        maxModelLen: this.maxModelLen,
+        maxRunning: config.worker.maxRunning,
+        maxBatchTokens: config.worker.maxBatchTokens,
+        scheduler: config.worker.scheduler,
+      });
+      const instance: Instance = { id, engine, busy: false, readyAtUs: undefined };
+      this.instances.push(instance);
+      this.byId.set(id, instance);
+      const identity = { instanceId: id, workerId: 'twin', rank, model: config.worker.model, totalKvBlocks: options.totalKvBlocks };
+      const registered = { ...identity, type: 'register' as const, atMs: 0 };
+      this.admissionCluster.onLifecycle(registered);
+      this.flowPool.onLifecycle(registered);
+      this.routerCluster.onLifecycle(registered);
+    }
+  }
+
+  /** Runs the workload to the end (every request has its record) and returns the records in request order. */
+  run(requests: readonly WorkloadRequest[]): TwinResult {
+    this.outstanding = requests.length;
+    for (const request of requests) this.queue.at(request.arrivalMs * 1000, 'arrive', () => this.arrive(request));
+    this.publishSnapshots();
+    if (this.options.config.router.snapshotRefreshIntervalMs > 0) this.refreshRouter();
+    const events = this.queue.drain();
+    const order = new Map(requests.map((r, i) => [`r${r.index}`, i]));
+    return { records: [...this.records].sort((a, b) => order.get(a.id)! - order.get(b.id)!), events };
+  }
+
+  // ── the pipeline ────────────────────────────────────────────────────────────────────────────
+
+  private arrive(request: WorkloadRequest): void {
+    const now = this.queue.nowUs;
+    const flight: Flight = {
+      request,
+      id: `r${request.index}`,
+      arrivalUs: now,
+      tokenTimesUs: [],
+      timings: {},
+      policy: {
+        id: `r${request.index}`,
+        model: this.options.config.worker.model,
+        inputTokens: request.inputTokens.length,
+        maxTokens: request.maxTokens,
+        priority: priorityOf(request.sloClass),
+        sloClass: request.sloClass,
+        fairnessId: request.tenantId,
+        blockHashes: blockHashes(request.inputTokens),
+      },
+    };
+    this.flights.set(flight.id, flight);
+    // The gateway's own check: a request no instance could hold is a 400 at once.
+    if (flight.policy.inputTokens + flight.policy.maxTokens > this.maxModelLen) {
+      this.end(flight, now + this.hops.gatewayUs, { reason: 'unservable', stage: 'gateway' });
+      return;
+    }
+    this.queue.at(now + this.hops.gatewayUs + this.hops.transitUs, 'admit', () => this.admit(flight));
+  }
+
+  private admit(flight: Flight): void {
+    const now = this.queue.nowUs;
+    const decision = this.admission.decide(flight.policy, this.admissionCluster.view(now / 1000), now);
+    flight.timings.admissionMs = this.hops.admissionUs / 1000;
+    if (!decision.admit) {
+      this.end(flight, now + this.hops.admissionUs + this.hops.returnUs, { reason: decision.reason, stage: 'admission' });
+      return;
+    }
+    this.queue.at(now + this.hops.admissionUs + this.hops.transitUs, 'flow', () => this.enqueue(flight));
+  }
+
+  private enqueue(flight: Flight): void {
+    const now = this.queue.nowUs;
+    const { policy } = flight;
+    if (!this.flowEnabled) {
+      const saturation = this.detector.saturation(this.flowPool.signals(now / 1000));
+      if (isSheddable(policy.priority) && isSaturated(saturation)) {
+        this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'pool_saturated', stage: 'flow' });
+        return;
+      }
+      flight.timings.flowQueueMs = 0;
+      this.release(flight);
+      return;
+    }
+    const outcome = this.flowQueues.enqueue(
+      {
+        id: flight.id,
+        flow: { fairnessId: policy.fairnessId, priority: policy.priority },
+        // The JSON body's size: the token ids' digits and separators, a fair stand-in.
+        byteSize: 64 + flight.request.inputTokens.length * 6,
+        tokens: policy.inputTokens + policy.maxTokens,
+        arrivalMs: flight.arrivalUs / 1000,
+        payload: flight,
+      },
+      now / 1000,
+    );
+    if (!outcome.ok) {
+      this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'flow_capacity', stage: 'flow' });
+      return;
+    }
+    this.queue.at(outcome.item.ttlDeadlineMs * 1000, 'ttl', () => this.expireQueued());
+    this.dispatch();
+  }
+
+  /** The gated dispatch cycle, run whenever work arrives or capacity may have freed. */
+  private dispatch(): void {
+    if (this.flowQueues.size === 0) return;
+    const now = this.queue.nowUs;
+    const signals = this.flowPool.signals(now / 1000);
+    runDispatchCycle(
+      this.flowQueues,
+      () => this.detector.saturation(signals),
+      (item) => {
+        item.payload.timings.flowQueueMs = now / 1000 - item.enqueuedAtMs;
+        this.release(item.payload);
+      },
+    );
+  }
+
+  private expireQueued(): void {
+    const now = this.queue.nowUs;
+    for (const item of this.flowQueues.expire(now / 1000)) this.end(item.payload, now + this.hops.returnUs, { reason: 'ttl_expired', stage: 'flow' });
+  }
+
+  /** Counted in flight before it leaves, so the next saturation reading sees it. */
+  private release(flight: Flight): void {
+    const now = this.queue.nowUs;
+    this.flowPool.dispatched(flight.id, flight.policy.inputTokens + flight.policy.maxTokens, now / 1000, Number.POSITIVE_INFINITY);
+    this.queue.at(now + this.hops.flowUs + this.hops.transitUs, 'route', () => this.route(flight));
+  }
+
+  private route(flight: Flight): void {
+    const now = this.queue.nowUs;
+    const decision = this.routing.route(flight.policy, this.routerCluster.view(now / 1000, this.routerPrefix), now);
+    flight.timings.routingMs = this.hops.routerUs / 1000;
+    if (!decision) {
+      this.flowPool.done(flight.id);
+      this.end(flight, now + this.hops.routerUs + this.hops.returnUs, { reason: 'no_worker', stage: 'router' });
+      return;
+    }
+    const instance = this.byId.get(decision.instance.instanceId)!;
+    this.routerCluster.dispatched(instance.id, flight.id);
+    this.routerPrefix.record(instance.id, flight.policy.blockHashes);
+    flight.instance = instance;
+    this.queue.at(now + this.hops.routerUs + this.hops.transitUs, 'workerArrive', () => this.workerArrive(flight, instance));
+  }
+
+  private workerArrive(flight: Flight, instance: Instance): void {
+    const now = this.queue.nowUs;
+    flight.workerArrivalUs = now;
+    const { policy } = flight;
+    const accepted = instance.engine.enqueue({ id: flight.id, inputTokens: policy.inputTokens, maxTokens: policy.maxTokens, blockHashes: policy.blockHashes, priority: policy.priority }, now);
+    if (!accepted.accepted) {
+      this.leftInstance(flight, instance, now);
+      this.end(flight, now + this.hops.returnUs, { reason: 'unservable', stage: 'worker' });
+      return;
+    }
+    if (this.options.config.worker.loadIntervalMs === 0) this.publishSnapshot(instance);
+    if (!instance.busy) this.plan(instance, now);
+  }
+
+  // ── instances: steps back to back, as the worker's scheduler runs them ─────────────────────
+
+  private plan(instance: Instance, atUs: number): void {
+    const { engine } = instance;
+    if (engine.canStep(atUs)) {
+      const result = engine.step(atUs);
+      instance.busy = true;
+      for (const { requestId } of result.admitted) {
+        const flight = this.flights.get(requestId);
+        if (flight && flight.admittedUs === undefined) flight.admittedUs = atUs;
+      }
+      if (result.kvStored.length > 0 || result.kvRemoved.length > 0) {
+        this.admissionCluster.onKv({ instanceId: instance.id, atMs: atUs / 1000, stored: [...result.kvStored], removed: [...result.kvRemoved] });
+      }
+      this.queue.at(atUs + result.durationUs, 'stepEnd', () => this.stepEnd(instance, result));
+      return;
+    }
+    const ready = engine.nextReadyUs();
+    if (ready === undefined || (instance.readyAtUs !== undefined && instance.readyAtUs <= ready)) return;
+    instance.readyAtUs = ready;
+    this.queue.at(ready, 'workerReady', () => {
+      instance.readyAtUs = undefined;
+      if (!instance.busy) this.plan(instance, this.queue.nowUs);
+    });
+  }
+
+  private stepEnd(instance: Instance, result: StepResult): void {
+    const endUs = this.queue.nowUs;
+    const tokenUs = endUs + result.outputDelayUs;
+    for (const { requestId, count } of result.tokens) {
+      const flight = this.flights.get(requestId);
+      if (!flight || count === 0) continue;
+      flight.firstTokenUs ??= tokenUs;
+      for (let i = 0; i < count; i++) flight.tokenTimesUs.push(tokenUs + this.hops.returnUs);
+    }
+    for (const requestId of result.completed) {
+      const flight = this.flights.get(requestId);
+      if (!flight) continue;
+      this.leftInstance(flight, instance, tokenUs);
+      this.end(flight, tokenUs + this.hops.returnUs, { reason: 'ok' }, tokenUs);
+    }
+    instance.busy = false;
+    if (this.options.config.worker.loadIntervalMs === 0) this.publishSnapshot(instance);
+    this.plan(instance, endUs);
+    if (this.options.checkInvariants) this.checkInvariants(instance);
+  }
+
+  private checkInvariants(instance: Instance): void {
+    instance.engine.checkInvariants();
+    if (instance.engine.hasWork() && !instance.busy && instance.readyAtUs === undefined) {
+      throw new Error(`work conservation broken: ${instance.id} holds requests with no step or wake-up scheduled at ${this.queue.nowUs} µs`);
+    }
+  }
+
+  /** The instance's done event reaches the router and flow control one transit later. */
+  private leftInstance(flight: Flight, instance: Instance, atUs: number): void {
+    this.queue.at(atUs + this.hops.transitUs, 'done', () => {
+      this.routerCluster.done(instance.id, flight.id);
+      if (this.flowPool.done(flight.id)) this.dispatch();
+    });
+  }
+
+  // ── what instances report ──────────────────────────────────────────────────────────────────
+
+  private publishSnapshot(instance: Instance): void {
+    const rank = this.instances.indexOf(instance);
+    const snapshot: LoadSnapshot = { ...instance.engine.snapshot(), instanceId: instance.id, workerId: 'twin', rank, atMs: this.queue.nowUs / 1000 };
+    this.admissionCluster.onSnapshot(snapshot);
+    this.flowPool.onSnapshot(snapshot);
+    this.routerCluster.onSnapshot(snapshot);
+    // A fresher snapshot can show freed capacity.
+    this.dispatch();
+  }
+
+  /** Every instance publishes on its interval while there is anything left to do. */
+  private publishSnapshots(): void {
+    if (this.outstanding === 0) return;
+    // Requests outstanding with nothing on the agenda that could move them: a bug, not a long wait.
+    if (!this.queue.hasWork) throw new TwinStalledError(this.outstanding, this.queue.nowUs);
+    for (const instance of this.instances) this.publishSnapshot(instance);
+    const interval = this.options.config.worker.loadIntervalMs > 0 ? this.options.config.worker.loadIntervalMs * 1000 : IDLE_SNAPSHOT_US;
+    this.queue.at(this.queue.nowUs + interval, 'snapshot', () => this.publishSnapshots());
+  }
+
+  private refreshRouter(): void {
+    if (this.outstanding === 0) return;
+    this.routerCluster.refresh();
+    this.queue.at(this.queue.nowUs + this.options.config.router.snapshotRefreshIntervalMs * 1000, 'refresh', () => this.refreshRouter());
+  }
+
+  // ── the client's record ────────────────────────────────────────────────────────────────────
+
+  private end(flight: Flight, clientUs: number, how: { reason: OutcomeReason; stage?: Stage }, lastTokenUs?: number): void {
+    this.flights.delete(flight.id);
+    this.outstanding--;
+    const ms = (us: number) => us / 1000;
+    const { request } = flight;
+    const base = {
+      id: flight.id,
+      tenant: request.tenantId,
+      sloClass: request.sloClass,
+      priority: flight.policy.priority,
+      arrivalMs: ms(flight.arrivalUs),
+      endMs: ms(clientUs),
+      attempts: 1,
+      status: httpStatusOf(how.reason),
+    };
+    if (how.reason !== 'ok') {
+      this.records.push({ ...base, outputTokens: 0, outcome: outcomeOf(how.reason), reason: how.reason, ...(how.stage ? { stage: how.stage } : {}) });
+      return;
+    }
+    const admitted = flight.admittedUs ?? flight.workerArrivalUs!;
+    const firstToken = flight.firstTokenUs ?? lastTokenUs!;
+    const timings: ServedTimings = {
+      ...flight.timings,
+      workerQueueMs: ms(admitted - flight.workerArrivalUs!),
+      prefillMs: ms(firstToken - admitted),
+      decodeMs: ms(lastTokenUs! - firstToken),
+    };
+    const tokenTimesMs = flight.tokenTimesUs.map(ms);
+    this.records.push({
+      ...base,
+      outcome: 'completed',
+      outputTokens: tokenTimesMs.length,
+      tokenTimesMs,
+      ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
+      instance: flight.instance!.id,
+      timings,
+    });
+  }
+}
+
+/** The twin found requests that nothing on its agenda could ever end (an invariant broken). */
+export class TwinStalledError extends Error {
+  override readonly name = 'TwinStalledError';
+  constructor(outstanding: number, atUs: number) {
+    super(`${outstanding} requests can never end: nothing left on the agenda at ${(atUs / 1e6).toFixed(3)} s of virtual time`);
+  }
+}
+
+/** Runs a workload through a fresh twin. */
+export function simulate(requests: readonly WorkloadRequest[], options: TwinOptions): TwinResult {
+  return new Twin(options).run(requests);
+}
