@@ -1,0 +1,74 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import type { RunReportFile } from './run-report.js';
+
+/**
+ * The twin against the live cluster: one small workload at light load, run live at timeScale 1
+ * and in the twin with the hop latencies the live run measured. Counts must agree exactly and the
+ * TTFT median within 5%; the rest of the gap is the measured cost of real processes.
+ */
+const WORKLOAD = `
+seed: 21
+aggregate_rate: 8
+num_requests: 48
+clients:
+  - id: chat
+    tenant_id: acme
+    slo_class: critical
+    rate_fraction: 1
+    arrival: { process: poisson }
+    prefix_group: system
+    prefix_length: 256
+    input_distribution: { type: constant, params: { value: 128 } }
+    output_distribution: { type: constant, params: { value: 16 } }
+  - id: api
+    tenant_id: globex
+    slo_class: standard
+    rate_fraction: 1
+    arrival: { process: poisson }
+    input_distribution: { type: constant, params: { value: 384 } }
+    output_distribution: { type: constant, params: { value: 12 } }
+`;
+/** The cluster's config, the same for the live run and the twin. */
+const CONFIG = ['--worker.instances=2', '--router.policy=least-loaded'];
+
+describe('sluice simulate against the live cluster', () => {
+  let cluster: LocalCluster;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sluice-twin-'));
+    writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);
+    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...CONFIG] });
+    // Warm-up, as a serving system is warm.
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: [i + 1], max_tokens: 2 }) });
+      await res.text();
+    }
+  });
+  afterAll(() => cluster?.stop());
+
+  it('agrees with the live run on every count and on TTFT p50 within 5%, and is deterministic', async () => {
+    const live = join(dir, 'live');
+    const run = await runSluice(['run', join(dir, 'workload.yaml'), '--gateway', cluster.gatewayUrl, '--out', live, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const twin = join(dir, 'twin');
+    const sim = await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--out', twin, '--json']);
+    expect(sim.code, sim.stderr).toBe(0);
+
+    const a = (JSON.parse(readFileSync(join(live, 'report.json'), 'utf8')) as RunReportFile).summary;
+    const b = (JSON.parse(readFileSync(join(twin, 'report.json'), 'utf8')) as RunReportFile).summary;
+    expect(b.conservation.books).toEqual(a.conservation.books);
+    for (const cls of Object.keys(a.bySloClass)) expect(b.bySloClass[cls]!.completed).toBe(a.bySloClass[cls]!.completed);
+    expect(b.overall.outputTokens).toBe(a.overall.outputTokens);
+    const gap = Math.abs(b.overall.ttft.p50! - a.overall.ttft.p50!) / a.overall.ttft.p50!;
+    expect(gap, `TTFT p50 live ${a.overall.ttft.p50} ms, twin ${b.overall.ttft.p50} ms`).toBeLessThan(0.05);
+
+    // The same workload, config and seed: byte-identical JSON.
+    const again = join(dir, 'twin-again');
+    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--out', again, '--json'])).code).toBe(0);
+    expect(readFileSync(join(again, 'report.json'), 'utf8').replace(again, twin)).toBe(readFileSync(join(twin, 'report.json'), 'utf8'));
+  });
+});
