@@ -23,7 +23,8 @@ const QUEUE_DURATION = 'inference_extension_flow_control_request_queue_duration_
 function complete(url: string, headers: Record<string, string> = {}, body: object = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(`${url}/v1/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
+    // The answer ends with the stage timings: how each request was served.
+    headers: { 'content-type': 'application/json', [httpHeaders.reportTimings]: '1', ...headers },
     body: JSON.stringify({ model: 'qwen3-14b', prompt: prompt(), max_tokens: 4, ...body }),
     ...(signal ? { signal } : {}),
   });
@@ -90,8 +91,16 @@ flowController:
     await eventually(async () => (await queued(cluster)) === 8, 5_000, 'eight requests queued');
     hold.release();
 
-    for (const res of await Promise.all(sent)) expect(res.status).toBe(200);
+    const answers = await Promise.all(sent);
+    for (const res of answers) expect(res.status).toBe(200);
     expect(order).toEqual(['critical', 'critical', 'critical', 'critical', 'batch', 'batch', 'batch', 'batch']);
+    // Released one at a time, each when the one before it has left the worker, so each decoded
+    // alone: 3 decode steps of one sequence, 13.605 ms each in model time (÷10 at timeScale 10).
+    // Releasing the queue at once would batch them, and a step of 8 sequences is longer.
+    for (const res of answers) {
+      const { sluice } = (await res.json()) as { sluice: { timings: { decodeMs: number } } };
+      expect(sluice.timings.decodeMs).toBeCloseTo((3 * 13.605) / 10, 6);
+    }
   });
 
   it('round-robin fairness: a tenant flooding the band cannot starve another; global-strict serves in arrival order', async () => {

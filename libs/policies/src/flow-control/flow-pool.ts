@@ -43,12 +43,21 @@ export class FlowPool {
     return this.ledger.requests;
   }
 
+  /**
+   * What the detector reads at `nowMs`. The endpoints are a view taken now; the in-flight counts
+   * are live, so one dispatch cycle's readings see every request it has released so far (the
+   * gate of runDispatchCycle depends on it).
+   */
   signals(nowMs: number): PoolSignals {
     const ledger = this.ledger;
     return {
       endpoints: this.cluster.view(nowMs).instances,
-      inFlightRequests: ledger.requests,
-      inFlightTokens: ledger.tokens,
+      get inFlightRequests() {
+        return ledger.requests;
+      },
+      get inFlightTokens() {
+        return ledger.tokens;
+      },
       dispatchedWithin: (ageMs) => ledger.dispatchedWithin(nowMs, ageMs),
     };
   }
