@@ -93,11 +93,10 @@ describe('sluice run', () => {
     const workerTtft = (r: (typeof completed)[number]) => r.timings!.workerQueueMs! + r.timings!.prefillMs!;
     const histogramMeanMs = (1000 * ((await metricSum(worker, 'vllm:time_to_first_token_seconds_sum')) - ttftSumBefore)) / ((await metricSum(worker, 'vllm:time_to_first_token_seconds_count')) - ttftCountBefore);
     expect(Math.abs(histogramMeanMs - completed.reduce((sum, r) => sum + workerTtft(r), 0) / completed.length)).toBeLessThan(1);
-    // …and the client's TTFT is that plus the path: never less, and in the median not more than
-    // the flow-control wait plus what the hops cost.
-    const path = completed.map((r) => r.firstTokenMs! - r.arrivalMs - workerTtft(r) - r.timings!.flowQueueMs!).sort((a, b) => a - b);
-    expect(path[0]).toBeGreaterThan(0);
-    expect(path[Math.floor(path.length / 2)]).toBeLessThan(30);
+    // …and each client TTFT is that request's worker TTFT plus its wait in flow control plus the
+    // path, which is never negative. (How much the path costs is a benchmark, not an assertion:
+    // docs/benchmarks.md.)
+    for (const r of completed) expect(r.firstTokenMs! - r.arrivalMs - workerTtft(r) - r.timings!.flowQueueMs!).toBeGreaterThan(0);
 
     expect(readFileSync(printed.html, 'utf8')).toContain('data-plot=');
   });
