@@ -4,6 +4,9 @@ export interface KvEvents {
   readonly removed: string[];
 }
 
+/** No block: the end of the free list. */
+const NONE = -1;
+
 export class KvInvariantError extends Error {
   override readonly name = 'KvInvariantError';
 }
@@ -18,14 +21,23 @@ export class KvInvariantError extends Error {
  *   (the least recently freed). A freed block keeps its hash and stays a cache hit until it is
  *   reused (lazy eviction); only then does its hash leave the index, reported as removed.
  *
- * The free list is a Set: JS Sets keep insertion order, so the first value is the LRU head,
- * `add` appends to the tail and `delete` takes a block out of the middle (a hit on a free block).
+ * The free list is an intrusive doubly-linked list over block ids (typed arrays `next`/`prev`,
+ * NONE at the ends): the head is the LRU block, freeing appends to the tail and a hit on a free
+ * block unlinks it from the middle, all O(1). (A Set in insertion order did the same, but taking
+ * its first value walks past every deleted entry the table has not compacted yet: allocation
+ * from the head was the engine's hottest line.)
  */
 export class KvCache {
   private readonly refCount: Int32Array;
   private readonly hashOf: (string | undefined)[];
   private readonly index = new Map<string, number>();
-  private readonly free = new Set<number>();
+  /** Free-list links; a block is free iff `isFree[id]`. */
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private readonly isFree: Uint8Array;
+  private head = NONE;
+  private tail = NONE;
+  private freeCount = 0;
   private events: KvEvents = { stored: [], removed: [] };
   private hits = 0;
   private misses = 0;
@@ -34,15 +46,18 @@ export class KvCache {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.refCount = new Int32Array(totalBlocks);
     this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
-    for (let id = 0; id < totalBlocks; id++) this.free.add(id);
+    this.next = new Int32Array(totalBlocks);
+    this.prev = new Int32Array(totalBlocks);
+    this.isFree = new Uint8Array(totalBlocks);
+    for (let id = 0; id < totalBlocks; id++) this.pushFree(id);
   }
 
   get freeBlocks(): number {
-    return this.free.size;
+    return this.freeCount;
   }
 
   get allocatedBlocks(): number {
-    return this.totalBlocks - this.free.size;
+    return this.totalBlocks - this.freeCount;
   }
 
   /** Cumulative blocks reused from the cache and blocks newly allocated (decode blocks included). */
@@ -69,14 +84,14 @@ export class KvCache {
   /** Whether `count` new blocks can be had once the cached blocks `claiming` are taken first. */
   canAllocate(count: number, claiming: readonly number[] = []): boolean {
     let freeHits = 0;
-    for (const id of claiming) if (this.free.has(id)) freeHits++;
-    return count <= this.free.size - freeHits;
+    for (const id of claiming) if (this.isFree[id] === 1) freeHits++;
+    return count <= this.freeCount - freeHits;
   }
 
   /** Takes a reference on cached blocks (prefix-cache hits); a free one leaves the free list. */
   claim(ids: readonly number[]): void {
     for (const id of ids) {
-      this.free.delete(id);
+      this.unlinkFree(id);
       this.refCount[id] = this.ref(id) + 1;
       this.hits++;
     }
@@ -84,11 +99,11 @@ export class KvCache {
 
   /** Takes `count` blocks from the LRU head. A reused block's old hash leaves the index. */
   allocate(count: number): number[] {
-    if (count > this.free.size) throw new RangeError(`cannot allocate ${count} KV blocks: ${this.free.size} free`);
+    if (count > this.freeCount) throw new RangeError(`cannot allocate ${count} KV blocks: ${this.freeCount} free`);
     const ids: number[] = [];
     for (let i = 0; i < count; i++) {
-      const id = this.free.values().next().value as number;
-      this.free.delete(id);
+      const id = this.head;
+      this.unlinkFree(id);
       this.evictHash(id);
       this.refCount[id] = 1;
       ids.push(id);
@@ -134,7 +149,7 @@ export class KvCache {
       const count = this.ref(id);
       if (count < 1) throw new KvInvariantError(`block ${id} released while free`);
       this.refCount[id] = count - 1;
-      if (count === 1) this.free.add(id);
+      if (count === 1) this.pushFree(id);
     }
   }
 
@@ -156,14 +171,20 @@ export class KvCache {
       const count = this.ref(id);
       if (count < 0) throw new KvInvariantError(`block ${id} has refcount ${count}`);
       if (count > 0) allocated++;
-      if ((count === 0) !== this.free.has(id)) throw new KvInvariantError(`block ${id} has refcount ${count} but free=${this.free.has(id)}`);
+      if ((count === 0) !== (this.isFree[id] === 1)) throw new KvInvariantError(`block ${id} has refcount ${count} but free=${this.isFree[id] === 1}`);
       const hash = this.hashOf[id];
       if (hash !== undefined && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
     }
     for (const [hash, id] of this.index) {
       if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${String(this.hashOf[id])}`);
     }
-    if (allocated + this.free.size !== this.totalBlocks) throw new KvInvariantError(`allocated ${allocated} + free ${this.free.size} != total ${this.totalBlocks}`);
+    let listed = 0;
+    for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.next[id]!) {
+      if (this.isFree[id] !== 1) throw new KvInvariantError(`block ${id} is on the free list but not free`);
+      listed++;
+    }
+    if (listed !== this.freeCount) throw new KvInvariantError(`free list holds ${listed} blocks, counted ${this.freeCount}`);
+    if (allocated + this.freeCount !== this.totalBlocks) throw new KvInvariantError(`allocated ${allocated} + free ${this.freeCount} != total ${this.totalBlocks}`);
   }
 
   private checkReferences(holders: Iterable<readonly number[]>): void {
@@ -176,6 +197,30 @@ export class KvCache {
 
   private ref(id: number): number {
     return this.refCount[id] ?? 0;
+  }
+
+  /** Appends a block to the free list's tail (most recently freed). */
+  private pushFree(id: number): void {
+    this.isFree[id] = 1;
+    this.prev[id] = this.tail;
+    this.next[id] = NONE;
+    if (this.tail === NONE) this.head = id;
+    else this.next[this.tail] = id;
+    this.tail = id;
+    this.freeCount++;
+  }
+
+  /** Takes a block off the free list wherever it is; a block not on it is left alone. */
+  private unlinkFree(id: number): void {
+    if (this.isFree[id] !== 1) return;
+    this.isFree[id] = 0;
+    const prev = this.prev[id]!;
+    const next = this.next[id]!;
+    if (prev === NONE) this.head = next;
+    else this.next[prev] = next;
+    if (next === NONE) this.tail = prev;
+    else this.prev[next] = prev;
+    this.freeCount--;
   }
 
   private evictHash(id: number): void {
