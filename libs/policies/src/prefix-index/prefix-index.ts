@@ -13,7 +13,7 @@ export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
  * is the least recently used, and delete + add moves an entry to the most-recent end.
  */
 export class PrefixIndex implements PrefixLookup {
-  private readonly byInstance = new Map<string, Set<string>>();
+  private readonly byInstance = new Map<string, Entries>();
   /**
    * The same beliefs inverted: which instances hold each hash. Scoring one request against every
    * instance then costs what the matches cost, not one lookup per instance (at 1,000 instances
@@ -30,11 +30,12 @@ export class PrefixIndex implements PrefixLookup {
   /** Adds (or refreshes to most-recently-used) these block hashes for the instance; evicts the LRU ones beyond capacity. */
   record(instanceId: string, blockHashes: readonly string[]): void {
     if (blockHashes.length === 0) return;
-    let entries = this.byInstance.get(instanceId);
-    if (!entries) {
-      entries = new Set();
-      this.byInstance.set(instanceId, entries);
+    let held = this.byInstance.get(instanceId);
+    if (!held) {
+      held = new Entries();
+      this.byInstance.set(instanceId, held);
     }
+    const entries = held.hashes;
     // Refresh last block first, so a prompt's leading blocks end up the most recent: a lookup
     // counts only a leading run, so losing block 0 would make every later block useless. (vLLM
     // frees a request's blocks in reverse order for the same reason; BEHAVIOUR.md §1.)
@@ -43,8 +44,8 @@ export class PrefixIndex implements PrefixLookup {
       if (!entries.delete(hash)) this.holdersOf(hash).add(instanceId);
       entries.add(hash);
     }
-    for (const oldest of entries) {
-      if (entries.size <= this.capacityPerInstance) break;
+    while (entries.size > this.capacityPerInstance) {
+      const oldest = held.oldest();
       entries.delete(oldest);
       this.unhold(oldest, instanceId);
     }
@@ -52,7 +53,7 @@ export class PrefixIndex implements PrefixLookup {
 
   /** Forgets these hashes for the instance (KV "removed" events). */
   remove(instanceId: string, blockHashes: readonly string[]): void {
-    const entries = this.byInstance.get(instanceId);
+    const entries = this.byInstance.get(instanceId)?.hashes;
     if (!entries) return;
     for (const hash of blockHashes) if (entries.delete(hash)) this.unhold(hash, instanceId);
     if (entries.size === 0) this.byInstance.delete(instanceId);
@@ -60,7 +61,7 @@ export class PrefixIndex implements PrefixLookup {
 
   /** Forgets an instance entirely (deregistered / lost). */
   dropInstance(instanceId: string): void {
-    const entries = this.byInstance.get(instanceId);
+    const entries = this.byInstance.get(instanceId)?.hashes;
     if (!entries) return;
     for (const hash of entries) this.unhold(hash, instanceId);
     this.byInstance.delete(instanceId);
@@ -72,7 +73,7 @@ export class PrefixIndex implements PrefixLookup {
    * saves no prefill (BEHAVIOUR.md §1, "KV cache"). A read: it does not change LRU order.
    */
   matchedBlocks(instanceId: string, blockHashes: readonly string[]): number {
-    const entries = this.byInstance.get(instanceId);
+    const entries = this.byInstance.get(instanceId)?.hashes;
     if (!entries) return 0;
     let matched = 0;
     while (matched < blockHashes.length && entries.has(blockHashes[matched]!)) matched++;
@@ -98,7 +99,7 @@ export class PrefixIndex implements PrefixLookup {
   }
 
   size(instanceId: string): number {
-    return this.byInstance.get(instanceId)?.size ?? 0;
+    return this.byInstance.get(instanceId)?.hashes.size ?? 0;
   }
 
   private holdersOf(hash: string): Set<string> {
@@ -115,5 +116,25 @@ export class PrefixIndex implements PrefixLookup {
     if (!holders) return;
     holders.delete(instanceId);
     if (holders.size === 0) this.byHash.delete(hash);
+  }
+}
+
+/**
+ * One instance's hashes, least recently used first, and a cursor on the oldest one. Looking for
+ * the oldest with a fresh iterator walks past every entry deleted since the Set last compacted
+ * (a hole per eviction and per refresh): at full capacity that walk was most of `record`. The
+ * cursor is a Set iterator kept between calls: by the language's rules a live iterator skips
+ * entries deleted before it reaches them and visits entries added later, and eviction only takes
+ * entries from the old end, so every live entry lies ahead of it and its next value is the
+ * oldest live entry, as a fresh iterator's first would be.
+ */
+class Entries {
+  readonly hashes = new Set<string>();
+  private cursor: Iterator<string> | undefined;
+
+  /** The least recently used hash (the caller deletes it). Only while the set is not empty. */
+  oldest(): string {
+    this.cursor ??= this.hashes.values();
+    return this.cursor.next().value as string;
   }
 }
