@@ -1,5 +1,3 @@
-import { Heap } from '@sluice/policies';
-
 /**
  * Event kinds in the order they run at equal times (BLIS's rule): cluster events first
  * (arrival, admission, flow control, routing), then instance events, then observers.
@@ -28,19 +26,48 @@ export interface SimEvent {
   readonly run: () => void;
 }
 
-/** The twin's agenda: ordered by (time, priority, sequence), so every run is the same run. */
+/** An event with its ordering key resolved once, when it is scheduled. */
+class Scheduled implements SimEvent {
+  constructor(
+    readonly atUs: number,
+    readonly kind: EventKind,
+    readonly priority: number,
+    readonly periodic: boolean,
+    readonly seq: number,
+    readonly run: () => void,
+  ) {}
+}
+
+/** (time, priority, sequence): a before b. */
+const before = (a: Scheduled, b: Scheduled): boolean => (a.atUs !== b.atUs ? a.atUs < b.atUs : a.priority !== b.priority ? a.priority < b.priority : a.seq < b.seq);
+
+/**
+ * The twin's agenda: ordered by (time, priority, sequence), so every run is the same run. A binary
+ * min-heap of its own (not the policies' generic Heap): the key is compared inline and the event
+ * kind's priority and periodicity are looked up once per event, not once per comparison.
+ */
 export class EventQueue {
-  private readonly heap = new Heap<SimEvent>(
-    (a, b) => a.atUs - b.atUs || EVENT_PRIORITY[a.kind] - EVENT_PRIORITY[b.kind] || a.seq - b.seq,
-  );
+  private readonly heap: Scheduled[] = [];
   private seq = 0;
   /** Events pending other than the periodic ones (snapshots, refreshes), which never end a run. */
   private work = 0;
   nowUs = 0;
 
   at(atUs: number, kind: EventKind, run: () => void): void {
-    if (!PERIODIC.has(kind)) this.work++;
-    this.heap.push({ atUs: Math.max(atUs, this.nowUs), kind, seq: this.seq++, run });
+    const periodic = PERIODIC.has(kind);
+    if (!periodic) this.work++;
+    const event = new Scheduled(Math.max(atUs, this.nowUs), kind, EVENT_PRIORITY[kind], periodic, this.seq++, run);
+    const heap = this.heap;
+    let i = heap.length;
+    heap.push(event);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const above = heap[parent]!;
+      if (!before(event, above)) break;
+      heap[i] = above;
+      i = parent;
+    }
+    heap[i] = event;
   }
 
   /** True while something other than periodic reporting is on the agenda. */
@@ -49,18 +76,39 @@ export class EventQueue {
   }
 
   get size(): number {
-    return this.heap.size;
+    return this.heap.length;
   }
 
   /** Runs events in order until none is left; returns how many ran. */
   drain(): number {
     let ran = 0;
-    for (let event = this.heap.pop(); event; event = this.heap.pop()) {
+    for (let event = this.pop(); event; event = this.pop()) {
       this.nowUs = event.atUs;
-      if (!PERIODIC.has(event.kind)) this.work--;
+      if (!event.periodic) this.work--;
       event.run();
       ran++;
     }
     return ran;
+  }
+
+  private pop(): Scheduled | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    const n = heap.length;
+    if (n === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && before(heap[right]!, heap[left]!) ? right : left;
+      const smaller = heap[child]!;
+      if (!before(smaller, last)) break;
+      heap[i] = smaller;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
   }
 }

@@ -153,7 +153,18 @@ export class Twin {
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
   run(requests: readonly WorkloadRequest[]): TwinResult {
     this.outstanding = requests.length;
-    for (const request of requests) this.queue.at(request.arrivalMs * 1000, 'arrive', () => this.arrive(request));
+    // Arrivals join the agenda one at a time, each when the one before it runs, in the order the
+    // agenda would run them all (time as `at` clamps it, then request order): the same run as
+    // scheduling them all up front, with an agenda of the events in flight rather than the workload.
+    const arrivals = requests.map((request, i) => ({ request, i, atUs: Math.max(request.arrivalMs * 1000, 0) }));
+    arrivals.sort((a, b) => (a.atUs !== b.atUs ? (a.atUs < b.atUs ? -1 : 1) : a.i - b.i));
+    let next = 0;
+    const arriveNext = (): void => {
+      const { request } = arrivals[next++]!;
+      if (next < arrivals.length) this.queue.at(arrivals[next]!.atUs, 'arrive', arriveNext);
+      this.arrive(request);
+    };
+    if (arrivals.length > 0) this.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
     this.publishSnapshots();
     if (this.options.config.router.snapshotRefreshIntervalMs > 0) this.refreshRouter();
     const events = this.queue.drain();
@@ -239,6 +250,8 @@ export class Twin {
   private dispatch(): void {
     if (this.flowQueues.size === 0) return;
     const now = this.queue.nowUs;
+    // One view of the endpoints per cycle, as the service takes it; the in-flight counts in it
+    // are live, so each reading sees the requests this cycle has already released.
     const signals = this.flowPool.signals(now / 1000);
     runDispatchCycle(
       this.flowQueues,
