@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatPath, parseWorkloadSpec, validateWorkloadSpec, WorkloadError, type WorkloadIssue } from './spec.js';
+import { issuePath } from '@sluice/contracts';
+import { parseWorkloadSpec, validateWorkloadSpec, WorkloadError, type WorkloadIssue } from './spec.js';
 
 const VALID = `
 version: "2"
@@ -126,8 +127,8 @@ describe('parseWorkloadSpec', () => {
     expect(issuesOf(() => parseWorkloadSpec(''))).toEqual([{ path: '', message: 'must be an object' }]);
   });
 
-  it('formats paths', () => {
-    expect(formatPath(['clients', 1, 'arrival', 'cv'])).toBe('clients[1].arrival.cv');
-    expect(formatPath([])).toBe('');
+  it('formats paths as the rest of sluice does (issuePath from contracts)', () => {
+    expect(issuePath(['clients', 1, 'arrival', 'cv'])).toBe('clients[1].arrival.cv');
+    expect(issuePath([])).toBe('');
   });
 });

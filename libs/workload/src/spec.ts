@@ -1,5 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { issuePath } from '@sluice/contracts';
+import { valueAt } from './value-at.js';
 
 /**
  * A workload spec, compatible with the parts of BLIS's workload spec v2 that apply here: a seed,
@@ -126,24 +128,6 @@ function formatIssue(issue: WorkloadIssue): string {
   return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
 }
 
-/** `['clients', 1, 'arrival', 'cv']` → `clients[1].arrival.cv`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const key of path) {
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
 
 function describeType(expected: string): string {
   if (expected === 'array') return 'a list';
@@ -156,17 +140,17 @@ function toIssues(error: z.ZodError, input: unknown): WorkloadIssue[] {
     const path = issue.path;
     const missing = valueAt(input, path) === undefined;
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ path: formatPath([...path, key]), message: 'unknown key' });
+      for (const key of issue.keys) issues.push({ path: issuePath([...path, key]), message: 'unknown key' });
     } else if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
       // A discriminated union (arrival.process, *_distribution.type) without a matching tag.
       const list = issue.options.map(String).join(' | ');
-      issues.push({ path: formatPath(path), message: missing ? `is required (one of ${list})` : `must be one of ${list}` });
+      issues.push({ path: issuePath(path), message: missing ? `is required (one of ${list})` : `must be one of ${list}` });
     } else if (issue.code === 'invalid_value') {
-      issues.push({ path: formatPath(path), message: missing ? 'is required' : `must be one of ${issue.values.map(String).join(' | ')}` });
+      issues.push({ path: issuePath(path), message: missing ? 'is required' : `must be one of ${issue.values.map(String).join(' | ')}` });
     } else if (issue.code === 'invalid_type') {
-      issues.push({ path: formatPath(path), message: missing ? 'is required' : `must be ${describeType(issue.expected)}` });
+      issues.push({ path: issuePath(path), message: missing ? 'is required' : `must be ${describeType(issue.expected)}` });
     } else {
-      issues.push({ path: formatPath(path), message: issue.message });
+      issues.push({ path: issuePath(path), message: issue.message });
     }
   }
   return issues;

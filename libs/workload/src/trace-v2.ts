@@ -1,8 +1,10 @@
+import { issuePath } from '@sluice/contracts';
 import { seededRandom } from '@sluice/policies';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import { TOKEN_VOCAB_SIZE, type WorkloadRequest } from './generate.js';
-import { formatPath, SLO_CLASSES, type SloClass, type WorkloadSpec } from './spec.js';
+import { SLO_CLASSES, type SloClass, type WorkloadSpec } from './spec.js';
+import { valueAt } from './value-at.js';
 
 /**
  * BLIS "TraceV2" traces: a YAML header and a CSV with one row per request, in two texts (BLIS
@@ -220,21 +222,13 @@ export function tracePrefixesFromSpec(spec: WorkloadSpec): Record<string, TraceP
 
 // ---------------------------------------------------------------- header
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  let value = root;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
 
 function headerIssues(error: z.ZodError, input: unknown): TraceV2Issue[] {
   const issues: TraceV2Issue[] = [];
   for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) issues.push({ key: formatPath([...issue.path, key]), message: 'unknown key' });
-    else if (valueAt(input, issue.path) === undefined) issues.push({ key: formatPath(issue.path), message: 'is required' });
-    else issues.push({ key: formatPath(issue.path), message: issue.message });
+    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) issues.push({ key: issuePath([...issue.path, key]), message: 'unknown key' });
+    else if (valueAt(input, issue.path) === undefined) issues.push({ key: issuePath(issue.path), message: 'is required' });
+    else issues.push({ key: issuePath(issue.path), message: issue.message });
   }
   return issues;
 }
