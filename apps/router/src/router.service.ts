@@ -14,6 +14,7 @@ import {
   PrefixIndex,
   seedOf,
   seededRandom,
+  type ClusterView,
   type RoutingDecision,
   type RoutingPolicy,
   type RoutingPolicyRegistry,
@@ -102,7 +103,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
         return;
       }
       const instanceId = decision.instance.instanceId;
-      this.recordDecision(span, decision);
+      this.recordDecision(span, decision, view);
       // Synchronous signals, updated before the handoff so the next decision sees them.
       this.cluster.dispatched(instanceId, request.id);
       this.prefix.record(instanceId, request.blockHashes);
@@ -122,7 +123,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The choice, its regret, and the top-k candidates with their scores and signals (span events). */
-  private recordDecision(span: Span, decision: RoutingDecision): void {
+  private recordDecision(span: Span, decision: RoutingDecision, view: ClusterView): void {
     const instanceId = decision.instance.instanceId;
     this.metrics.decisions.inc({ policy: this.policy.name, instance: instanceId });
     this.metrics.regret.observe({ policy: this.policy.name }, decision.regret);
@@ -133,9 +134,9 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
       // The chosen one's score is the best minus the regret: no need to find it in the ranking.
       ...(best ? { 'sluice.router.best_score': best.score, 'sluice.router.score': best.score - decision.regret } : {}),
     });
-    const byId = new Map(this.cluster.view(Date.now()).instances.map((i) => [i.instanceId, i]));
+    // The signals each candidate was scored on: the view the decision was made from.
     decision.top(this.service.config.router.counterfactualK).forEach((candidate, rank) => {
-      const signals = byId.get(candidate.instanceId);
+      const signals = view.instances.find((i) => i.instanceId === candidate.instanceId);
       span.addEvent('candidate', {
         'sluice.router.candidate.rank': rank,
         'sluice.router.candidate.instance': candidate.instanceId,
