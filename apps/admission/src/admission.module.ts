@@ -1,16 +1,6 @@
 import { Module } from '@nestjs/common';
-import type { InboundRoute } from '@sluice/bus';
-import {
-  BusyThresholdUpdateSchema,
-  InferenceRequestSchema,
-  KvEventSchema,
-  LifecycleEventSchema,
-  LoadSnapshotSchema,
-  SetAdmissionPolicySchema,
-  queueGroups,
-  subjectPatterns,
-  subjects,
-} from '@sluice/contracts';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
+import { BusyThresholdUpdateSchema, InferenceRequestSchema, SetAdmissionPolicySchema, queueGroups, subjects } from '@sluice/contracts';
 import { z } from 'zod';
 import { AdmissionController } from './admission.controller.js';
 import { AdmissionService } from './admission.service.js';
@@ -21,9 +11,9 @@ import { AdmissionService } from './admission.service.js';
  */
 export const ADMISSION_ROUTES = new Map<string, InboundRoute>([
   [subjects.admissionSubmit(), { schema: InferenceRequestSchema, queue: queueGroups.admission, kind: 'handoff' }],
-  [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerKv, { schema: KvEventSchema, kind: 'event' }],
+  WORKER_EVENT_ROUTES.lifecycle,
+  WORKER_EVENT_ROUTES.load,
+  WORKER_EVENT_ROUTES.kv,
   [subjects.control('admission', 'get'), { schema: z.object({}), kind: 'control' }],
   [subjects.control('admission', 'set'), { schema: SetAdmissionPolicySchema, kind: 'control' }],
   [subjects.control('admission', 'get-busy-threshold'), { schema: z.object({}), kind: 'control' }],

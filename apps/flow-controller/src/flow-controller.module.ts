@@ -1,15 +1,6 @@
 import { Module } from '@nestjs/common';
-import {
-  CancelRequestSchema,
-  InferenceRequestSchema,
-  LifecycleEventSchema,
-  LoadSnapshotSchema,
-  RequestDoneSchema,
-  queueGroups,
-  subjectPatterns,
-  subjects,
-} from '@sluice/contracts';
-import type { InboundRoute } from '@sluice/bus';
+import { CancelRequestSchema, InferenceRequestSchema, queueGroups, subjects } from '@sluice/contracts';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
 import { flowControlRegistryProvider } from './flow-control.registry.js';
 import { FlowControllerController } from './flow-controller.controller.js';
 import { FlowControllerService } from './flow-controller.service.js';
@@ -18,9 +9,9 @@ import { FlowControllerService } from './flow-controller.service.js';
 export const FLOW_CONTROLLER_ROUTES = new Map<string, InboundRoute>([
   [subjects.flowSubmit(), { schema: InferenceRequestSchema, queue: queueGroups.flowController, kind: 'handoff' }],
   [subjects.requestCancel(), { schema: CancelRequestSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
+  WORKER_EVENT_ROUTES.lifecycle,
+  WORKER_EVENT_ROUTES.load,
+  WORKER_EVENT_ROUTES.done,
 ]);
 
 @Module({ controllers: [FlowControllerController], providers: [flowControlRegistryProvider, FlowControllerService] })

@@ -1,14 +1,6 @@
 import { Module } from '@nestjs/common';
-import {
-  InferenceRequestSchema,
-  LifecycleEventSchema,
-  LoadSnapshotSchema,
-  RequestDoneSchema,
-  queueGroups,
-  subjectPatterns,
-  subjects,
-} from '@sluice/contracts';
-import type { InboundRoute } from '@sluice/bus';
+import { InferenceRequestSchema, queueGroups, subjects } from '@sluice/contracts';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
 import { RouterController } from './router.controller.js';
 import { RouterService } from './router.service.js';
 import { routingRegistryProvider } from './routing.registry.js';
@@ -16,9 +8,9 @@ import { routingRegistryProvider } from './routing.registry.js';
 /** Submissions are shared by the queue group; worker events go to every router replica. */
 export const ROUTER_ROUTES = new Map<string, InboundRoute>([
   [subjects.routerSubmit(), { schema: InferenceRequestSchema, queue: queueGroups.router, kind: 'handoff' }],
-  [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
-  [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
+  WORKER_EVENT_ROUTES.lifecycle,
+  WORKER_EVENT_ROUTES.load,
+  WORKER_EVENT_ROUTES.done,
 ]);
 
 @Module({ controllers: [RouterController], providers: [routingRegistryProvider, RouterService], exports: [RouterService] })

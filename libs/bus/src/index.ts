@@ -5,3 +5,4 @@ export * from './nest/service-context.js';
 export * from './nest/service-bootstrap.js';
 export * from './pipeline.js';
 export * from './nest/run-service.js';
+export * from './nest/worker-event-routes.js';

@@ -1,0 +1,14 @@
+import { KvEventSchema, LifecycleEventSchema, LoadSnapshotSchema, RequestDoneSchema, subjectPatterns } from '@sluice/contracts';
+import type { InboundRoute } from './bus.transport.js';
+
+/**
+ * The routes of what every worker instance reports, each subject pattern with its schema, for
+ * the services that follow the workers. Events, no queue group: every replica gets each one, so
+ * each keeps the same view of the cluster.
+ */
+export const WORKER_EVENT_ROUTES = {
+  lifecycle: [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
+  load: [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
+  kv: [subjectPatterns.allWorkerKv, { schema: KvEventSchema, kind: 'event' }],
+  done: [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
+} as const satisfies Record<string, readonly [string, InboundRoute]>;
