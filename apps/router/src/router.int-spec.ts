@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '@sluice/policies';
 import { eventually, FREE_PORT_ARGS, metricSum, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
@@ -32,15 +33,9 @@ async function byInstance(url: string, name: string): Promise<Map<string, number
   return values;
 }
 
-/** A seeded shuffle (mulberry32), so each run sends the same order. */
+/** A seeded shuffle, so each run sends the same order. */
 function shuffled<T>(items: readonly T[], seed: number): T[] {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
