@@ -13,7 +13,7 @@ import {
   type SetAdmissionPolicy,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { AdmissionCluster } from '@sluice/policies';
+import { AdmissionCluster, expirySweepIntervalMs } from '@sluice/policies';
 import { SpanKind, SpanStatusCode, context, trace } from '@sluice/telemetry';
 import { AdmissionMetrics } from './admission.metrics.js';
 import { AdmissionPolicyStore } from './admission-policy.store.js';
@@ -36,7 +36,7 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const every = Math.max(50, Math.floor(this.service.config.admission.heartbeatTimeoutMs / 3));
+    const every = expirySweepIntervalMs(this.service.config.admission.heartbeatTimeoutMs);
     this.sweep = setInterval(() => {
       for (const id of this.cluster.expire(Date.now())) this.logger.warn(`instance ${id} missed its heartbeats: left the cluster view`);
     }, every);

@@ -11,6 +11,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import {
+  expirySweepIntervalMs,
   FlowPool,
   FlowQueues,
   flowControlFrom,
@@ -80,7 +81,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const { heartbeatTimeoutMs } = this.service.config.flowController;
-    this.sweep = setInterval(() => this.pool.expire(Date.now()), Math.max(50, Math.floor(heartbeatTimeoutMs / 3)));
+    this.sweep = setInterval(() => this.pool.expire(Date.now()), expirySweepIntervalMs(heartbeatTimeoutMs));
     const detector = this.service.config.flowController.saturationDetector.type;
     this.logger.log(this.enabled ? `queuing with ${detector}` : `flow control disabled: pass-through, sheddable requests shed while ${detector} says saturated`);
   }

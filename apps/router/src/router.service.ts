@@ -10,6 +10,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import {
+  expirySweepIntervalMs,
   ClusterState,
   PrefixIndex,
   seedOf,
@@ -53,7 +54,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const { heartbeatTimeoutMs, snapshotRefreshIntervalMs } = this.service.config.router;
-    this.timers.push(setInterval(() => this.expireSilentInstances(), Math.max(50, Math.floor(heartbeatTimeoutMs / 3))));
+    this.timers.push(setInterval(() => this.expireSilentInstances(), expirySweepIntervalMs(heartbeatTimeoutMs)));
     if (snapshotRefreshIntervalMs > 0) this.timers.push(setInterval(() => this.cluster.refresh(), snapshotRefreshIntervalMs));
   }
 

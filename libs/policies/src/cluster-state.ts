@@ -18,6 +18,14 @@ interface Entry {
  * load snapshots, and the in-flight requests this service dispatched (synchronous, owned here).
  * Pure: the caller passes the wall-clock time of every event.
  */
+/**
+ * How often a service should call `expire`: a third of the heartbeat timeout (at least 50 ms), so
+ * a silent instance leaves the view at most a third of the timeout late.
+ */
+export function expirySweepIntervalMs(heartbeatTimeoutMs: number): number {
+  return Math.max(50, Math.floor(heartbeatTimeoutMs / 3));
+}
+
 export interface ClusterStateOptions {
   /**
    * When instance-reported signals become visible to policies (BEHAVIOUR.md §4, signal freshness):
