@@ -9,6 +9,7 @@
 // workload (Poisson arrivals; 2048-token prompts, 32 output tokens; 20% critical, 40% standard,
 // 40% sheddable) sent as a real streaming client. Only the admission policy differs.
 import { performance } from 'node:perf_hooks';
+import { seededRandom } from '@sluice/policies';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/testing';
 
 const arg = (name, fallback) => {
@@ -45,20 +46,9 @@ const ARMS = [
   },
 ];
 
-/** mulberry32: a small seeded generator, so both arms get the same workload. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function workload() {
-  const random = seeded(SEED);
+  // The seeded source the whole project uses, so both arms get the same workload.
+  const random = seededRandom(SEED);
   const requests = [];
   for (let atMs = 0; atMs < SECONDS * 1000; ) {
     atMs += (-Math.log(1 - random()) / RATE) * 1000;
