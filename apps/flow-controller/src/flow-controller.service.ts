@@ -15,8 +15,7 @@ import {
   FlowPool,
   FlowQueues,
   flowControlFrom,
-  isSaturated,
-  isSheddable,
+  legacyModeSheds,
   runDispatchCycle,
   type FlowControlRegistry,
   type QueuedRequest,
@@ -125,7 +124,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
       // Legacy mode: no queue; only sheddable requests are refused, and only while saturated.
       const saturation = this.saturation();
       span.setAttribute('sluice.flow.saturation', saturation);
-      if (isSheddable(request.priority) && isSaturated(saturation)) {
+      if (legacyModeSheds(request.priority, saturation)) {
         this.reject(request, 'pool_saturated', `the pool is saturated (${saturation.toFixed(2)}) and the request is sheddable (priority ${request.priority})`, parent);
         return finish('pool_saturated');
       }

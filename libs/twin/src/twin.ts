@@ -11,8 +11,7 @@ import {
   createFlowControlRegistry,
   createRoutingRegistry,
   flowControlFrom,
-  isSaturated,
-  isSheddable,
+  legacyModeSheds,
   runDispatchCycle,
   seededRandom,
   type AdmissionPolicy,
@@ -218,7 +217,7 @@ export class Twin {
     const { policy } = flight;
     if (!this.flowEnabled) {
       const saturation = this.detector.saturation(this.flowPool.signals(now / 1000));
-      if (isSheddable(policy.priority) && isSaturated(saturation)) {
+      if (legacyModeSheds(policy.priority, saturation)) {
         this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'pool_saturated', stage: 'flow' });
         return;
       }
