@@ -19,10 +19,9 @@
 // A 2,000-request warm-up of both runs first so that neither pays for the JIT alone.
 import { performance } from 'node:perf_hooks';
 import { loadConfig, loadProfile } from '@sluice/config';
-import { blockHashes } from '@sluice/contracts';
 import { VllmEngine, createLatencyModel } from '@sluice/engine';
 import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
-import { simulate } from '../dist/index.js';
+import { fastBlockIds, simulate } from '../dist/index.js';
 
 const SIZES = process.env.TWIN_BENCH_SIZES ? process.env.TWIN_BENCH_SIZES.split(',').map(Number) : [10_000, 100_000];
 const MILLION = 1_000_000;
@@ -69,7 +68,7 @@ function engineAlone(requests) {
     while (next < mine.length || engine.hasWork()) {
       while (next < mine.length && mine[next].arrivalMs * 1000 <= now) {
         const r = mine[next++];
-        engine.enqueue({ id: `r${r.index}`, inputTokens: r.inputTokens.length, maxTokens: r.maxTokens, blockHashes: blockHashes(r.inputTokens), priority: 3 }, now);
+        engine.enqueue({ id: `r${r.index}`, inputTokens: r.inputTokens.length, maxTokens: r.maxTokens, blockHashes: fastBlockIds(r.inputTokens), priority: 3 }, now);
       }
       if (engine.canStep(now)) {
         const result = engine.step(now);
