@@ -10,15 +10,22 @@ import { PrefixIndex } from '../prefix-index/prefix-index.js';
  */
 export class AdmissionCluster {
   private readonly state: ClusterState;
-  private readonly prefix = new PrefixIndex();
+  /** Absent when the caller said its policy never reads one (`keepPrefixIndex: false`). */
+  private readonly prefix: PrefixIndex | undefined;
 
-  constructor(heartbeatTimeoutMs: number) {
+  constructor(heartbeatTimeoutMs: number, options: { readonly keepPrefixIndex?: boolean } = {}) {
     this.state = new ClusterState(heartbeatTimeoutMs);
+    this.prefix = (options.keepPrefixIndex ?? true) ? new PrefixIndex() : undefined;
+  }
+
+  /** Whether KV events are worth sending here. */
+  get keepsPrefixIndex(): boolean {
+    return this.prefix !== undefined;
   }
 
   onLifecycle(event: LifecycleEvent): void {
     this.state.onLifecycle(event);
-    if (event.type === 'deregister') this.prefix.dropInstance(event.instanceId);
+    if (event.type === 'deregister') this.prefix?.dropInstance(event.instanceId);
   }
 
   onSnapshot(snapshot: LoadSnapshot): void {
@@ -26,6 +33,7 @@ export class AdmissionCluster {
   }
 
   onKv(event: KvEvent): void {
+    if (!this.prefix) return;
     // Removals first: a block evicted and re-stored in one batch is present afterwards.
     this.prefix.remove(event.instanceId, event.removed);
     this.prefix.record(event.instanceId, event.stored);
@@ -34,7 +42,7 @@ export class AdmissionCluster {
   /** Forgets instances silent past the heartbeat timeout; returns their ids. */
   expire(nowMs: number): string[] {
     const lost = this.state.expire(nowMs).map((l) => l.instanceId);
-    for (const id of lost) this.prefix.dropInstance(id);
+    for (const id of lost) this.prefix?.dropInstance(id);
     return lost;
   }
 

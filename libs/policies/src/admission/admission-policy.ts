@@ -11,5 +11,11 @@ export type AdmissionDecision =
 /** The first gate. `nowUs` is injected so refill and budgets are testable without sleeping. */
 export interface AdmissionPolicy {
   readonly name: string;
+  /**
+   * Whether `decide` reads `cluster.prefix`. A caller whose policy cannot change (the twin) need
+   * not keep a prefix index for one that does not; the admission service keeps it always, since
+   * its policy can be swapped at run time.
+   */
+  readonly readsPrefix?: boolean;
   decide(request: PolicyRequest, cluster: ClusterView, nowUs: number): AdmissionDecision;
 }

@@ -74,6 +74,7 @@ export function createSloPredictive(params: unknown): AdmissionPolicy {
 
   return {
     name: SLO_PREDICTIVE,
+    readsPrefix: true,
     decide(request, cluster) {
       const group = sloBudgetGroupOf(request.priority);
       const budgetUs = p.budgetsUs[group] * p.headroom;
