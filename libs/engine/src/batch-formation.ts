@@ -25,8 +25,11 @@ export interface FormedBatch {
 
 interface Entry extends ScheduledWork {
   /** Blocks this step indexed for this request: un-indexed if it is preempted in the same step. */
-  readonly indexed: number[];
+  readonly indexed: readonly number[];
 }
+
+/** A decode step indexes nothing; one shared empty list spares an allocation per token. */
+const NONE_INDEXED: readonly number[] = Object.freeze([]);
 
 /**
  * vLLM's scheduler pass with chunked prefill, as BLIS models it (BEHAVIOUR.md §1, "Batch
@@ -64,7 +67,8 @@ export class BatchFormation {
       const tokens = kind === 'prefill' ? Math.min(seq.prefillTarget - seq.computed, this.budget) : 1;
       const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - seq.blocks.length;
       if (!this.makeRoom(seq, needed)) continue;
-      seq.blocks.push(...this.kv.allocate(needed));
+      // Most decode steps stay inside the last block: nothing to allocate.
+      if (needed > 0) for (const id of this.kv.allocate(needed)) seq.blocks.push(id);
       this.schedule(seq, kind, tokens);
     }
   }
@@ -136,14 +140,16 @@ export class BatchFormation {
    * same pass can already hit them.
    */
   private schedule(seq: Sequence, kind: ScheduledWork['kind'], tokens: number): void {
-    const indexed: number[] = [];
+    let indexed = NONE_INDEXED;
     if (kind === 'prefill') {
+      const filled: number[] = [];
+      indexed = filled;
       const { blockSize } = this.limits;
       const firstFilled = Math.floor(seq.computed / blockSize);
       const endFilled = Math.min(Math.floor((seq.computed + tokens) / blockSize), seq.promptHashes.length);
       for (let j = firstFilled; j < endFilled; j++) {
         const id = seq.blocks[j]!;
-        if (this.kv.register(id, seq.promptHashes[j]!)) indexed.push(id);
+        if (this.kv.register(id, seq.promptHashes[j]!)) filled.push(id);
       }
     }
     this.budget -= tokens;
