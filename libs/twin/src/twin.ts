@@ -1,4 +1,4 @@
-import { blockHashes, httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
+import { httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
 import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
 import type { RunRecord, ServedTimings } from '@sluice/metrics';
 import {
@@ -21,6 +21,7 @@ import {
   type SaturationDetector,
 } from '@sluice/policies';
 import type { WorkloadRequest } from '@sluice/workload';
+import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { EventQueue } from './event-queue.js';
 import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
 
@@ -56,6 +57,11 @@ export interface TwinOptions {
    * A broken invariant throws.
    */
   readonly checkInvariants?: boolean;
+  /**
+   * How prompts become block hashes (default `fastBlockIds`). Only equality of hashes matters to
+   * the cluster, so contracts' `blockHashes` (the gateway's SHA-256) gives the same run, slower.
+   */
+  readonly blockHasher?: BlockHasher;
 }
 
 export interface TwinResult {
@@ -73,7 +79,8 @@ interface Flight {
   readonly id: string;
   readonly policy: PolicyRequest;
   readonly arrivalUs: number;
-  readonly tokenTimesUs: number[];
+  /** When the client received each token, in ms (the record's unit, kept as it arrives). */
+  readonly tokenTimesMs: number[];
   timings: { admissionMs?: number; flowQueueMs?: number; routingMs?: number };
   instance?: Instance;
   workerArrivalUs?: number;
@@ -100,7 +107,7 @@ export class Twin {
   private readonly queue = new EventQueue();
   private readonly hops: HopLatencies;
   private readonly admission: AdmissionPolicy;
-  private readonly admissionCluster = new AdmissionCluster(Number.POSITIVE_INFINITY);
+  private readonly admissionCluster: AdmissionCluster;
   private readonly flowEnabled: boolean;
   private readonly flowQueues: FlowQueues<Flight>;
   private readonly detector: SaturationDetector;
@@ -113,12 +120,18 @@ export class Twin {
   private readonly flights = new Map<string, Flight>();
   private readonly records: RunRecord[] = [];
   private readonly maxModelLen: number;
+  private readonly blockHasher: BlockHasher;
   private outstanding = 0;
+  /** When the pending TTL wake-up runs, if one is on the agenda. */
+  private ttlWakeUs: number | undefined;
 
   constructor(private readonly options: TwinOptions) {
     const { config } = options;
     this.hops = options.hops ?? DEFAULT_HOP_LATENCIES;
+    this.blockHasher = options.blockHasher ?? fastBlockIds;
     this.admission = createAdmissionRegistry().create(config.admission.policy, config.admission.policies[config.admission.policy] ?? {});
+    // The policy is fixed for the run: keep admission's prefix index only if it reads one.
+    this.admissionCluster = new AdmissionCluster(Number.POSITIVE_INFINITY, { keepPrefixIndex: this.admission.readsPrefix === true });
     const flow = flowControlFrom(config.flowController, createFlowControlRegistry());
     this.flowEnabled = config.flowController.enabled;
     this.flowQueues = new FlowQueues(flow.settings);
@@ -179,7 +192,7 @@ export class Twin {
       request,
       id: `r${request.index}`,
       arrivalUs: now,
-      tokenTimesUs: [],
+      tokenTimesMs: [],
       timings: {},
       policy: {
         id: `r${request.index}`,
@@ -189,7 +202,7 @@ export class Twin {
         priority: priorityOf(request.sloClass),
         sloClass: request.sloClass,
         fairnessId: request.tenantId,
-        blockHashes: blockHashes(request.inputTokens),
+        blockHashes: this.blockHasher(request.inputTokens),
       },
     };
     this.flights.set(flight.id, flight);
@@ -241,8 +254,8 @@ export class Twin {
       this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'flow_capacity', stage: 'flow' });
       return;
     }
-    this.queue.at(outcome.item.ttlDeadlineMs * 1000, 'ttl', () => this.expireQueued());
     this.dispatch();
+    this.armTtl();
   }
 
   /** The gated dispatch cycle, run whenever work arrives or capacity may have freed. */
@@ -260,6 +273,24 @@ export class Twin {
         this.release(item.payload);
       },
     );
+  }
+
+  /**
+   * One wake-up, at the earliest TTL deadline among the queued requests, as the service keeps one
+   * timer: a request dispatched at once never puts a TTL event on the agenda.
+   */
+  private armTtl(): void {
+    const deadlineMs = this.flowQueues.nextExpiryMs();
+    if (deadlineMs === undefined) return;
+    const atUs = deadlineMs * 1000;
+    if (this.ttlWakeUs !== undefined && this.ttlWakeUs <= atUs) return;
+    this.ttlWakeUs = atUs;
+    this.queue.at(atUs, 'ttl', () => {
+      if (this.ttlWakeUs !== atUs) return; // superseded by an earlier one
+      this.ttlWakeUs = undefined;
+      this.expireQueued();
+      this.armTtl();
+    });
   }
 
   private expireQueued(): void {
@@ -315,7 +346,7 @@ export class Twin {
         const flight = this.flights.get(requestId);
         if (flight && flight.admittedUs === undefined) flight.admittedUs = atUs;
       }
-      if (result.kvStored.length > 0 || result.kvRemoved.length > 0) {
+      if (this.admissionCluster.keepsPrefixIndex && (result.kvStored.length > 0 || result.kvRemoved.length > 0)) {
         this.admissionCluster.onKv({ instanceId: instance.id, atMs: atUs / 1000, stored: [...result.kvStored], removed: [...result.kvRemoved] });
       }
       this.queue.at(atUs + result.durationUs, 'stepEnd', () => this.stepEnd(instance, result));
@@ -337,7 +368,8 @@ export class Twin {
       const flight = this.flights.get(requestId);
       if (!flight || count === 0) continue;
       flight.firstTokenUs ??= tokenUs;
-      for (let i = 0; i < count; i++) flight.tokenTimesUs.push(tokenUs + this.hops.returnUs);
+      const clientMs = (tokenUs + this.hops.returnUs) / 1000;
+      for (let i = 0; i < count; i++) flight.tokenTimesMs.push(clientMs);
     }
     for (const requestId of result.completed) {
       const flight = this.flights.get(requestId);
@@ -423,7 +455,7 @@ export class Twin {
       prefillMs: ms(firstToken - admitted),
       decodeMs: ms(lastTokenUs! - firstToken),
     };
-    const tokenTimesMs = flight.tokenTimesUs.map(ms);
+    const { tokenTimesMs } = flight;
     this.records.push({
       ...base,
       outcome: 'completed',
