@@ -27,7 +27,7 @@ async function byInstance(url: string, name: string): Promise<Map<string, number
   const values = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${name}{`)) continue;
-    const instance = /instance="([^"]+)"/.exec(line)?.[1];
+    const instance = /worker_instance="([^"]+)"/.exec(line)?.[1];
     if (instance) values.set(instance, Number(line.split(' ').at(-1)));
   }
   return values;

@@ -1,7 +1,11 @@
 import { Counter, Gauge, Histogram, type Registry } from '@sluice/telemetry';
 
+/**
+ * The chosen worker instance is the label `worker_instance`, not `instance`: Prometheus sets
+ * `instance` on every scraped series (the target) and would rename ours to `exported_instance`.
+ */
 export interface RouterMetrics {
-  readonly decisions: Counter<'policy' | 'instance'>;
+  readonly decisions: Counter<'policy' | 'worker_instance'>;
   readonly decisionSeconds: Histogram<'policy'>;
   /** Counterfactual regret per decision, in the policy's score unit. */
   readonly regret: Histogram<'policy'>;
@@ -9,21 +13,21 @@ export interface RouterMetrics {
 
 /** The router's metrics; `sluice_router_inflight` is read from the cluster state at scrape time. */
 export function createRouterMetrics(registry: Registry, inflight: () => Iterable<{ instanceId: string; inFlight: number }>): RouterMetrics {
-  const gauge: Gauge<'instance'> = new Gauge({
+  const gauge: Gauge<'worker_instance'> = new Gauge({
     name: 'sluice_router_inflight',
     help: 'Requests dispatched by this router and not yet done, per instance.',
-    labelNames: ['instance'],
+    labelNames: ['worker_instance'],
     registers: [registry],
     collect() {
       gauge.reset();
-      for (const i of inflight()) gauge.set({ instance: i.instanceId }, i.inFlight);
+      for (const i of inflight()) gauge.set({ worker_instance: i.instanceId }, i.inFlight);
     },
   });
   return {
     decisions: new Counter({
       name: 'sluice_router_decisions_total',
       help: 'Routing decisions by policy and chosen instance.',
-      labelNames: ['policy', 'instance'],
+      labelNames: ['policy', 'worker_instance'],
       registers: [registry],
     }),
     decisionSeconds: new Histogram({

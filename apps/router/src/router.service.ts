@@ -126,7 +126,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   /** The choice, its regret, and the top-k candidates with their scores and signals (span events). */
   private recordDecision(span: Span, decision: RoutingDecision, view: ClusterView): void {
     const instanceId = decision.instance.instanceId;
-    this.metrics.decisions.inc({ policy: this.policy.name, instance: instanceId });
+    this.metrics.decisions.inc({ policy: this.policy.name, worker_instance: instanceId });
     this.metrics.regret.observe({ policy: this.policy.name }, decision.regret);
     const [best] = decision.top(1);
     span.setAttributes({

@@ -1,5 +1,5 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { envDetector, hostDetector, osDetector, processDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { trace, type Tracer } from '@opentelemetry/api';
 
@@ -29,6 +29,10 @@ export function startTracing(serviceName: string, instanceId: string, env: NodeJ
       [ATTR_SERVICE_VERSION]: '0.1.0',
       [ATTR_SERVICE_INSTANCE_ID]: instanceId,
     }),
+    // The SDK's default detectors include one that sets service.instance.id to a random UUID,
+    // and detected attributes override ours: without it, spans carry the id the metrics'
+    // instance_id label has. OTEL_NODE_RESOURCE_DETECTORS, when set, still chooses.
+    ...(env.OTEL_NODE_RESOURCE_DETECTORS ? {} : { resourceDetectors: [processDetector, hostDetector, osDetector, envDetector] }),
   });
   sdk.start();
   return {

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 /** One span as received over OTLP/HTTP (JSON encoding), with its resource's service name. */
 export interface ReceivedSpan {
   readonly service: string;
+  /** Its resource's attributes (`service.name`, `service.instance.id`, …). */
+  readonly resource: Record<string, string | number | boolean>;
   readonly traceId: string;
   readonly spanId: string;
   readonly parentSpanId: string | undefined;
@@ -61,11 +63,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       if (req.method === 'POST' && req.url === '/v1/traces') {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraces;
         for (const rs of body.resourceSpans ?? []) {
-          const service = String(attributes(rs.resource?.attributes)['service.name'] ?? '');
+          const resource = attributes(rs.resource?.attributes);
+          const service = String(resource['service.name'] ?? '');
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
               spans.push({
                 service,
+                resource,
                 traceId: s.traceId,
                 spanId: s.spanId,
                 parentSpanId: s.parentSpanId || undefined,
