@@ -5,13 +5,18 @@ export interface GatewayMetrics {
   /** One increment per request, at its terminal outcome: the books balance against `received`. */
   readonly terminal: Counter<'outcome' | 'reason'>;
   readonly inFlight: Gauge;
-  readonly ttft: Histogram<'model'>;
+  /** By SLO class too, so dashboards show each class's TTFT against its objective. */
+  readonly ttft: Histogram<'model' | 'slo_class'>;
+  /** Gap between consecutive token frames as the gateway receives them, by SLO class. */
+  readonly itl: Histogram<'model' | 'slo_class'>;
   readonly duration: Histogram<'outcome'>;
   /** Requests whose scheduling headers came from an untrusted source and were dropped. */
   readonly headersStripped: Counter;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Token gaps are milliseconds to a few hundred (vLLM's inter-token buckets, plus the sub-ms end for timeScale runs). */
+const ITL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5, 1];
 
 export function createGatewayMetrics(registry: Registry): GatewayMetrics {
   return {
@@ -30,9 +35,16 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
     inFlight: new Gauge({ name: 'sluice_requests_in_flight', help: 'Requests without a terminal outcome yet.', registers: [registry] }),
     ttft: new Histogram({
       name: 'sluice_time_to_first_token_seconds',
-      help: 'Gateway-measured time from arrival to the first token.',
-      labelNames: ['model'],
+      help: 'Gateway-measured time from arrival to the first token, by model and SLO class.',
+      labelNames: ['model', 'slo_class'],
       buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    }),
+    itl: new Histogram({
+      name: 'sluice_inter_token_latency_seconds',
+      help: 'Gateway-measured time between consecutive tokens of a request, by model and SLO class.',
+      labelNames: ['model', 'slo_class'],
+      buckets: ITL_BUCKETS,
       registers: [registry],
     }),
     duration: new Histogram({

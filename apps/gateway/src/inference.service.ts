@@ -29,7 +29,9 @@ interface Pending {
   readonly model: string;
   readonly arrivalMs: number;
   readonly priority: number;
-  firstTokenSeen: boolean;
+  readonly sloClass: string;
+  /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
+  lastTokenMs: number | undefined;
 }
 
 /**
@@ -157,7 +159,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       this.cancelDownstream(id, 'timeout');
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, priority, firstTokenSeen: false });
+    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, priority, sloClass: parsed.sloClass, lastTokenMs: undefined });
     res.on('close', () => {
       if (exchange.isSettled) return;
       this.cancelDownstream(id, 'client_disconnected');
@@ -175,10 +177,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
     switch (frame.type) {
       case 'tokens':
-        if (!entry.firstTokenSeen) {
-          entry.firstTokenSeen = true;
-          this.metrics.ttft.observe({ model: entry.model }, (Date.now() - entry.arrivalMs) / 1000);
-        }
+        this.observeTokens(entry, frame.count);
         entry.exchange.onTokens(frame.count);
         return;
       case 'end':
@@ -196,6 +195,19 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
       }
     }
+  }
+
+  /** TTFT on the first frame; after it, one ITL sample per token (a frame's gap split evenly over its tokens). */
+  private observeTokens(entry: Pending, count: number): void {
+    const now = Date.now();
+    const labels = { model: entry.model, slo_class: entry.sloClass };
+    if (entry.lastTokenMs === undefined) {
+      this.metrics.ttft.observe(labels, (now - entry.arrivalMs) / 1000);
+    } else {
+      const gap = (now - entry.lastTokenMs) / 1000 / count;
+      for (let i = 0; i < count; i++) this.metrics.itl.observe(labels, gap);
+    }
+    entry.lastTokenMs = now;
   }
 
   private cancelDownstream(requestId: string, reason: CancelRequest['reason']): void {

@@ -40,7 +40,7 @@ describe('with a slow worker and a short deadline', () => {
     aborter.abort();
     await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'reason="client_disconnected"')) === 1);
     // The cancel reached the worker, which reported the request done: the router's in-flight count drops to 0.
-    await eventually(async () => (await metricValue(router.url, 'sluice_router_inflight', 'instance=')) === 0);
+    await eventually(async () => (await metricValue(router.url, 'sluice_router_inflight', 'worker_instance=')) === 0);
   });
 });
 
