@@ -7,3 +7,4 @@ export * from './repo-root.js';
 export * from './otlp-receiver.js';
 export * from './probes.js';
 export * from './sluice-cli.js';
+export * from './telemetry-doc.js';
