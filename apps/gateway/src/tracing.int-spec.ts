@@ -1,42 +1,102 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
+import {
+  attributeMatches,
+  FREE_PORT_ARGS,
+  readTelemetryDoc,
+  REPO_ROOT,
+  startLocalCluster,
+  startOtlpReceiver,
+  type DocumentedAttribute,
+  type LocalCluster,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from '@sluice/testing';
 
 /**
  * One request, one trace across all five services: the gateway's server span, then admission,
  * flow control, routing and the worker, each the child of the one before, with the context
- * carried in NATS headers. Checked with a real OTLP/HTTP receiver.
+ * carried in NATS headers. Checked with a real OTLP/HTTP receiver, against docs/telemetry.md:
+ * every span and event is documented, carries the attributes the doc says it always has, and
+ * nothing the doc does not list.
  */
-let receiver: OtlpReceiver;
-let cluster: LocalCluster;
+const doc = readTelemetryDoc();
+/** What a completed request meets, in the doc's "set when" words: queued, routed by `weighted`. */
+const COMPLETED_REQUEST = new Set(['always', 'valid request', 'enqueued', 'dispatched', 'routed', 'weighted', 'completed']);
+/** OTLP's SpanKind numbers. */
+const KINDS: Record<string, number> = { INTERNAL: 1, SERVER: 2, CLIENT: 3, PRODUCER: 4, CONSUMER: 5 };
 
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  cluster = await startLocalCluster({
-    rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=4'],
-    env: receiver.exportEnv,
-    parallel: true,
+/** Attributes not in `documented`, and documented ones whose condition holds but are missing. */
+function attributeProblems(at: string, actual: Record<string, unknown>, documented: readonly DocumentedAttribute[], conditions: ReadonlySet<string>): string[] {
+  const names = Object.keys(actual);
+  return [
+    ...names.filter((n) => !documented.some((d) => attributeMatches(d.name, n))).map((n) => `${at}: ${n} is not documented`),
+    ...documented.filter((d) => conditions.has(d.when) && !names.some((n) => attributeMatches(d.name, n))).map((d) => `${at}: ${d.name} (${d.when}) is missing`),
+  ];
+}
+
+/** Everything about one received span that disagrees with docs/telemetry.md. */
+function docProblems(span: ReceivedSpan, conditions: ReadonlySet<string>): string[] {
+  const documented = doc.spans.find((d) => d.names.includes(span.name));
+  if (!documented) return [`span ${span.name} (${span.service}) is not documented`];
+  const at = `${span.name}`;
+  return [
+    ...(span.service === documented.service ? [] : [`${at}: service ${span.service}, documented ${documented.service}`]),
+    ...(span.kind === KINDS[documented.kind] ? [] : [`${at}: kind ${span.kind}, documented ${documented.kind}`]),
+    ...attributeProblems(`${at} resource`, span.resource, doc.resource, new Set(['always'])),
+    ...attributeProblems(at, span.attributes, documented.attributes, conditions),
+    ...span.events.flatMap((event) => {
+      const documentedEvent = doc.events.find((e) => e.name === event.name && documented.names.includes(e.span));
+      if (!documentedEvent) return [`${at}: event ${event.name} is not documented`];
+      return attributeProblems(`${at} event ${event.name}`, event.attributes, documentedEvent.attributes, new Set(['always']));
+    }),
+  ];
+}
+
+/** The `instance_id` label of a service's metrics: the same id as its spans' `service.instance.id`. */
+async function metricsInstanceId(url: string): Promise<string | undefined> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return /instance_id="([^"]+)"/.exec(text)?.[1];
+}
+
+let nextToken = 1;
+const fresh = (n: number) => Array.from({ length: n }, () => nextToken++ % 128_000);
+
+function complete(url: string, prompt: string | number[], maxTokens: number): Promise<Response> {
+  return fetch(`${url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens }),
   });
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-  await receiver?.close();
-});
+}
 
 describe('distributed tracing', () => {
-  it('gives every request one trace spanning all five services with a correct parent chain', async () => {
-    const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'qwen3-14b', prompt: 'trace me', max_tokens: 3 }),
+  let receiver: OtlpReceiver;
+  let cluster: LocalCluster;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      // Weighted routing, so candidates carry their scorers' scores; 8 KV blocks per instance,
+      // so a few longer requests sharing an instance run out of blocks and are preempted.
+      configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=4', '--router.policy=weighted', '--worker.kvBlocks=8'],
+      env: receiver.exportEnv,
+      parallel: true,
     });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    await receiver?.close();
+  });
+
+  it('gives every request one trace spanning all five services with a correct parent chain and the documented attributes', async () => {
+    const res = await complete(cluster.gatewayUrl, 'trace me', 3);
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
 
     const services = ['sluice-gateway', 'sluice-admission', 'sluice-flow-controller', 'sluice-router', 'sluice-worker'];
-    const traceOf = (spans: readonly { traceId: string; attributes: Record<string, unknown>; service: string }[]) =>
-      spans.find((s) => s.service === 'sluice-gateway' && s.attributes['sluice.request.id'] === id)?.traceId;
+    const traceOf = (spans: readonly ReceivedSpan[]) => spans.find((s) => s.service === 'sluice-gateway' && s.attributes['sluice.request.id'] === id)?.traceId;
     await receiver.waitFor((spans) => {
       const traceId = traceOf(spans);
       return (
@@ -62,7 +122,6 @@ describe('distributed tracing', () => {
 
     expect(gateway.parentSpanId).toBeUndefined();
     expect(gateway.name).toBe('POST /v1/completions');
-    expect(gateway.kind).toBe(2); // SERVER
     expect(gateway.attributes['http.response.status_code']).toBe(200);
     expect(admission).toMatchObject({ name: 'admission.decide', parentSpanId: gateway.spanId });
     expect(admission.attributes['sluice.admission.decision']).toBe('admit');
@@ -79,12 +138,74 @@ describe('distributed tracing', () => {
     const candidates = router.events.filter((e) => e.name === 'candidate');
     expect(candidates.map((e) => e.attributes['sluice.router.candidate.rank'])).toEqual([0, 1, 2]);
     expect(candidates.some((e) => e.attributes['sluice.router.candidate.chosen'] === true && e.attributes['sluice.router.candidate.instance'] === router.attributes['sluice.router.instance'])).toBe(true);
+    expect(candidates[0]!.attributes).toHaveProperty(['sluice.router.candidate.scores.prefix-affinity']);
     expect(worker).toMatchObject({ name: 'worker.request', parentSpanId: router.spanId });
+    expect(worker.attributes['sluice.worker.instance']).toBe(router.attributes['sluice.router.instance']);
     expect(worker.attributes['gen_ai.usage.output_tokens']).toBe(3);
     // The request's phases on the instance: queued → prefill → decode, children of worker.request.
     for (const phase of ['worker.queued', 'worker.prefill', 'worker.decode']) {
       expect(byService('sluice-worker', phase).parentSpanId, phase).toBe(worker.spanId);
     }
     expect(byService('sluice-worker', 'worker.prefill').attributes['sluice.worker.prefill_tokens']).toBeGreaterThan(0);
+
+    // Exactly the documented spans, each with its documented attributes; every documented span is here.
+    expect(trace.flatMap((s) => docProblems(s, COMPLETED_REQUEST))).toEqual([]);
+    expect(doc.spans.filter((d) => !trace.some((s) => d.names.includes(s.name))).map((d) => d.names.join())).toEqual([]);
+    expect(trace.filter((s) => 'sluice.request.id' in s.attributes && s.attributes['sluice.request.id'] !== id)).toEqual([]);
+
+    // Resource: each service's spans name it and its instance, the same id its metrics carry.
+    for (const service of cluster.services) {
+      const spans = trace.filter((s) => s.service === `sluice-${service.name}`);
+      const instanceId = await metricsInstanceId(service.url);
+      expect(instanceId, service.name).toBeTypeOf('string');
+      expect(new Set(spans.map((s) => s.resource['service.instance.id'])), service.name).toEqual(new Set([instanceId]));
+    }
+    expect(String(worker.attributes['sluice.worker.instance'])).toMatch(new RegExp(`^${String(worker.resource['service.instance.id'])}-r\\d+$`));
+  });
+
+  it('records each preemption as an event on the worker span of the preempted request', async () => {
+    // 48-token prompts (3 blocks) that grow to 88 tokens (6 blocks): 8 of them on 4 instances
+    // put two on some instance, and two need 12 of its 8 blocks.
+    const responses = await Promise.all(Array.from({ length: 8 }, () => complete(cluster.gatewayUrl, fresh(48), 40)));
+    expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const preemptedSpans = (spans: readonly ReceivedSpan[]) => spans.filter((s) => s.name === 'worker.request' && s.events.some((e) => e.name === 'preempted'));
+    await receiver.waitFor((spans) => preemptedSpans(spans).length > 0);
+
+    for (const span of preemptedSpans(receiver.spans)) {
+      expect(docProblems(span, COMPLETED_REQUEST)).toEqual([]);
+      expect(span.attributes['gen_ai.usage.output_tokens']).toBe(40);
+      for (const event of span.events.filter((e) => e.name === 'preempted')) {
+        expect(event.attributes['sluice.worker.generated_tokens']).toBeGreaterThanOrEqual(0);
+        expect(event.attributes['sluice.worker.generated_tokens']).toBeLessThan(40);
+      }
+    }
+  });
+});
+
+/**
+ * The standard sampler variable reaches every service. Stopping the cluster flushes what the
+ * services buffered, so after stop() the receiver has every span it will get: always_on is the
+ * control that this is so, always_off must then leave it empty.
+ */
+describe('OTEL_TRACES_SAMPLER', () => {
+  it.each([
+    ['always_on', 9],
+    ['always_off', 0],
+  ])('%s: a served request exports %i spans', async (sampler, expected) => {
+    const receiver = await startOtlpReceiver();
+    const cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=1'],
+      env: { ...receiver.exportEnv, OTEL_TRACES_SAMPLER: sampler },
+      parallel: true,
+    });
+    try {
+      expect((await complete(cluster.gatewayUrl, 'sample me or not', 3)).status).toBe(200);
+    } finally {
+      await cluster.stop();
+      await receiver.close();
+    }
+    // One request's trace: gateway, admission, enqueue, dispatch, router, worker.request and its three phases.
+    expect(receiver.spans).toHaveLength(expected);
   });
 });
