@@ -11,8 +11,8 @@
 // Sizes 10,000 and 100,000 requests are run; 1,000,000 only if the 100,000 run projects it under
 // MILLION_BUDGET_S (or with TWIN_BENCH_MILLION=1), otherwise the 1,000,000 row is extrapolated
 // linearly from 100,000 and labelled so.
-// Baseline, same requests, same run: the least the twin must do for them: hash each prompt into its
-// block hashes (as the gateway does) and step four bare VllmEngines, requests dealt round-robin,
+// Baseline, same requests, same run: the least the twin must do for them: turn each prompt into its
+// block ids (fastBlockIds, as the twin does) and step four bare VllmEngines, requests dealt round-robin,
 // each fed at its arrival time, with no cluster: no hops, admission, flow control, routing,
 // snapshots or records. The "twin ÷ baseline" column is the cluster's cost as a multiple of it.
 // Generating the workload (`generateWorkloadRequests`, not timed in either) is shown for scale.

@@ -7,8 +7,8 @@
  * churned the table into rehashes: it was the twin's hottest line. Here a refresh overwrites the
  * entry's stamp in place and appends (hash, stamp) to a queue; the queue's head is the oldest
  * live entry once the entries whose stamp has moved on (refreshed or deleted) are skipped. The
- * queue is compacted when stale entries outnumber live ones (or its consumed head is most of it), so its memory stays within a small multiple of the
- * set's size.
+ * queue is compacted when stale entries outnumber live ones (or its consumed head is most of it),
+ * so its memory stays within a small multiple of the set's size.
  */
 export class LruSet {
   /** Each live entry's last-use stamp. */

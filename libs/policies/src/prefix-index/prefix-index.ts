@@ -86,7 +86,7 @@ export class PrefixIndex implements PrefixLookup {
     for (let i = 0; i < blockHashes.length && alive.length > 0; i++) {
       const holders = i === 0 ? first : this.byHash.get(blockHashes[i]!);
       if (!holders) break;
-      if (i > 0) alive = alive.filter((id) => (typeof holders === 'string' ? holders === id : holders.has(id)));
+      if (i > 0) alive = alive.filter((id) => holds(holders, id));
       for (const id of alive) matched.set(id, i + 1);
     }
     return matched;
@@ -121,3 +121,5 @@ export class PrefixIndex implements PrefixLookup {
  * so that case is the id itself rather than a Set allocated per hash.
  */
 type Holders = string | Set<string>;
+
+const holds = (holders: Holders, instanceId: string): boolean => (typeof holders === 'string' ? holders === instanceId : holders.has(instanceId));
