@@ -1,7 +1,8 @@
+import type { EngineRequest } from './engine.types.js';
 import type { KvCache } from './kv/kv-cache.js';
 import type { InstanceScheduler } from './scheduling/instance-scheduler.js';
 import type { WaitQueue } from './scheduling/wait-queue.js';
-import { blocksFor, isPrefilling, type Sequence } from './sequence.js';
+import { blocksFor, isPrefilling, type Sequence, type WorkKind } from './sequence.js';
 
 export interface BatchLimits {
   readonly maxRunning: number;
@@ -9,23 +10,14 @@ export interface BatchLimits {
   readonly blockSize: number;
 }
 
-/** One request's share of a step: a prefill chunk (cache misses only) or one decode token. */
-export interface ScheduledWork {
-  readonly seq: Sequence;
-  readonly kind: 'prefill' | 'decode';
-  readonly tokens: number;
-}
-
-export interface FormedBatch {
-  /** In batch order: running requests first, then the newly admitted ones. */
-  readonly work: readonly ScheduledWork[];
-  readonly preempted: readonly Sequence[];
-  readonly admitted: ReadonlyArray<{ readonly seq: Sequence; readonly cachedTokens: number }>;
-}
-
-interface Entry extends ScheduledWork {
-  /** Blocks this step indexed for this request: un-indexed if it is preempted in the same step. */
-  readonly indexed: readonly number[];
+export interface FormedBatch<R extends EngineRequest = EngineRequest> {
+  /**
+   * In batch order: running requests first, then the newly admitted ones; each sequence's share
+   * of the step is in its `workKind` / `workTokens`.
+   */
+  readonly work: readonly Sequence<R>[];
+  readonly preempted: readonly Sequence<R>[];
+  readonly admitted: ReadonlyArray<{ readonly seq: Sequence<R>; readonly cachedTokens: number }>;
 }
 
 /** A decode step indexes nothing; one shared empty list spares an allocation per token. */
@@ -34,33 +26,47 @@ const NONE_INDEXED: readonly number[] = Object.freeze([]);
 /**
  * vLLM's scheduler pass with chunked prefill, as BLIS models it (BEHAVIOUR.md §1, "Batch
  * formation"). It allocates KV blocks and moves requests between the wait queue and the running
- * batch; the caller then applies the progress. One instance per step.
+ * batch; the caller then applies the progress.
+ *
+ * One per instance, reused by every step: the batch it returns is valid until the next `form()`
+ * (the engine reads it at once). Nothing is allocated per running request in a decode step, which
+ * is most steps: the step runs for every running request every few ms, in the worker and in the twin.
  */
-export class BatchFormation {
-  private budget: number;
-  private readonly entries = new Map<Sequence, Entry>();
-  private readonly preempted: Sequence[] = [];
-  private readonly admitted: { seq: Sequence; cachedTokens: number }[] = [];
+export class BatchFormation<R extends EngineRequest = EngineRequest> {
+  private budget = 0;
+  /** Numbers the passes; a sequence's work fields belong to the pass in its `scheduledIn`. */
+  private pass = 0;
+  private readonly work: Sequence<R>[] = [];
+  private readonly preempted: Sequence<R>[] = [];
+  private readonly admitted: { seq: Sequence<R>; cachedTokens: number }[] = [];
+  /** The running batch as the pass began (preemption edits the live list while it is walked). */
+  private readonly order: Sequence<R>[] = [];
 
   constructor(
-    private readonly running: Sequence[],
-    private readonly waiting: WaitQueue,
+    private readonly running: Sequence<R>[],
+    private readonly waiting: WaitQueue<R>,
     private readonly kv: KvCache,
     private readonly scheduler: InstanceScheduler,
     private readonly limits: BatchLimits,
-  ) {
-    this.budget = limits.maxBatchTokens;
-  }
+  ) {}
 
-  form(): FormedBatch {
+  form(): FormedBatch<R> {
+    this.pass++;
+    this.budget = this.limits.maxBatchTokens;
+    this.work.length = 0;
+    this.preempted.length = 0;
+    this.admitted.length = 0;
     this.scheduleRunning();
     this.admitWaiting();
-    return { work: [...this.entries.values()], preempted: this.preempted, admitted: this.admitted };
+    return { work: this.work, preempted: this.preempted, admitted: this.admitted };
   }
 
   /** Phase 1: every running request in batch order gets its next chunk or its decode token. */
   private scheduleRunning(): void {
-    for (const seq of [...this.running]) {
+    const { order } = this;
+    order.length = 0;
+    for (const seq of this.running) order.push(seq);
+    for (const seq of order) {
       if (this.budget <= 0) break;
       if (seq.where !== 'running') continue; // preempted earlier in this pass
       const kind = isPrefilling(seq) ? 'prefill' : 'decode';
@@ -68,7 +74,7 @@ export class BatchFormation {
       const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - seq.blocks.length;
       if (!this.makeRoom(seq, needed)) continue;
       // Most decode steps stay inside the last block: nothing to allocate.
-      if (needed > 0) for (const id of this.kv.allocate(needed)) seq.blocks.push(id);
+      if (needed > 0) this.kv.allocateInto(needed, seq.blocks);
       this.schedule(seq, kind, tokens);
     }
   }
@@ -77,7 +83,7 @@ export class BatchFormation {
    * Preempts until `needed` blocks are free (vLLM's recompute preemption). Returns false when
    * the request itself was the victim.
    */
-  private makeRoom(seq: Sequence, needed: number): boolean {
+  private makeRoom(seq: Sequence<R>, needed: number): boolean {
     while (!this.kv.canAllocate(needed)) {
       const victim = this.scheduler.victim(this.running);
       if (!victim) return false;
@@ -87,14 +93,14 @@ export class BatchFormation {
     return true;
   }
 
-  private preempt(victim: Sequence): void {
-    const entry = this.entries.get(victim);
-    if (entry) {
+  private preempt(victim: Sequence<R>): void {
+    if (victim.scheduledIn === this.pass) {
       // Only a priority victim can already be scheduled in this pass: give its budget back and
       // un-index the blocks it would have computed (vLLM does the same for its budget).
-      this.budget += entry.tokens;
-      for (const id of entry.indexed) this.kv.forget(id);
-      this.entries.delete(victim);
+      this.budget += victim.workTokens;
+      for (const id of victim.workIndexed) this.kv.forget(id);
+      victim.scheduledIn = 0;
+      this.work.splice(this.work.indexOf(victim), 1);
     }
     this.kv.release(victim.blocks);
     victim.blocks = [];
@@ -124,7 +130,8 @@ export class BatchFormation {
       if (!this.kv.canAllocate(needed, hits)) return;
       this.waiting.shift();
       this.kv.claim(hits);
-      seq.blocks = [...hits, ...this.kv.allocate(needed)];
+      seq.blocks = hits;
+      this.kv.allocateInto(needed, hits);
       seq.computed = cachedTokens;
       seq.prefillTarget = target;
       seq.where = 'running';
@@ -139,7 +146,7 @@ export class BatchFormation {
    * allocation, not after the step, follows vLLM v1 and BLIS: a request admitted later in the
    * same pass can already hit them.
    */
-  private schedule(seq: Sequence, kind: ScheduledWork['kind'], tokens: number): void {
+  private schedule(seq: Sequence<R>, kind: WorkKind, tokens: number): void {
     let indexed = NONE_INDEXED;
     if (kind === 'prefill') {
       const filled: number[] = [];
@@ -153,6 +160,10 @@ export class BatchFormation {
       }
     }
     this.budget -= tokens;
-    this.entries.set(seq, { seq, kind, tokens, indexed });
+    seq.scheduledIn = this.pass;
+    seq.workKind = kind;
+    seq.workTokens = tokens;
+    seq.workIndexed = indexed;
+    this.work.push(seq);
   }
 }

@@ -22,8 +22,10 @@ export type EnqueueResult =
   | { readonly accepted: true; readonly queuedAtUs: Micros }
   | { readonly accepted: false; readonly reason: DropReason; readonly message: string };
 
-export interface StepTokens {
+export interface StepTokens<R extends EngineRequest = EngineRequest> {
   readonly requestId: string;
+  /** The request object given to `enqueue`, so a caller can reach its own state without a lookup by id. */
+  readonly request: R;
   /**
    * Tokens this request produced in this step: 1, or 0 for a prefill chunk that did not finish
    * (and for the finished prefill of a max_tokens = 0 request, which completes with no token).
@@ -31,7 +33,7 @@ export interface StepTokens {
   readonly count: number;
 }
 
-export interface StepResult {
+export interface StepResult<R extends EngineRequest = EngineRequest> {
   readonly startUs: Micros;
   /** Modelled step time: β0 + β1·(new prefill tokens) + β2·(decode tokens), truncated, ≥ 1. */
   readonly durationUs: Micros;
@@ -41,7 +43,7 @@ export interface StepResult {
    * Every request scheduled in this step, in batch order, with the tokens it produced: 1 for a
    * decode step or a finished prefill (its first token), 0 for a prefill chunk that did not finish.
    */
-  readonly tokens: readonly StepTokens[];
+  readonly tokens: readonly StepTokens<R>[];
   /** Requests that produced their last token in this step. */
   readonly completed: readonly string[];
   /**

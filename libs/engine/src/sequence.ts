@@ -1,12 +1,15 @@
 import type { EngineRequest, Micros } from './engine.types.js';
 
+/** What a request does in the step being formed: a prefill chunk (cache misses only) or one decode token. */
+export type WorkKind = 'prefill' | 'decode';
+
 /**
  * A request's state inside one instance (vLLM calls it a sequence). Progress is counted in
  * tokens whose KV is computed; the last sampled token's KV is computed by the next decode step,
  * so while decoding `computed = inputTokens + generated - 1`.
  */
-export interface Sequence {
-  readonly request: EngineRequest;
+export interface Sequence<R extends EngineRequest = EngineRequest> {
+  readonly request: R;
   /** When it reached the instance (enqueue): the "arrival" that schedulers break ties with. */
   readonly arrivalUs: Micros;
   /** When it leaves the queueing delay and joins the wait queue. */
@@ -22,6 +25,16 @@ export interface Sequence {
   prefillTarget: number;
   /** KV blocks held, in sequence order. */
   blocks: number[];
+  /**
+   * Its share of the step being formed, kept on the sequence rather than in a per-step entry
+   * object (the batch is formed every few ms for every running request): valid while
+   * `scheduledIn` is the current pass of the instance's batch formation.
+   */
+  scheduledIn: number;
+  workKind: WorkKind;
+  workTokens: number;
+  /** Blocks this step indexed for it: un-indexed again if it is preempted in the same pass. */
+  workIndexed: readonly number[];
 }
 
 export const isPrefilling = (seq: Sequence): boolean => seq.computed < seq.prefillTarget;

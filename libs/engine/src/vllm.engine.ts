@@ -1,5 +1,5 @@
 import { BLOCK_SIZE } from '@sluice/contracts';
-import { BatchFormation, type BatchLimits, type ScheduledWork } from './batch-formation.js';
+import { BatchFormation, type BatchLimits } from './batch-formation.js';
 import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache } from './kv/kv-cache.js';
 import type { LatencyModel } from './latency/latency-model.js';
@@ -35,17 +35,18 @@ export class DuplicateRequestError extends Error {
  *
  * Pure: the caller passes `now`, runs `step(now)` and comes back at `now + durationUs`.
  */
-export class VllmEngine implements InstanceEngine {
+export class VllmEngine<R extends EngineRequest = EngineRequest> implements InstanceEngine {
   private readonly model: LatencyModel;
   private readonly kv: KvCache;
   private readonly scheduler: InstanceScheduler;
   private readonly limits: BatchLimits & ServingLimits;
   /** In the queueing delay, ordered by (queuedAtUs, enqueue order). */
-  private readonly delayed: Sequence[] = [];
-  private readonly waiting: WaitQueue;
+  private readonly delayed: Sequence<R>[] = [];
+  private readonly waiting: WaitQueue<R>;
   /** The running batch in vLLM's order: the order requests were admitted. */
-  private readonly running: Sequence[] = [];
-  private readonly byId = new Map<string, Sequence>();
+  private readonly running: Sequence<R>[] = [];
+  private readonly byId = new Map<string, Sequence<R>>();
+  private readonly batch: BatchFormation<R>;
   private preemptions = 0;
 
   constructor(options: VllmEngineOptions) {
@@ -58,13 +59,14 @@ export class VllmEngine implements InstanceEngine {
     this.scheduler = createInstanceScheduler(scheduler);
     this.waiting = new WaitQueue(this.scheduler);
     this.limits = { maxRunning, maxBatchTokens, blockSize, maxModelLen, totalKvBlocks };
+    this.batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits);
   }
 
-  enqueue(request: EngineRequest, nowUs: Micros): EnqueueResult {
+  enqueue(request: R, nowUs: Micros): EnqueueResult {
     if (this.byId.has(request.id)) throw new DuplicateRequestError(request.id);
     const unservable = whyUnservable(request, this.limits);
     if (unservable) return { accepted: false, ...unservable };
-    const seq: Sequence = {
+    const seq: Sequence<R> = {
       request,
       arrivalUs: nowUs,
       queuedAtUs: nowUs + this.model.queueingDelayUs(request.inputTokens),
@@ -74,6 +76,10 @@ export class VllmEngine implements InstanceEngine {
       computed: 0,
       prefillTarget: request.inputTokens,
       blocks: [],
+      scheduledIn: 0,
+      workKind: 'prefill',
+      workTokens: 0,
+      workIndexed: [],
     };
     this.byId.set(request.id, seq);
     // After every request ready at the same time or earlier: equal times keep arrival order.
@@ -121,23 +127,23 @@ export class VllmEngine implements InstanceEngine {
    * the caller stamps the tokens at `startUs + durationUs + outputDelayUs` and starts the next
    * step at `startUs + durationUs`. Call it when `canStep(nowUs)`: an empty batch still costs β0.
    */
-  step(nowUs: Micros): StepResult {
+  step(nowUs: Micros): StepResult<R> {
     this.releaseDelayed(nowUs);
-    const batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits).form();
+    const batch = this.batch.form();
     this.preemptions += batch.preempted.length;
 
     let prefillTokens = 0;
     let decodeTokens = 0;
-    const tokens: StepTokens[] = [];
+    const tokens: StepTokens<R>[] = [];
     const completed: string[] = [];
-    for (const work of batch.work) {
-      if (work.kind === 'prefill') prefillTokens += work.tokens;
-      else decodeTokens += work.tokens;
-      const produced = this.advance(work);
-      tokens.push({ requestId: work.seq.request.id, count: produced });
-      if (!isPrefilling(work.seq) && work.seq.generated >= work.seq.request.maxTokens) {
-        this.finish(work.seq);
-        completed.push(work.seq.request.id);
+    for (const seq of batch.work) {
+      if (seq.workKind === 'prefill') prefillTokens += seq.workTokens;
+      else decodeTokens += seq.workTokens;
+      const produced = this.advance(seq);
+      tokens.push({ requestId: seq.request.id, request: seq.request, count: produced });
+      if (!isPrefilling(seq) && seq.generated >= seq.request.maxTokens) {
+        this.finish(seq);
+        completed.push(seq.request.id);
       }
     }
 
@@ -208,15 +214,15 @@ export class VllmEngine implements InstanceEngine {
    * that finishes samples the first token (or the next one after a preemption); a decode step
    * samples one. With max_tokens = 0 the finished prefill samples nothing.
    */
-  private advance({ seq, kind, tokens }: ScheduledWork): number {
-    seq.computed += tokens;
-    if (kind === 'prefill' && isPrefilling(seq)) return 0;
+  private advance(seq: Sequence<R>): number {
+    seq.computed += seq.workTokens;
+    if (seq.workKind === 'prefill' && isPrefilling(seq)) return 0;
     const produced = seq.generated < seq.request.maxTokens ? 1 : 0;
     seq.generated += produced;
     return produced;
   }
 
-  private finish(seq: Sequence): void {
+  private finish(seq: Sequence<R>): void {
     this.running.splice(this.running.indexOf(seq), 1);
     this.kv.release(seq.blocks);
     seq.blocks = [];

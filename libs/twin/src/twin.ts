@@ -1,5 +1,5 @@
 import { httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
-import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
+import { VllmEngine, type EngineRequest, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
 import type { RunRecord, ServedTimings } from '@sluice/metrics';
 import {
   AdmissionCluster,
@@ -73,14 +73,23 @@ export interface TwinResult {
 /** With snapshots on change, instances still publish one this often (IDLE_SNAPSHOT_REFRESH_MS). */
 const IDLE_SNAPSHOT_US = 100_000;
 
+/** The token times of a request that has received none (never written to). */
+const NO_TOKENS: number[] = [];
+
 /** A request on its way through the twin. */
 interface Flight {
   readonly request: WorkloadRequest;
   readonly id: string;
   readonly policy: PolicyRequest;
   readonly arrivalUs: number;
-  /** When the client received each token, in ms (the record's unit, kept as it arrives). */
-  readonly tokenTimesMs: number[];
+  /**
+   * When the client received each token, in ms (the record's unit, kept as it arrives). Sized
+   * for max_tokens at the first token: a growing array is copied as it grows and by every
+   * young-generation GC it lives through, and a request lives through many.
+   */
+  tokenTimesMs: number[];
+  /** Tokens received so far (the filled part of `tokenTimesMs`). */
+  tokens: number;
   timings: { admissionMs?: number; flowQueueMs?: number; routingMs?: number };
   instance?: Instance;
   workerArrivalUs?: number;
@@ -88,9 +97,14 @@ interface Flight {
   firstTokenUs?: number;
 }
 
+/** The request as an instance sees it, pointing back to its flight: a step's tokens reach their flights without a lookup. */
+interface InstanceRequest extends EngineRequest {
+  readonly flight: Flight;
+}
+
 interface Instance {
   readonly id: string;
-  readonly engine: VllmEngine;
+  readonly engine: VllmEngine<InstanceRequest>;
   /** A step is under way (its end is on the agenda). */
   busy: boolean;
   /** A wake-up for a request leaving its queueing delay is on the agenda at this time. */
@@ -143,7 +157,7 @@ export class Twin {
     this.maxModelLen = Math.min(model?.maxModelLen ?? options.profileMaxModelLen, options.profileMaxModelLen);
     for (let rank = 0; rank < config.worker.instances; rank++) {
       const id = `twin-r${rank}`;
-      const engine = new VllmEngine({
+      const engine = new VllmEngine<InstanceRequest>({
         model: options.latency,
         totalKvBlocks: options.totalKvBlocks,
         maxModelLen: this.maxModelLen,
@@ -192,7 +206,8 @@ export class Twin {
       request,
       id: `r${request.index}`,
       arrivalUs: now,
-      tokenTimesMs: [],
+      tokenTimesMs: NO_TOKENS,
+      tokens: 0,
       timings: {},
       policy: {
         id: `r${request.index}`,
@@ -325,7 +340,7 @@ export class Twin {
     const now = this.queue.nowUs;
     flight.workerArrivalUs = now;
     const { policy } = flight;
-    const accepted = instance.engine.enqueue({ id: flight.id, inputTokens: policy.inputTokens, maxTokens: policy.maxTokens, blockHashes: policy.blockHashes, priority: policy.priority }, now);
+    const accepted = instance.engine.enqueue({ id: flight.id, inputTokens: policy.inputTokens, maxTokens: policy.maxTokens, blockHashes: policy.blockHashes, priority: policy.priority, flight }, now);
     if (!accepted.accepted) {
       this.leftInstance(flight, instance, now);
       this.end(flight, now + this.hops.returnUs, { reason: 'unservable', stage: 'worker' });
@@ -361,15 +376,18 @@ export class Twin {
     });
   }
 
-  private stepEnd(instance: Instance, result: StepResult): void {
+  private stepEnd(instance: Instance, result: StepResult<InstanceRequest>): void {
     const endUs = this.queue.nowUs;
     const tokenUs = endUs + result.outputDelayUs;
-    for (const { requestId, count } of result.tokens) {
-      const flight = this.flights.get(requestId);
-      if (!flight || count === 0) continue;
-      flight.firstTokenUs ??= tokenUs;
-      const clientMs = (tokenUs + this.hops.returnUs) / 1000;
-      for (let i = 0; i < count; i++) flight.tokenTimesMs.push(clientMs);
+    const clientMs = (tokenUs + this.hops.returnUs) / 1000;
+    for (const { request, count } of result.tokens) {
+      if (count === 0) continue;
+      const { flight } = request;
+      if (flight.firstTokenUs === undefined) {
+        flight.firstTokenUs = tokenUs;
+        flight.tokenTimesMs = new Array<number>(request.maxTokens);
+      }
+      for (let i = 0; i < count; i++) flight.tokenTimesMs[flight.tokens++] = clientMs;
     }
     for (const requestId of result.completed) {
       const flight = this.flights.get(requestId);
@@ -455,7 +473,7 @@ export class Twin {
       prefillMs: ms(firstToken - admitted),
       decodeMs: ms(lastTokenUs! - firstToken),
     };
-    const { tokenTimesMs } = flight;
+    const tokenTimesMs = flight.tokenTimesMs.length === flight.tokens ? flight.tokenTimesMs : flight.tokenTimesMs.slice(0, flight.tokens);
     this.records.push({
       ...base,
       outcome: 'completed',

@@ -99,8 +99,12 @@ export class KvCache {
 
   /** Takes `count` blocks from the LRU head. A reused block's old hash leaves the index. */
   allocate(count: number): number[] {
+    return this.allocateInto(count, []);
+  }
+
+  /** `allocate`, appending the ids to a request's block list rather than to a new array. */
+  allocateInto(count: number, ids: number[]): number[] {
     if (count > this.freeCount) throw new RangeError(`cannot allocate ${count} KV blocks: ${this.freeCount} free`);
-    const ids: number[] = [];
     for (let i = 0; i < count; i++) {
       const id = this.head;
       this.unlinkFree(id);

@@ -12,7 +12,7 @@ export interface InstanceScheduler {
    */
   readonly compare: ((a: Sequence, b: Sequence) => number) | undefined;
   /** The running request to preempt when KV blocks run out. */
-  victim(running: readonly Sequence[]): Sequence | undefined;
+  victim<S extends Sequence>(running: readonly S[]): S | undefined;
 }
 
 export class UnknownSchedulerError extends Error {
@@ -32,11 +32,11 @@ const priorityFirst = (a: Sequence, b: Sequence): number => b.request.priority -
 const shortestFirst = (a: Sequence, b: Sequence): number => a.request.inputTokens - b.request.inputTokens || byArrival(a, b) || byId(a, b);
 
 /** vLLM's default: the request at the tail of the running batch (the one admitted last). */
-const tailVictim = (running: readonly Sequence[]): Sequence | undefined => running.at(-1);
+const tailVictim = <S extends Sequence>(running: readonly S[]): S | undefined => running.at(-1);
 
 /** vLLM's priority policy: the lowest-priority, latest-arriving running request, wherever it sits. */
-const lowestPriorityVictim = (running: readonly Sequence[]): Sequence | undefined => {
-  let victim: Sequence | undefined;
+const lowestPriorityVictim = <S extends Sequence>(running: readonly S[]): S | undefined => {
+  let victim: S | undefined;
   for (const seq of running) if (!victim || priorityFirst(seq, victim) > 0) victim = seq;
   return victim;
 };

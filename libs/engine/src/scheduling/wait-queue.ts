@@ -1,3 +1,4 @@
+import type { EngineRequest } from '../engine.types.js';
 import type { Sequence } from '../sequence.js';
 import type { InstanceScheduler } from './instance-scheduler.js';
 
@@ -6,8 +7,8 @@ import type { InstanceScheduler } from './instance-scheduler.js';
  * requests at the back, preempted ones at the front); under an ordering scheduler every request
  * is placed by the scheduler's order, which is what BLIS gets by re-sorting the queue each step.
  */
-export class WaitQueue implements Iterable<Sequence> {
-  private readonly items: Sequence[] = [];
+export class WaitQueue<R extends EngineRequest = EngineRequest> implements Iterable<Sequence<R>> {
+  private readonly items: Sequence<R>[] = [];
 
   constructor(private readonly scheduler: InstanceScheduler) {}
 
@@ -15,37 +16,37 @@ export class WaitQueue implements Iterable<Sequence> {
     return this.items.length;
   }
 
-  peek(): Sequence | undefined {
+  peek(): Sequence<R> | undefined {
     return this.items[0];
   }
 
-  shift(): Sequence | undefined {
+  shift(): Sequence<R> | undefined {
     return this.items.shift();
   }
 
   /** A request leaving its queueing delay. */
-  enter(seq: Sequence): void {
+  enter(seq: Sequence<R>): void {
     if (this.scheduler.compare) this.insertOrdered(seq, this.scheduler.compare);
     else this.items.push(seq);
   }
 
   /** A preempted request: first in line again (under fcfs), else at its place in the order. */
-  returnPreempted(seq: Sequence): void {
+  returnPreempted(seq: Sequence<R>): void {
     if (this.scheduler.compare) this.insertOrdered(seq, this.scheduler.compare);
     else this.items.unshift(seq);
   }
 
-  remove(requestId: string): Sequence | undefined {
+  remove(requestId: string): Sequence<R> | undefined {
     const at = this.items.findIndex((s) => s.request.id === requestId);
     return at === -1 ? undefined : this.items.splice(at, 1)[0];
   }
 
-  [Symbol.iterator](): Iterator<Sequence> {
+  [Symbol.iterator](): Iterator<Sequence<R>> {
     return this.items[Symbol.iterator]();
   }
 
   /** After the last item that sorts before or equal to it: the order is total, so ties do not occur. */
-  private insertOrdered(seq: Sequence, compare: (a: Sequence, b: Sequence) => number): void {
+  private insertOrdered(seq: Sequence<R>, compare: (a: Sequence, b: Sequence) => number): void {
     let low = 0;
     let high = this.items.length;
     while (low < high) {
