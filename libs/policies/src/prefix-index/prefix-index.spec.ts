@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../random.js';
 import { DEFAULT_PREFIX_INDEX_CAPACITY, PrefixIndex } from './prefix-index.js';
@@ -99,5 +100,50 @@ describe('PrefixIndex', () => {
       const bulk = index.matchedBlocksByInstance(query);
       for (const instance of instances) expect(bulk.get(instance) ?? 0).toBe(index.matchedBlocks(instance, query));
     }
+  });
+
+  it('agrees with a plain per-instance LRU model through records, removals, drops and slot reuse (fast-check)', () => {
+    const instances = ['a', 'b', 'c'];
+    const hash = fc.integer({ min: 0, max: 14 }).map((h) => `h${h}`);
+    const op = fc.oneof(
+      { weight: 6, arbitrary: fc.record({ kind: fc.constant('record' as const), instance: fc.constantFrom(...instances), hashes: fc.array(hash, { maxLength: 6 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), instance: fc.constantFrom(...instances, 'unknown'), hashes: fc.array(hash, { maxLength: 4 }) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), instance: fc.constantFrom(...instances, 'unknown'), hashes: fc.constant([]) }) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 120 }), fc.array(hash, { maxLength: 6 }), (capacity, ops, query) => {
+        const index = new PrefixIndex(capacity);
+        // The obvious model: per instance, its hashes oldest first; a refresh moves one to the end.
+        const model = new Map<string, string[]>();
+        for (const { kind, instance, hashes } of ops) {
+          const held = model.get(instance) ?? [];
+          if (kind === 'record') {
+            for (let i = hashes.length - 1; i >= 0; i--) {
+              const at = held.indexOf(hashes[i]!);
+              if (at !== -1) held.splice(at, 1);
+              held.push(hashes[i]!);
+            }
+            while (held.length > capacity) held.shift();
+            if (hashes.length > 0) model.set(instance, held);
+            index.record(instance, hashes);
+          } else if (kind === 'remove') {
+            model.set(instance, held.filter((h) => !hashes.includes(h)));
+            index.remove(instance, hashes);
+          } else {
+            model.delete(instance);
+            index.dropInstance(instance);
+          }
+          for (const id of instances) {
+            const mine = model.get(id) ?? [];
+            expect(index.size(id)).toBe(mine.length);
+            let run = 0;
+            while (run < query.length && mine.includes(query[run]!)) run++;
+            expect(index.matchedBlocks(id, query)).toBe(run);
+            expect(index.matchedBlocksByInstance(query).get(id) ?? 0).toBe(run);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,8 +1,18 @@
-import { LruSet } from './lru-set.js';
 import type { PrefixLookup } from '../cluster-view.js';
+import { UseQueue } from './use-queue.js';
 
 /** Block hashes remembered per instance (BEHAVIOUR.md §4, after BLIS's router-side cache index). */
 export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
+
+/** No holder / no stamp. */
+const NONE = -1;
+
+/** One instance's side of the index: how many hashes it holds, and its uses in LRU order. */
+interface InstanceEntries {
+  readonly id: string;
+  size: number;
+  readonly uses: UseQueue;
+}
 
 /**
  * The router-side prefix index: what the control plane believes each instance has cached, as a
@@ -10,16 +20,32 @@ export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
  * from routing decisions (the router records a request's blocks on the instance it chose) and from
  * KV events, and forgets by LRU. The router and admission's `slo-predictive` share this one class.
  *
- * Each instance's entries live in an `LruSet`.
+ * Layout. The router records every block of every prompt it routes and scores every request
+ * against every instance, so this is the twin's hottest structure; it is laid out for that:
+ * - one map from hash to a slot, shared by all instances: a recorded block costs one lookup
+ *   whether it is new, refreshed or held elsewhere, and scoring walks the request's blocks once
+ *   for all instances at once (at 1,000 instances a per-instance walk dominated a weighted
+ *   routing decision; see docs/benchmarks.md);
+ * - per slot, in typed arrays: the first holder (an instance's ordinal) and the stamp of its last
+ *   use; the other holders, rare (a prefix shared across instances), in a small map;
+ * - per instance, the uses in order (`UseQueue`): the LRU victim is the oldest use whose stamp is
+ *   still the holder's, so a refresh overwrites a stamp instead of moving an entry.
+ * Stamps come from one clock and never repeat, so a use recorded before a slot was freed and
+ * reused can never pass for a live one.
  */
 export class PrefixIndex implements PrefixLookup {
-  private readonly byInstance = new Map<string, LruSet>();
-  /**
-   * The same beliefs inverted: which instances hold each hash. Scoring one request against every
-   * instance then costs what the matches cost, not one lookup per instance (at 1,000 instances
-   * the per-instance loop dominated a weighted routing decision; see docs/benchmarks.md).
-   */
-  private readonly byHash = new Map<string, Holders>();
+  private readonly slotOf = new Map<string, number>();
+  private hashAt: (string | undefined)[] = [];
+  private holderAt = new Int32Array(1024).fill(NONE);
+  private stampAt = new Float64Array(1024);
+  private otherHoldersAt: (Map<number, number> | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
+  private slotsUsed = 0;
+
+  private readonly ordinalOf = new Map<string, number>();
+  private readonly instances: (InstanceEntries | undefined)[] = [];
+  private readonly freeOrdinals: number[] = [];
+  private clock = 0;
 
   constructor(private readonly capacityPerInstance = DEFAULT_PREFIX_INDEX_CAPACITY) {
     if (!Number.isInteger(capacityPerInstance) || capacityPerInstance < 1) {
@@ -30,35 +56,41 @@ export class PrefixIndex implements PrefixLookup {
   /** Adds (or refreshes to most-recently-used) these block hashes for the instance; evicts the LRU ones beyond capacity. */
   record(instanceId: string, blockHashes: readonly string[]): void {
     if (blockHashes.length === 0) return;
-    let held = this.byInstance.get(instanceId);
-    if (!held) {
-      held = new LruSet();
-      this.byInstance.set(instanceId, held);
-    }
+    const ordinal = this.ordinalFor(instanceId);
+    const entries = this.instances[ordinal]!;
     // Refresh last block first, so a prompt's leading blocks end up the most recent: a lookup
     // counts only a leading run, so losing block 0 would make every later block useless. (vLLM
     // frees a request's blocks in reverse order for the same reason; BEHAVIOUR.md §1.)
-    for (let i = blockHashes.length - 1; i >= 0; i--) {
-      const hash = blockHashes[i]!;
-      if (held.touch(hash)) this.hold(hash, instanceId);
-    }
-    while (held.size > this.capacityPerInstance) this.unhold(held.evictOldest(), instanceId);
+    for (let i = blockHashes.length - 1; i >= 0; i--) this.touch(blockHashes[i]!, ordinal, entries);
+    while (entries.size > this.capacityPerInstance) this.evictOldest(ordinal, entries);
+    this.compactIfStale(ordinal, entries);
   }
 
   /** Forgets these hashes for the instance (KV "removed" events). */
   remove(instanceId: string, blockHashes: readonly string[]): void {
-    const entries = this.byInstance.get(instanceId);
-    if (!entries) return;
-    for (const hash of blockHashes) if (entries.delete(hash)) this.unhold(hash, instanceId);
-    if (entries.size === 0) this.byInstance.delete(instanceId);
+    const ordinal = this.ordinalOf.get(instanceId);
+    if (ordinal === undefined) return;
+    const entries = this.instances[ordinal]!;
+    for (const hash of blockHashes) {
+      const slot = this.slotOf.get(hash);
+      if (slot !== undefined && this.stampFor(slot, ordinal) !== NONE) this.unhold(slot, ordinal, entries);
+    }
+    this.compactIfStale(ordinal, entries);
   }
 
   /** Forgets an instance entirely (deregistered / lost). */
   dropInstance(instanceId: string): void {
-    const entries = this.byInstance.get(instanceId);
-    if (!entries) return;
-    for (const hash of entries.keys()) this.unhold(hash, instanceId);
-    this.byInstance.delete(instanceId);
+    const ordinal = this.ordinalOf.get(instanceId);
+    if (ordinal === undefined) return;
+    const entries = this.instances[ordinal]!;
+    const { uses } = entries;
+    for (let i = uses.head; i < uses.tail; i++) {
+      const slot = uses.slotAt(i);
+      if (this.stampFor(slot, ordinal) === uses.stampAt(i)) this.unhold(slot, ordinal, entries);
+    }
+    this.ordinalOf.delete(instanceId);
+    this.instances[ordinal] = undefined;
+    this.freeOrdinals.push(ordinal);
   }
 
   /**
@@ -67,10 +99,14 @@ export class PrefixIndex implements PrefixLookup {
    * saves no prefill (BEHAVIOUR.md §1, "KV cache"). A read: it does not change LRU order.
    */
   matchedBlocks(instanceId: string, blockHashes: readonly string[]): number {
-    const entries = this.byInstance.get(instanceId);
-    if (!entries) return 0;
+    const ordinal = this.ordinalOf.get(instanceId);
+    if (ordinal === undefined) return 0;
     let matched = 0;
-    while (matched < blockHashes.length && entries.has(blockHashes[matched]!)) matched++;
+    while (matched < blockHashes.length) {
+      const slot = this.slotOf.get(blockHashes[matched]!);
+      if (slot === undefined || this.stampFor(slot, ordinal) === NONE) break;
+      matched++;
+    }
     return matched;
   }
 
@@ -80,46 +116,137 @@ export class PrefixIndex implements PrefixLookup {
    */
   matchedBlocksByInstance(blockHashes: readonly string[]): ReadonlyMap<string, number> {
     const matched = new Map<string, number>();
-    const first = blockHashes.length > 0 ? this.byHash.get(blockHashes[0]!) : undefined;
-    if (!first) return matched;
-    let alive = typeof first === 'string' ? [first] : [...first];
-    for (let i = 0; i < blockHashes.length && alive.length > 0; i++) {
-      const holders = i === 0 ? first : this.byHash.get(blockHashes[i]!);
-      if (!holders) break;
-      if (i > 0) alive = alive.filter((id) => holds(holders, id));
-      for (const id of alive) matched.set(id, i + 1);
+    const first = blockHashes.length > 0 ? this.slotOf.get(blockHashes[0]!) : undefined;
+    if (first === undefined) return matched;
+    let alive = this.holdersOf(first);
+    let i = 1;
+    for (; i < blockHashes.length && alive.length > 0; i++) {
+      const slot = this.slotOf.get(blockHashes[i]!);
+      if (slot === undefined) break;
+      // Instances that stop here matched i blocks.
+      let kept = 0;
+      for (const ordinal of alive) {
+        if (this.stampFor(slot, ordinal) !== NONE) alive[kept++] = ordinal;
+        else matched.set(this.instances[ordinal]!.id, i);
+      }
+      alive.length = kept;
     }
+    for (const ordinal of alive) matched.set(this.instances[ordinal]!.id, i);
     return matched;
   }
 
   size(instanceId: string): number {
-    return this.byInstance.get(instanceId)?.size ?? 0;
+    const ordinal = this.ordinalOf.get(instanceId);
+    return ordinal === undefined ? 0 : this.instances[ordinal]!.size;
   }
 
-  private hold(hash: string, instanceId: string): void {
-    const holders = this.byHash.get(hash);
-    if (holders === undefined) this.byHash.set(hash, instanceId);
-    else if (typeof holders === 'string') {
-      if (holders !== instanceId) this.byHash.set(hash, new Set([holders, instanceId]));
-    } else holders.add(instanceId);
-  }
+  // ── slots and holders ──────────────────────────────────────────────────────────────────────
 
-  private unhold(hash: string, instanceId: string): void {
-    const holders = this.byHash.get(hash);
-    if (holders === undefined) return;
-    if (typeof holders === 'string') {
-      if (holders === instanceId) this.byHash.delete(hash);
-      return;
+  /** Makes the hash the instance's most recent use, adding it if the instance did not hold it. */
+  private touch(hash: string, ordinal: number, entries: InstanceEntries): void {
+    const stamp = ++this.clock;
+    let slot = this.slotOf.get(hash);
+    if (slot === undefined) {
+      slot = this.newSlot(hash);
+      this.holderAt[slot] = ordinal;
+      this.stampAt[slot] = stamp;
+      entries.size++;
+    } else if (this.holderAt[slot] === ordinal) {
+      this.stampAt[slot] = stamp;
+    } else {
+      const others = this.otherHoldersAt[slot];
+      if (others?.has(ordinal)) others.set(ordinal, stamp);
+      else if (this.holderAt[slot] === NONE) {
+        // Held only by others, through the map: the first-holder field is free.
+        this.holderAt[slot] = ordinal;
+        this.stampAt[slot] = stamp;
+        entries.size++;
+      } else {
+        if (others === undefined) this.otherHoldersAt[slot] = new Map([[ordinal, stamp]]);
+        else others.set(ordinal, stamp);
+        entries.size++;
+      }
     }
-    holders.delete(instanceId);
-    if (holders.size === 1) this.byHash.set(hash, holders.values().next().value as string);
+    entries.uses.push(slot, stamp);
+  }
+
+  /** The instance's stamp on the slot, or NONE if it does not hold it. */
+  private stampFor(slot: number, ordinal: number): number {
+    if (this.holderAt[slot] === ordinal) return this.stampAt[slot]!;
+    return this.otherHoldersAt[slot]?.get(ordinal) ?? NONE;
+  }
+
+  private holdersOf(slot: number): number[] {
+    const holders: number[] = [];
+    if (this.holderAt[slot] !== NONE) holders.push(this.holderAt[slot]!);
+    const others = this.otherHoldersAt[slot];
+    if (others) for (const ordinal of others.keys()) holders.push(ordinal);
+    return holders;
+  }
+
+  /** The instance no longer holds the slot; a slot nobody holds is freed. */
+  private unhold(slot: number, ordinal: number, entries: InstanceEntries): void {
+    entries.size--;
+    const others = this.otherHoldersAt[slot];
+    if (this.holderAt[slot] === ordinal) this.holderAt[slot] = NONE;
+    else others!.delete(ordinal);
+    if (others !== undefined && others.size === 0) this.otherHoldersAt[slot] = undefined;
+    if (this.holderAt[slot] === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
+  }
+
+  /** Removes the instance's least recently used hash (only while it holds any). */
+  private evictOldest(ordinal: number, entries: InstanceEntries): void {
+    const { uses } = entries;
+    for (;;) {
+      const slot = uses.slotAt(uses.head);
+      const stamp = uses.stampAt(uses.head);
+      uses.head++;
+      if (this.stampFor(slot, ordinal) === stamp) {
+        this.unhold(slot, ordinal, entries);
+        return;
+      }
+    }
+  }
+
+  /** Compacts the instance's uses when stale ones outnumber its live entries. */
+  private compactIfStale(ordinal: number, entries: InstanceEntries): void {
+    if (entries.uses.pending <= 2 * entries.size + 64) return;
+    entries.uses.compact((slot, stamp) => this.stampFor(slot, ordinal) === stamp);
+  }
+
+  private newSlot(hash: string): number {
+    let slot = this.freeSlots.pop();
+    if (slot === undefined) {
+      slot = this.slotsUsed++;
+      if (slot === this.holderAt.length) this.growSlots();
+    }
+    this.slotOf.set(hash, slot);
+    this.hashAt[slot] = hash;
+    return slot;
+  }
+
+  private freeSlot(slot: number): void {
+    this.slotOf.delete(this.hashAt[slot]!);
+    this.hashAt[slot] = undefined;
+    this.freeSlots.push(slot);
+  }
+
+  private growSlots(): void {
+    const holders = new Int32Array(this.holderAt.length * 2).fill(NONE);
+    const stamps = new Float64Array(this.stampAt.length * 2);
+    holders.set(this.holderAt);
+    stamps.set(this.stampAt);
+    this.holderAt = holders;
+    this.stampAt = stamps;
+  }
+
+  private ordinalFor(instanceId: string): number {
+    let ordinal = this.ordinalOf.get(instanceId);
+    if (ordinal === undefined) {
+      ordinal = this.freeOrdinals.pop() ?? this.instances.length;
+      this.ordinalOf.set(instanceId, ordinal);
+      this.instances[ordinal] = { id: instanceId, size: 0, uses: new UseQueue() };
+    }
+    return ordinal;
   }
 }
-
-/**
- * The instances holding one hash: most hashes (a prompt's own blocks) are held by one instance,
- * so that case is the id itself rather than a Set allocated per hash.
- */
-type Holders = string | Set<string>;
-
-const holds = (holders: Holders, instanceId: string): boolean => (typeof holders === 'string' ? holders === instanceId : holders.has(instanceId));
