@@ -118,7 +118,7 @@ export class PrefixIndex implements PrefixLookup {
     const matched = new Map<string, number>();
     const first = blockHashes.length > 0 ? this.slotOf.get(blockHashes[0]!) : undefined;
     if (first === undefined) return matched;
-    let alive = this.holdersOf(first);
+    const alive = this.holdersOf(first);
     let i = 1;
     for (; i < blockHashes.length && alive.length > 0; i++) {
       const slot = this.slotOf.get(blockHashes[i]!);
