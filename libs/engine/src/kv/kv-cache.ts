@@ -1,3 +1,5 @@
+import { ABSENT, StringIntTable } from '@sluice/collections';
+
 /** Hashes that entered or left the prefix index since the last drain (vLLM's KV events). */
 export interface KvEvents {
   readonly stored: string[];
@@ -30,7 +32,8 @@ export class KvInvariantError extends Error {
 export class KvCache {
   private readonly refCount: Int32Array;
   private readonly hashOf: (string | undefined)[];
-  private readonly index = new Map<string, number>();
+  /** Hash → block id (a `StringIntTable`: every request inserts and evicts dozens of hashes). */
+  private readonly index: StringIntTable;
   /** Free-list links; a block is free iff `isFree[id]`. */
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
@@ -45,6 +48,7 @@ export class KvCache {
   constructor(readonly totalBlocks: number) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.refCount = new Int32Array(totalBlocks);
+    this.index = new StringIntTable(Math.min(totalBlocks, 1 << 16));
     this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
     this.next = new Int32Array(totalBlocks);
     this.prev = new Int32Array(totalBlocks);
@@ -75,7 +79,7 @@ export class KvCache {
     for (const hash of hashes) {
       if (found.length >= maxBlocks) break;
       const id = this.index.get(hash);
-      if (id === undefined) break;
+      if (id === ABSENT) break;
       found.push(id);
     }
     return found;
@@ -179,9 +183,9 @@ export class KvCache {
       const hash = this.hashOf[id];
       if (hash !== undefined && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
     }
-    for (const [hash, id] of this.index) {
+    this.index.forEach((hash, id) => {
       if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${String(this.hashOf[id])}`);
-    }
+    });
     let listed = 0;
     for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.next[id]!) {
       if (this.isFree[id] !== 1) throw new KvInvariantError(`block ${id} is on the free list but not free`);

@@ -1,3 +1,4 @@
+import { ABSENT, StringIntTable } from '@sluice/collections';
 import type { PrefixLookup } from '../cluster-view.js';
 import { UseQueue } from './use-queue.js';
 
@@ -34,7 +35,7 @@ interface InstanceEntries {
  * reused can never pass for a live one.
  */
 export class PrefixIndex implements PrefixLookup {
-  private readonly slotOf = new Map<string, number>();
+  private readonly slotOf = new StringIntTable();
   private hashAt: (string | undefined)[] = [];
   private holderAt = new Int32Array(1024).fill(NONE);
   private stampAt = new Float64Array(1024);
@@ -73,7 +74,7 @@ export class PrefixIndex implements PrefixLookup {
     const entries = this.instances[ordinal]!;
     for (const hash of blockHashes) {
       const slot = this.slotOf.get(hash);
-      if (slot !== undefined && this.stampFor(slot, ordinal) !== NONE) this.unhold(slot, ordinal, entries);
+      if (slot !== ABSENT && this.stampFor(slot, ordinal) !== NONE) this.unhold(slot, ordinal, entries);
     }
     this.compactIfStale(ordinal, entries);
   }
@@ -104,7 +105,7 @@ export class PrefixIndex implements PrefixLookup {
     let matched = 0;
     while (matched < blockHashes.length) {
       const slot = this.slotOf.get(blockHashes[matched]!);
-      if (slot === undefined || this.stampFor(slot, ordinal) === NONE) break;
+      if (slot === ABSENT || this.stampFor(slot, ordinal) === NONE) break;
       matched++;
     }
     return matched;
@@ -116,13 +117,13 @@ export class PrefixIndex implements PrefixLookup {
    */
   matchedBlocksByInstance(blockHashes: readonly string[]): ReadonlyMap<string, number> {
     const matched = new Map<string, number>();
-    const first = blockHashes.length > 0 ? this.slotOf.get(blockHashes[0]!) : undefined;
-    if (first === undefined) return matched;
+    const first = blockHashes.length > 0 ? this.slotOf.get(blockHashes[0]!) : ABSENT;
+    if (first === ABSENT) return matched;
     const alive = this.holdersOf(first);
     let i = 1;
     for (; i < blockHashes.length && alive.length > 0; i++) {
       const slot = this.slotOf.get(blockHashes[i]!);
-      if (slot === undefined) break;
+      if (slot === ABSENT) break;
       // Instances that stop here matched i blocks.
       let kept = 0;
       for (const ordinal of alive) {
@@ -146,7 +147,7 @@ export class PrefixIndex implements PrefixLookup {
   private touch(hash: string, ordinal: number, entries: InstanceEntries): void {
     const stamp = ++this.clock;
     let slot = this.slotOf.get(hash);
-    if (slot === undefined) {
+    if (slot === ABSENT) {
       slot = this.newSlot(hash);
       this.holderAt[slot] = ordinal;
       this.stampAt[slot] = stamp;

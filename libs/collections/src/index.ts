@@ -1,0 +1,1 @@
+export { ABSENT, StringIntTable } from './string-int-table.js';
