@@ -13,9 +13,11 @@ export interface BatchLimits {
 export interface FormedBatch<R extends EngineRequest = EngineRequest> {
   /**
    * In batch order: running requests first, then the newly admitted ones; each sequence's share
-   * of the step is in its `workKind` / `workTokens`.
+   * of the step is in its `workKind` / `workTokens`. Only the first `workCount` entries are this
+   * step's (the array is reused: emptying it by `length = 0` would give up its storage every step).
    */
   readonly work: readonly Sequence<R>[];
+  readonly workCount: number;
   readonly preempted: readonly Sequence<R>[];
   readonly admitted: ReadonlyArray<{ readonly seq: Sequence<R>; readonly cachedTokens: number }>;
 }
@@ -37,10 +39,12 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
   /** Numbers the passes; a sequence's work fields belong to the pass in its `scheduledIn`. */
   private pass = 0;
   private readonly work: Sequence<R>[] = [];
+  private workCount = 0;
   private readonly preempted: Sequence<R>[] = [];
   private readonly admitted: { seq: Sequence<R>; cachedTokens: number }[] = [];
   /** The running batch as the pass began (preemption edits the live list while it is walked). */
   private readonly order: Sequence<R>[] = [];
+  private orderCount = 0;
 
   constructor(
     private readonly running: Sequence<R>[],
@@ -53,20 +57,21 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
   form(): FormedBatch<R> {
     this.pass++;
     this.budget = this.limits.maxBatchTokens;
-    this.work.length = 0;
+    this.workCount = 0;
     this.preempted.length = 0;
     this.admitted.length = 0;
     this.scheduleRunning();
     this.admitWaiting();
-    return { work: this.work, preempted: this.preempted, admitted: this.admitted };
+    return { work: this.work, workCount: this.workCount, preempted: this.preempted, admitted: this.admitted };
   }
 
   /** Phase 1: every running request in batch order gets its next chunk or its decode token. */
   private scheduleRunning(): void {
-    const { order } = this;
-    order.length = 0;
-    for (const seq of this.running) order.push(seq);
-    for (const seq of order) {
+    const { order, running } = this;
+    this.orderCount = running.length;
+    for (let i = 0; i < running.length; i++) order[i] = running[i]!;
+    for (let i = 0; i < this.orderCount; i++) {
+      const seq = order[i]!;
       if (this.budget <= 0) break;
       if (seq.where !== 'running') continue; // preempted earlier in this pass
       const kind = isPrefilling(seq) ? 'prefill' : 'decode';
@@ -100,7 +105,9 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       this.budget += victim.workTokens;
       for (const id of victim.workIndexed) this.kv.forget(id);
       victim.scheduledIn = 0;
-      this.work.splice(this.work.indexOf(victim), 1);
+      const at = this.work.indexOf(victim);
+      this.work.copyWithin(at, at + 1, this.workCount);
+      this.workCount--;
     }
     this.kv.release(victim.blocks);
     victim.blocks = [];
@@ -164,6 +171,6 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     seq.workKind = kind;
     seq.workTokens = tokens;
     seq.workIndexed = indexed;
-    this.work.push(seq);
+    this.work[this.workCount++] = seq;
   }
 }

@@ -136,7 +136,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     let decodeTokens = 0;
     const tokens: StepTokens<R>[] = [];
     const completed: string[] = [];
-    for (const seq of batch.work) {
+    for (let i = 0; i < batch.workCount; i++) {
+      const seq = batch.work[i]!;
       if (seq.workKind === 'prefill') prefillTokens += seq.workTokens;
       else decodeTokens += seq.workTokens;
       const produced = this.advance(seq);
