@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** Libraries that must stay pure: no I/O, no framework, no timers (time is injected). */
-const PURE_LIBS = ['contracts', 'policies', 'engine', 'workload', 'metrics', 'twin'];
+const PURE_LIBS = ['contracts', 'collections', 'policies', 'engine', 'workload', 'metrics', 'twin'];
 const PURE_FILES = PURE_LIBS.map((lib) => `libs/${lib}/src/**/*.ts`);
 
 const IO_MODULES = [
