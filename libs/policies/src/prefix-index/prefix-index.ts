@@ -220,6 +220,10 @@ export class PrefixIndex implements PrefixLookup {
     if (slot === undefined) {
       slot = this.slotsUsed++;
       if (slot === this.holderAt.length) this.growSlots();
+      // Append to the per-slot arrays in slot order: writing at an arbitrary index past the end
+      // would turn them into dictionaries, and every holder check reads them.
+      this.hashAt.push(undefined);
+      this.otherHoldersAt.push(undefined);
     }
     this.slotOf.set(hash, slot);
     this.hashAt[slot] = hash;
