@@ -44,7 +44,6 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
   private readonly admitted: { seq: Sequence<R>; cachedTokens: number }[] = [];
   /** The running batch as the pass began (preemption edits the live list while it is walked). */
   private readonly order: Sequence<R>[] = [];
-  private orderCount = 0;
 
   constructor(
     private readonly running: Sequence<R>[],
@@ -68,9 +67,9 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
   /** Phase 1: every running request in batch order gets its next chunk or its decode token. */
   private scheduleRunning(): void {
     const { order, running } = this;
-    this.orderCount = running.length;
-    for (let i = 0; i < running.length; i++) order[i] = running[i]!;
-    for (let i = 0; i < this.orderCount; i++) {
+    const count = running.length;
+    for (let i = 0; i < count; i++) order[i] = running[i]!;
+    for (let i = 0; i < count; i++) {
       const seq = order[i]!;
       if (this.budget <= 0) break;
       if (seq.where !== 'running') continue; // preempted earlier in this pass

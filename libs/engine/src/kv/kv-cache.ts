@@ -32,8 +32,11 @@ export class KvInvariantError extends Error {
 export class KvCache {
   private readonly refCount: Int32Array;
   private readonly hashOf: (string | undefined)[];
-  /** Hash → block id (a `StringIntTable`: every request inserts and evicts dozens of hashes). */
-  private readonly index: StringIntTable;
+  /**
+   * Hash → block id (a `StringIntTable`: every request inserts and evicts dozens of hashes). It
+   * starts small and grows with the cache's contents: a worker hosts many instances.
+   */
+  private readonly index = new StringIntTable();
   /** Free-list links; a block is free iff `isFree[id]`. */
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
@@ -48,7 +51,6 @@ export class KvCache {
   constructor(readonly totalBlocks: number) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.refCount = new Int32Array(totalBlocks);
-    this.index = new StringIntTable(Math.min(totalBlocks, 1 << 16));
     this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
     this.next = new Int32Array(totalBlocks);
     this.prev = new Int32Array(totalBlocks);

@@ -46,11 +46,6 @@ export class UseQueue {
     this.tail = kept;
   }
 
-  clear(): void {
-    this.head = 0;
-    this.tail = 0;
-  }
-
   private grow(): void {
     // Reclaim the consumed head first; double only if the live part fills the array.
     if (this.head > 0) {
