@@ -120,12 +120,39 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
+ * A port this harness picked for a service (port 0 in the config) was bound by another process
+ * between the pick and the service's listen: a race with whatever else runs on the machine (other
+ * clusters of a parallel test run, outgoing connections taking ephemeral ports), not a fault of
+ * the config, so startLocalCluster tries again with fresh ports.
+ */
+export class ChosenPortTakenError extends ClusterStartError {
+  constructor(cause: ClusterStartError) {
+    super(cause.message, cause.service, cause.logTail, { cause });
+  }
+}
+
+/** How often a start that lost a picked port to another process is tried in all. */
+const PORT_RACE_ATTEMPTS = 3;
+
+/**
  * Starts NATS (unless one is configured) and the services as child processes of this one, and
  * resolves once every service answers /readyz. On any failure everything started so far is stopped
  * before the promise rejects: ConfigError (bad config, nothing started), NatsUnavailableError,
  * ClusterStartError, or the abort reason. `sluice up` and the integration tests both use this.
+ * A start that lost a port it picked itself (port 0) to another process is tried again with new
+ * ports, up to PORT_RACE_ATTEMPTS times; a port given in the config is never retried.
  */
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (!(error instanceof ChosenPortTakenError) || attempt >= PORT_RACE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const rootDir = resolve(options.rootDir);
   const names = options.services ?? SERVICE_NAMES;
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
@@ -145,10 +172,12 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   }
 
   // Port 0 means "any free port": pick one now so the services and the caller agree on it.
+  const picked = new Set<ServiceName>();
   for (const name of names) {
     const key = SERVICE_CONFIG_KEYS[name];
     const section = config[key];
     if (section.port === 0) {
+      picked.add(name);
       section.port = await freePort(section.host);
       args.push(`--${key}.port=${section.port}`);
     }
@@ -273,7 +302,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   } catch (error) {
     await stop();
     if (signal?.aborted) throw abortError(signal);
-    throw error;
+    const lostPickedPort = error instanceof ClusterStartError && error.service !== undefined && picked.has(error.service) && error.logTail.some((line) => line.includes('EADDRINUSE'));
+    throw lostPickedPort ? new ChosenPortTakenError(error) : error;
   }
 
   const gateway = config.gateway;
