@@ -164,10 +164,11 @@ describe('distributed tracing', () => {
   });
 
   it('records each preemption as an event on the worker span of the preempted request', async () => {
-    // 48-token prompts (3 blocks) that grow to 88 tokens (6 blocks): 8 of them on 4 instances
-    // put two on some instance, and two need 12 of its 8 blocks.
-    const responses = await Promise.all(Array.from({ length: 8 }, () => complete(cluster.gatewayUrl, fresh(48), 40)));
-    expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
+    // 48-token prompts (3 blocks) that grow to 88 tokens (6 blocks): two running at once on one
+    // instance need 12 of its 8 blocks. 16 of them on 4 instances put four on each on average;
+    // with 8 (two each) a loaded machine once staggered the arrivals enough that no pair overlapped.
+    const responses = await Promise.all(Array.from({ length: 16 }, () => complete(cluster.gatewayUrl, fresh(48), 40)));
+    expect(responses.map((r) => r.status)).toEqual(Array(16).fill(200));
     const preemptedSpans = (spans: readonly ReceivedSpan[]) => spans.filter((s) => s.name === 'worker.request' && s.events.some((e) => e.name === 'preempted'));
     await receiver.waitFor((spans) => preemptedSpans(spans).length > 0);
 
