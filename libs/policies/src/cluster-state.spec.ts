@@ -30,6 +30,23 @@ describe('ClusterState.view', () => {
     expect(state.view(150).instances[0]).toMatchObject({ queueDepth: 3, batchSize: 4, kvUtilization: 0.25, activePrefillTokens: 1_234, activeDecodeBlocks: 56, snapshotAgeMs: 50 });
   });
 
+  it("holds identity and signals only: a heartbeat's own fields (type, atMs) do not reach the view", () => {
+    const state = new ClusterState(3_000);
+    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
+    state.onLifecycle({ ...identity, rank: 1, type: 'heartbeat', atMs: 40 });
+    expect(state.view(50).instances[0]).toEqual({
+      ...identity,
+      rank: 1,
+      inFlight: 0,
+      queueDepth: 0,
+      batchSize: 0,
+      kvUtilization: 0,
+      activePrefillTokens: 0,
+      activeDecodeBlocks: 0,
+      snapshotAgeMs: Number.POSITIVE_INFINITY,
+    });
+  });
+
   it('passes the prefix lookup through, and has none unless given one', () => {
     const state = new ClusterState(3_000);
     state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
