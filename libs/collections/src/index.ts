@@ -1,1 +1,1 @@
-export { ABSENT, StringIntTable } from './string-int-table.js';
+export { ABSENT, StringIntTable, hashOf } from './string-int-table.js';

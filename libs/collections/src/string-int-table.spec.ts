@@ -46,17 +46,19 @@ describe('StringIntTable', () => {
   it('agrees with a Map through sets, overwrites, deletes and growth (fast-check)', () => {
     // A small key space over a small table: long probe runs that wrap around, and deletions in them.
     const key = fc.oneof(fc.integer({ min: 0, max: 40 }).map((k) => `k${k}`), fc.string({ maxLength: 40 }));
-    const op = fc.tuple(fc.constantFrom('set', 'delete', 'get'), key, fc.integer({ min: 0, max: 1000 }));
+    // Each operation with the hash computed inside or passed in, as the indexes pass a kept one.
+    const op = fc.tuple(fc.constantFrom('set', 'delete', 'get'), key, fc.integer({ min: 0, max: 1000 }), fc.boolean());
     fc.assert(
       fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
         const table = new StringIntTable(1);
         const model = new Map<string, number>();
-        for (const [kind, k, value] of ops) {
+        for (const [kind, k, value, passHash] of ops) {
+          const hash = passHash ? hashOf(k) : undefined;
           if (kind === 'set') {
-            table.set(k, value);
+            table.set(k, value, hash);
             model.set(k, value);
-          } else if (kind === 'delete') expect(table.delete(k)).toBe(model.delete(k));
-          expect(table.get(k)).toBe(model.get(k) ?? ABSENT);
+          } else if (kind === 'delete') expect(table.delete(k, hash)).toBe(model.delete(k));
+          expect(table.get(k, hash)).toBe(model.get(k) ?? ABSENT);
           expect(table.size).toBe(model.size);
         }
         for (const [k, v] of model) expect(table.get(k)).toBe(v);

@@ -32,9 +32,12 @@ export class StringIntTable {
     return this.count;
   }
 
-  /** The key's value, or ABSENT. */
-  get(key: string): number {
-    const hash = hashOf(key);
+  /**
+   * The key's value, or ABSENT. Every operation takes the key's `hashOf` if the caller has it:
+   * an index that keeps each key's hash beside it then never reads the key's characters again (a
+   * key stored long ago is a cache miss to read), and compares it by identity.
+   */
+  get(key: string, hash: number = hashOf(key)): number {
     const { keys, hashes, mask } = this;
     for (let i = hash & mask; ; i = (i + 1) & mask) {
       const k = keys[i];
@@ -47,9 +50,8 @@ export class StringIntTable {
     return this.get(key) !== ABSENT;
   }
 
-  set(key: string, value: number): void {
+  set(key: string, value: number, hash: number = hashOf(key)): void {
     if (!(value >= 0 && value <= 0x7fffffff && Number.isInteger(value))) throw new RangeError(`value must be a non-negative int32, got ${value}`);
-    const hash = hashOf(key);
     const { keys, hashes, mask } = this;
     let i = hash & mask;
     for (; ; i = (i + 1) & mask) {
@@ -68,8 +70,7 @@ export class StringIntTable {
   }
 
   /** Removes the key; returns whether it was there. */
-  delete(key: string): boolean {
-    const hash = hashOf(key);
+  delete(key: string, hash: number = hashOf(key)): boolean {
     const { keys, hashes, values, mask } = this;
     let i = hash & mask;
     for (; ; i = (i + 1) & mask) {

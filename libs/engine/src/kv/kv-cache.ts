@@ -1,4 +1,4 @@
-import { ABSENT, StringIntTable } from '@sluice/collections';
+import { ABSENT, StringIntTable, hashOf as tableHashOf } from '@sluice/collections';
 
 /** Hashes that entered or left the prefix index since the last drain (vLLM's KV events). */
 export interface KvEvents {
@@ -32,6 +32,8 @@ export class KvInvariantError extends Error {
 export class KvCache {
   private readonly refCount: Int32Array;
   private readonly hashOf: (string | undefined)[];
+  /** The index's hash of each block's hash (`hashOf`), kept so evicting it never rereads the string. */
+  private readonly tableHashOf: Int32Array;
   /**
    * Hash → block id (a `StringIntTable`: every request inserts and evicts dozens of hashes). It
    * starts small and grows with the cache's contents: a worker hosts many instances.
@@ -52,6 +54,7 @@ export class KvCache {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.refCount = new Int32Array(totalBlocks);
     this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
+    this.tableHashOf = new Int32Array(totalBlocks);
     this.next = new Int32Array(totalBlocks);
     this.prev = new Int32Array(totalBlocks);
     this.isFree = new Uint8Array(totalBlocks);
@@ -128,9 +131,12 @@ export class KvCache {
    * copy and this one stays unindexed, to be freed as a plain block.
    */
   register(id: number, hash: string): boolean {
-    if (this.index.has(hash) || this.hashOf[id] !== undefined) return false;
-    this.index.set(hash, id);
+    if (this.hashOf[id] !== undefined) return false;
+    const code = tableHashOf(hash);
+    if (this.index.get(hash, code) !== ABSENT) return false;
+    this.index.set(hash, id, code);
     this.hashOf[id] = hash;
+    this.tableHashOf[id] = code;
     this.events.stored.push(hash);
     return true;
   }
@@ -142,7 +148,7 @@ export class KvCache {
   forget(id: number): void {
     const hash = this.hashOf[id];
     if (hash === undefined) return;
-    this.index.delete(hash);
+    this.index.delete(hash, this.tableHashOf[id]);
     this.hashOf[id] = undefined;
     const stored = this.events.stored.lastIndexOf(hash);
     if (stored === -1) this.events.removed.push(hash);
@@ -236,7 +242,7 @@ export class KvCache {
   private evictHash(id: number): void {
     const hash = this.hashOf[id];
     if (hash === undefined) return;
-    this.index.delete(hash);
+    this.index.delete(hash, this.tableHashOf[id]);
     this.hashOf[id] = undefined;
     this.events.removed.push(hash);
   }

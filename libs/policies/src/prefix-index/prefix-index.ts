@@ -1,4 +1,4 @@
-import { ABSENT, StringIntTable } from '@sluice/collections';
+import { ABSENT, StringIntTable, hashOf } from '@sluice/collections';
 import type { PrefixLookup } from '../cluster-view.js';
 import { UseQueue } from './use-queue.js';
 
@@ -37,6 +37,8 @@ interface InstanceEntries {
 export class PrefixIndex implements PrefixLookup {
   private readonly slotOf = new StringIntTable();
   private hashAt: (string | undefined)[] = [];
+  /** The slot table's hash of each slot's hash, so freeing a slot never rereads the string. */
+  private tableHashAt = new Int32Array(1024);
   private holderAt = new Int32Array(1024).fill(NONE);
   private stampAt = new Float64Array(1024);
   private otherHoldersAt: (Map<number, number> | undefined)[] = [];
@@ -146,9 +148,10 @@ export class PrefixIndex implements PrefixLookup {
   /** Makes the hash the instance's most recent use, adding it if the instance did not hold it. */
   private touch(hash: string, ordinal: number, entries: InstanceEntries): void {
     const stamp = ++this.clock;
-    let slot = this.slotOf.get(hash);
+    const code = hashOf(hash);
+    let slot = this.slotOf.get(hash, code);
     if (slot === ABSENT) {
-      slot = this.newSlot(hash);
+      slot = this.newSlot(hash, code);
       this.holderAt[slot] = ordinal;
       this.stampAt[slot] = stamp;
       entries.size++;
@@ -215,7 +218,7 @@ export class PrefixIndex implements PrefixLookup {
     entries.uses.compact((slot, stamp) => this.stampFor(slot, ordinal) === stamp);
   }
 
-  private newSlot(hash: string): number {
+  private newSlot(hash: string, code: number): number {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.slotsUsed++;
@@ -225,13 +228,14 @@ export class PrefixIndex implements PrefixLookup {
       this.hashAt.push(undefined);
       this.otherHoldersAt.push(undefined);
     }
-    this.slotOf.set(hash, slot);
+    this.slotOf.set(hash, slot, code);
     this.hashAt[slot] = hash;
+    this.tableHashAt[slot] = code;
     return slot;
   }
 
   private freeSlot(slot: number): void {
-    this.slotOf.delete(this.hashAt[slot]!);
+    this.slotOf.delete(this.hashAt[slot]!, this.tableHashAt[slot]);
     this.hashAt[slot] = undefined;
     this.freeSlots.push(slot);
   }
@@ -239,10 +243,13 @@ export class PrefixIndex implements PrefixLookup {
   private growSlots(): void {
     const holders = new Int32Array(this.holderAt.length * 2).fill(NONE);
     const stamps = new Float64Array(this.stampAt.length * 2);
+    const codes = new Int32Array(this.tableHashAt.length * 2);
     holders.set(this.holderAt);
     stamps.set(this.stampAt);
+    codes.set(this.tableHashAt);
     this.holderAt = holders;
     this.stampAt = stamps;
+    this.tableHashAt = codes;
   }
 
   private ordinalFor(instanceId: string): number {
