@@ -76,9 +76,11 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       const kind = isPrefilling(seq) ? 'prefill' : 'decode';
       const tokens = kind === 'prefill' ? Math.min(seq.prefillTarget - seq.computed, this.budget) : 1;
       const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - seq.blocks.length;
-      if (!this.makeRoom(seq, needed)) continue;
-      // Most decode steps stay inside the last block: nothing to allocate.
-      if (needed > 0) this.kv.allocateInto(needed, seq.blocks);
+      // Most decode steps stay inside the last block: nothing to allocate, no room to make.
+      if (needed > 0) {
+        if (!this.makeRoom(seq, needed)) continue;
+        this.kv.allocateInto(needed, seq.blocks);
+      }
       this.schedule(seq, kind, tokens);
     }
   }

@@ -6,6 +6,9 @@ export interface KvEvents {
   readonly removed: string[];
 }
 
+/** No blocks claimed (a shared default: a `[]` default would be a new array per call). */
+const NO_BLOCKS: readonly number[] = Object.freeze([]);
+
 /** No block: the end of the free list. */
 const NONE = -1;
 
@@ -91,7 +94,7 @@ export class KvCache {
   }
 
   /** Whether `count` new blocks can be had once the cached blocks `claiming` are taken first. */
-  canAllocate(count: number, claiming: readonly number[] = []): boolean {
+  canAllocate(count: number, claiming: readonly number[] = NO_BLOCKS): boolean {
     let freeHits = 0;
     for (const id of claiming) if (this.isFree[id] === 1) freeHits++;
     return count <= this.freeCount - freeHits;
