@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver, postCompletion } from '@sluice/testing';
 
 /** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
 let receiver: OtlpReceiver;
@@ -30,11 +30,8 @@ afterAll(async () => {
 let seed = 0;
 async function send(promptTokens: number, sloClass = 'standard'): Promise<string> {
   seed++;
-  const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-sluice-slo-class': sloClass },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt: Array.from({ length: promptTokens }, (_, i) => (seed * 7919 + i) % 128_000), max_tokens: 1 }),
-  });
+  const prompt = Array.from({ length: promptTokens }, (_, i) => (seed * 7919 + i) % 128_000);
+  const res = await postCompletion(cluster.gatewayUrl, { prompt, max_tokens: 1 }, { headers: { 'x-sluice-slo-class': sloClass } });
   const body = (await res.json()) as { id?: string };
   return body.id ?? `status ${res.status}`;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
 
 /** Admission policies through the real gateway, on a real cluster. */
 
@@ -9,11 +9,7 @@ let nextId = 1;
 const prompt = (n: number) => Array.from({ length: n }, () => nextId++ % 128_000);
 
 function complete(url: string, body: object): Promise<Response> {
-  return fetch(`${url}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', max_tokens: 1, ...body }),
-  });
+  return postCompletion(url, { max_tokens: 1, ...body });
 }
 
 const serviceUrl = (cluster: LocalCluster, name: string) => cluster.services.find((s) => s.name === name)!.url;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricSum, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricSum, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
 
 /**
  * Flow control through the real gateway, admission, router and a worker, modelled on the Endpoint
@@ -21,13 +21,8 @@ const QUEUE_SIZE = 'inference_extension_flow_control_queue_size';
 const QUEUE_DURATION = 'inference_extension_flow_control_request_queue_duration_seconds';
 
 function complete(url: string, headers: Record<string, string> = {}, body: object = {}, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/completions`, {
-    method: 'POST',
-    // The answer ends with the stage timings: how each request was served.
-    headers: { 'content-type': 'application/json', [httpHeaders.reportTimings]: '1', ...headers },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt: prompt(), max_tokens: 4, ...body }),
-    ...(signal ? { signal } : {}),
-  });
+  // The answer ends with the stage timings: how each request was served.
+  return postCompletion(url, { prompt: prompt(), max_tokens: 4, ...body }, { headers: { [httpHeaders.reportTimings]: '1', ...headers }, ...(signal ? { signal } : {}) });
 }
 
 /** A long streaming request that holds a slot until released (the client disconnects). */

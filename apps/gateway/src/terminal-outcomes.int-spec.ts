@@ -1,15 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
 
 /** Every request ends in exactly one terminal outcome, also when a stage is missing or slow. */
 
 function complete(url: string, body: object, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt: 'outcomes', ...body }),
-    ...(signal ? { signal } : {}),
-  });
+  return postCompletion(url, { prompt: 'outcomes', ...body }, signal ? { signal } : {});
 }
 
 describe('with a slow worker and a short deadline', () => {

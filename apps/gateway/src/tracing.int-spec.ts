@@ -5,6 +5,7 @@ import {
   readTelemetryDoc,
   REPO_ROOT,
   startLocalCluster,
+  postCompletion,
   startOtlpReceiver,
   type DocumentedAttribute,
   type LocalCluster,
@@ -62,11 +63,7 @@ let nextToken = 1;
 const fresh = (n: number) => Array.from({ length: n }, () => nextToken++ % 128_000);
 
 function complete(url: string, prompt: string | number[], maxTokens: number): Promise<Response> {
-  return fetch(`${url}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens }),
-  });
+  return postCompletion(url, { prompt, max_tokens: maxTokens });
 }
 
 describe('distributed tracing', () => {

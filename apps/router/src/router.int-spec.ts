@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@sluice/policies';
-import { eventually, FREE_PORT_ARGS, metricSum, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricSum, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
 
 /**
  * Routing policies on a live cluster of four instances (one worker process), through the real
@@ -11,12 +11,7 @@ let nextToken = 1;
 const fresh = (n: number) => Array.from({ length: n }, () => nextToken++ % 128_000);
 
 function complete(url: string, prompt: number[], maxTokens = 2, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${url}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens }),
-    ...(signal ? { signal } : {}),
-  });
+  return postCompletion(url, { prompt, max_tokens: maxTokens }, signal ? { signal } : {});
 }
 
 const serviceUrl = (cluster: LocalCluster, name: string) => cluster.services.find((s) => s.name === name)!.url;

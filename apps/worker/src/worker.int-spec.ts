@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { KvEventSchema, LoadSnapshotSchema, subjectPatterns, subjects, type KvEvent, type LoadSnapshot } from '@sluice/contracts';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
 
 /** The worker service on a real bus: vLLM's metrics, KV events, load snapshots and fault knobs. */
 let cluster: LocalCluster;
@@ -28,11 +28,7 @@ afterAll(async () => {
 const workerUrl = () => cluster.services.find((s) => s.name === 'worker')!.url;
 
 function complete(prompt: number[], maxTokens: number): Promise<Response> {
-  return fetch(`${cluster.gatewayUrl}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens }),
-  });
+  return postCompletion(cluster.gatewayUrl, { prompt, max_tokens: maxTokens });
 }
 
 async function metrics(): Promise<string> {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postCompletion } from './completions.js';
 import { dashboardQueries, loadDashboards } from './grafana-dashboards.js';
 import { startLocalCluster, type LocalCluster, type ServiceName } from './local-cluster.js';
 import { readMetricsDoc } from './metrics-doc.js';
@@ -26,11 +27,7 @@ let token = 1;
 const tokens = (n: number) => Array.from({ length: n }, () => token++ % 128_000);
 
 async function complete(sloClass: string, promptTokens: number, maxTokens: number): Promise<void> {
-  const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-sluice-slo-class': sloClass },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt: tokens(promptTokens), max_tokens: maxTokens }),
-  });
+  const res = await postCompletion(cluster.gatewayUrl, { prompt: tokens(promptTokens), max_tokens: maxTokens }, { headers: { 'x-sluice-slo-class': sloClass } });
   expect(res.status, await res.text()).toBe(200);
 }
 

@@ -8,3 +8,4 @@ export * from './otlp-receiver.js';
 export * from './probes.js';
 export * from './sluice-cli.js';
 export * from './telemetry-doc.js';
+export * from './completions.js';
