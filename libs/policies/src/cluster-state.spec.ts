@@ -2,6 +2,7 @@ import type { LoadSnapshot } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ClusterState } from './cluster-state.js';
 import { PrefixIndex } from './prefix-index/prefix-index.js';
+import { instanceView } from './testing/builders.js';
 
 const identity = { instanceId: 'i1', workerId: 'w1', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
 const snapshot: LoadSnapshot = {
@@ -34,17 +35,8 @@ describe('ClusterState.view', () => {
     const state = new ClusterState(3_000);
     state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
     state.onLifecycle({ ...identity, rank: 1, type: 'heartbeat', atMs: 40 });
-    expect(state.view(50).instances[0]).toEqual({
-      ...identity,
-      rank: 1,
-      inFlight: 0,
-      queueDepth: 0,
-      batchSize: 0,
-      kvUtilization: 0,
-      activePrefillTokens: 0,
-      activeDecodeBlocks: 0,
-      snapshotAgeMs: Number.POSITIVE_INFINITY,
-    });
+    // Exactly an InstanceView: the identity, zeros before the first snapshot, nothing else.
+    expect(state.view(50).instances[0]).toEqual(instanceView({ ...identity, rank: 1, snapshotAgeMs: Number.POSITIVE_INFINITY }));
   });
 
   it('passes the prefix lookup through, and has none unless given one', () => {
