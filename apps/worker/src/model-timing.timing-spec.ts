@@ -1,25 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { httpHeaders } from '@sluice/contracts';
+import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
- * The model's numbers, seen by a real client through the whole cluster at timeScale 1. For a
- * 512-token prompt and 64 output tokens on qwen3-14b (BEHAVIOUR.md §1):
+ * The model's numbers, seen through the whole cluster at timeScale 1. For a 512-token prompt and
+ * 64 output tokens on qwen3-14b (BEHAVIOUR.md §1):
  *   queueing delay  α0 + α1·512            =   8 982 µs
  *   prefill step    β0 + β1·512            =  33 773 µs   → TTFT 42 755 µs
  *   decode step     β0 + β2·1              =  13 605 µs   × 63 ITL samples
  *   E2E             42 755 + 63 · 13 605   = 899 870 µs
- * The windows allow for the real network, not for a wrong formula. TTFT's upper bound is the
- * model plus 13 ms, less than one step (13.6 ms): a prefill step too many fails it whatever the
- * network costs. The lower bounds (the model itself) catch a step too few while the path costs
- * less than 12.7 ms, which it does here (5–13 ms on 2-core VMs, idle between requests: most of it
- * five NATS transits into processes that have to wake up; docs/benchmarks.md has the breakdown
- * and tools/bench/idle-transit.mjs the wake-up cost). A missing queueing delay (−9 ms) hides inside
- * the path's cost on these machines; the engine's unit tests catch that one.
- * The decode steps are checked by the span from first token to end, E2E − TTFT = 63 · 13 605 µs
- * = 857.1 ms, which the path's cost does not enter (the first token and the end cross the same
- * path): −5/+8 ms around it, so one decode step too few or too many fails it. An absolute E2E
- * upper bound would add the path's cost twice over and fail on a slow minute of a VM (it did, at
- * 913.7 ms against 912.9).
+ * Each check is one the network's cost cannot blur, so a wrong formula fails it and a slow minute
+ * of the VM does not:
+ * - The worker's own TTFT, from the stage timings the gateway reports on request
+ *   (workerQueueMs + prefillMs: from the request reaching the instance to its first token),
+ *   must be the model within −0.1/+3 ms. A prefill step too many or too few (±13.6 ms or more)
+ *   and a missing queueing delay (−9 ms) all fail it.
+ * - The decode steps: the span from the client's first token to its end, E2E − TTFT =
+ *   63 · 13 605 µs = 857.1 ms, −5/+8 ms. The first token and the end cross the same path, so
+ *   the path's cost does not enter; one decode step too few or too many fails it.
+ * - The client's TTFT and E2E are at least the model's: the path only adds.
+ * What the path adds (client TTFT − worker TTFT) is printed for docs/benchmarks.md, not bounded:
+ * 5–15 ms on 2-core VMs, mostly five NATS transits into processes that have to wake up
+ * (tools/bench/idle-transit.mjs). An upper bound on the client's TTFT (the model plus 13 ms) used
+ * to stand in for the worker's and failed CI on slow minutes (medians up to 57 ms against 55.8).
  * This suite runs alone (tools/test.mjs), so other tests do not steal its CPU.
  */
 let cluster: LocalCluster;
@@ -30,16 +33,22 @@ beforeAll(async () => {
 
 afterAll(() => cluster?.stop());
 
-/** One streaming request; client-side TTFT (first chunk) and E2E ([DONE]) in ms. */
-async function measure(seed: number, maxTokens = 64): Promise<{ ttftMs: number; e2eMs: number; chunks: number }> {
+interface Measured {
+  /** Client-side: the first token chunk, and the end of the stream ([DONE]), in ms. */
+  readonly ttftMs: number;
+  readonly e2eMs: number;
+  /** Token chunks received. */
+  readonly chunks: number;
+  /** The worker's TTFT from the reported stage timings: queue (delay and wait) plus prefill. */
+  readonly workerTtftMs: number;
+}
+
+/** One streaming request, with the stage timings the gateway reports when asked. */
+async function measure(seed: number, maxTokens = 64): Promise<Measured> {
   // Fresh token ids per request, so no prefix-cache hit shortens the prefill.
   const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
   const started = performance.now();
-  const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: maxTokens, stream: true }),
-  });
+  const res = await postCompletion(cluster.gatewayUrl, { prompt, max_tokens: maxTokens, stream: true }, { headers: { [httpHeaders.reportTimings]: '1' } });
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let ttftMs = 0;
@@ -51,16 +60,21 @@ async function measure(seed: number, maxTokens = 64): Promise<{ ttftMs: number; 
     if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
   }
   const e2eMs = performance.now() - started;
-  return { ttftMs, e2eMs, chunks: text.split('\n\n').filter((e) => e.startsWith('data: {')).length };
+  const events = text
+    .split('\n\n')
+    .filter((e) => e.startsWith('data: {'))
+    .map((e) => JSON.parse(e.slice('data: '.length)) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
+  const timings = events.at(-1)?.sluice?.timings;
+  if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
+  return { ttftMs, e2eMs, chunks: events.filter((e) => e.choices.length > 0).length, workerTtftMs: timings.workerQueueMs + timings.prefillMs };
 }
 
 const MODEL_TTFT_MS = 42.755;
 /** 63 decode steps of 13 605 µs: from the first token to the last. */
 const MODEL_DECODE_MS = 857.115;
-/** Below one decode step (13.6 ms), so a step too many always fails. */
-const NETWORK_ALLOWANCE_MS = 13;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const figures = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(', ');
 
 describe('a single request through the whole cluster at timeScale 1', () => {
   it('shows the model TTFT and E2E plus the real network', async () => {
@@ -71,10 +85,15 @@ describe('a single request through the whole cluster at timeScale 1', () => {
     for (const run of runs) expect(run.chunks).toBe(64);
     const ttft = median(runs.map((r) => r.ttftMs));
     const e2e = median(runs.map((r) => r.e2eMs));
-    // The figure docs/benchmarks.md quotes.
-    console.log(`single request: TTFT ${runs.map((r) => r.ttftMs.toFixed(1)).join(', ')} ms; E2E ${runs.map((r) => r.e2eMs.toFixed(1)).join(', ')} ms`);
+    const workerTtft = median(runs.map((r) => r.workerTtftMs));
+    // The figures docs/benchmarks.md quotes.
+    console.log(
+      `single request: TTFT ${figures(runs.map((r) => r.ttftMs))} ms (worker ${runs.map((r) => r.workerTtftMs.toFixed(2)).join(', ')} ms, ` +
+        `path ${figures(runs.map((r) => r.ttftMs - r.workerTtftMs))} ms); E2E ${figures(runs.map((r) => r.e2eMs))} ms`,
+    );
+    expect(workerTtft).toBeGreaterThanOrEqual(MODEL_TTFT_MS - 0.1);
+    expect(workerTtft).toBeLessThanOrEqual(MODEL_TTFT_MS + 3);
     expect(ttft).toBeGreaterThanOrEqual(42.7);
-    expect(ttft).toBeLessThanOrEqual(MODEL_TTFT_MS + NETWORK_ALLOWANCE_MS);
     expect(e2e).toBeGreaterThanOrEqual(899);
     const decode = median(runs.map((r) => r.e2eMs - r.ttftMs));
     expect(decode).toBeGreaterThanOrEqual(MODEL_DECODE_MS - 5);
