@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver, postCompletion } from '@sluice/testing';
+import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
 
 /** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
 let receiver: OtlpReceiver;

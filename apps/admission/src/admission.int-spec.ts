@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricValue, postCompletion, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /** Admission policies through the real gateway, on a real cluster. */
 

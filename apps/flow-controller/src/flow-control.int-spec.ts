@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricSum, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricSum, metricValue, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
  * Flow control through the real gateway, admission, router and a worker, modelled on the Endpoint

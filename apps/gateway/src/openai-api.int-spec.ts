@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, sseData, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
  * The OpenAI-compatible surface against a real cluster: nats-server and the five services as
@@ -30,15 +30,6 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
 
 // Test-side reads of OpenAI-shaped JSON: the assertions are the type check.
 const json = (res: Response): Promise<any> => res.json();
-
-/** Splits an SSE body into its `data:` payloads. */
-function sseData(text: string): string[] {
-  return text
-    .split('\n\n')
-    .map((event) => event.trim())
-    .filter((event) => event.startsWith('data: '))
-    .map((event) => event.slice('data: '.length));
-}
 
 async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, FREE_PORT_ARGS, metricValue, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricValue, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /** Every request ends in exactly one terminal outcome, also when a stage is missing or slow. */
 

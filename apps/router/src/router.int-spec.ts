@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@sluice/policies';
-import { eventually, FREE_PORT_ARGS, metricSum, REPO_ROOT, startLocalCluster, type LocalCluster, postCompletion } from '@sluice/testing';
+import { eventually, FREE_PORT_ARGS, metricSum, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
  * Routing policies on a live cluster of four instances (one worker process), through the real

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
-import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, sseData, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**
  * The model's numbers, seen through the whole cluster at timeScale 1. For a 512-token prompt and
@@ -60,10 +60,9 @@ async function measure(seed: number, maxTokens = 64): Promise<Measured> {
     if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
   }
   const e2eMs = performance.now() - started;
-  const events = text
-    .split('\n\n')
-    .filter((e) => e.startsWith('data: {'))
-    .map((e) => JSON.parse(e.slice('data: '.length)) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
+  const events = sseData(text)
+    .filter((data) => data.startsWith('{'))
+    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
   const timings = events.at(-1)?.sluice?.timings;
   if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
   return { ttftMs, e2eMs, chunks: events.filter((e) => e.choices.length > 0).length, workerTtftMs: timings.workerQueueMs + timings.prefillMs };

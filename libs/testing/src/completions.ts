@@ -7,6 +7,15 @@ export interface CompletionOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Splits a server-sent-events body into its `data:` payloads, in order (`[DONE]` included). */
+export function sseData(text: string): string[] {
+  return text
+    .split('\n\n')
+    .map((event) => event.trim())
+    .filter((event) => event.startsWith('data: '))
+    .map((event) => event.slice('data: '.length));
+}
+
 /**
  * POSTs an OpenAI completions request to a gateway, as a client would: `body` is the JSON body,
  * with `model` defaulting to the test model. The response is returned as is, whatever its status.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postCompletion, sseData } from './completions.js';
 import { dockerAvailable, startNatsContainer, type NatsContainer } from './containers.js';
 import { startLocalCluster, type LocalCluster } from './local-cluster.js';
 import { FREE_PORT_ARGS, REPO_ROOT } from './repo-root.js';
@@ -32,14 +33,10 @@ describe.runIf(docker || required)('the cluster on NATS in a container', () => {
 
   it('serves a streaming completion through the containerized bus', async () => {
     expect(cluster.natsUrl).toBe(nats.url);
-    const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'qwen3-14b', prompt: 'containers', max_tokens: 8, stream: true }),
-    });
+    const res = await postCompletion(cluster.gatewayUrl, { prompt: 'containers', max_tokens: 8, stream: true });
     expect(res.status).toBe(200);
-    const events = (await res.text()).split('\n\n').filter((e) => e.startsWith('data: '));
+    const events = sseData(await res.text());
     expect(events).toHaveLength(9);
-    expect(events.at(-1)).toBe('data: [DONE]');
+    expect(events.at(-1)).toBe('[DONE]');
   });
 });
