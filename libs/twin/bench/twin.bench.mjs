@@ -20,6 +20,7 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { loadConfig, loadProfile } from '@sluice/config';
 import { VllmEngine, createLatencyModel } from '@sluice/engine';
@@ -32,7 +33,7 @@ import { fastBlockIds, simulate } from '../dist/index.js';
 // the budget. The bench runs itself again with a heap that holds it, with the same V8 otherwise.
 const HEAP_MB = 12_288;
 if (getHeapStatistics().heap_size_limit < HEAP_MB * 2 ** 20 && process.env.TWIN_BENCH_CHILD !== '1') {
-  const child = spawnSync(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_MB}`, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TWIN_BENCH_CHILD: '1' } });
+  const child = spawnSync(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_MB}`, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TWIN_BENCH_CHILD: '1' } });
   process.exit(child.status ?? 1);
 }
 
