@@ -473,7 +473,9 @@ export class Twin {
       prefillMs: ms(firstToken - admitted),
       decodeMs: ms(lastTokenUs! - firstToken),
     };
-    const tokenTimesMs = flight.tokenTimesMs.length === flight.tokens ? flight.tokenTimesMs : flight.tokenTimesMs.slice(0, flight.tokens);
+    // A record owns its token times: a request that received none gets its own empty array, not
+    // the shared NO_TOKENS, and one stopped short of max_tokens gets the filled part.
+    const tokenTimesMs = flight.tokenTimesMs.length === flight.tokens && flight.tokens > 0 ? flight.tokenTimesMs : flight.tokenTimesMs.slice(0, flight.tokens);
     this.records.push({
       ...base,
       outcome: 'completed',
