@@ -23,7 +23,7 @@ const fmt = (ms) => `${(ms * 1000).toFixed(0)} µs`;
 const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=1'], parallel: true });
 try {
   const request = {
-    id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => `${i}`.padStart(64, '0')),
+    id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => 4_503_599_627_370_496 + i),
     maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalMs: Date.now(), deadlineMs: Date.now() + 60_000,
     attempt: 0, gatewayId: 'gw-bench', replyTo: 'sluice.v1.inbox.gw-bench.bench-1', timings: {},
   };

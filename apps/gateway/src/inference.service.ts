@@ -5,7 +5,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
   InboxFrameSchema,
-  blockHashes,
+  blockIds,
   httpHeaders,
   outcomeOf,
   httpStatusOf,
@@ -123,7 +123,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       id,
       model: parsed.model,
       inputTokens,
-      blockHashes: blockHashes(parsed.tokenIds),
+      blockHashes: blockIds(parsed.tokenIds),
       maxTokens: parsed.maxTokens,
       bodyBytes,
       sloClass: parsed.sloClass,

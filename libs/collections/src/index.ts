@@ -1,1 +1,1 @@
-export { ABSENT, StringIntTable, hashOf } from './string-int-table.js';
+export { ABSENT, IdIntTable, homeOf } from './id-int-table.js';

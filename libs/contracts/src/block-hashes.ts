@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
 /** KV cache block size in tokens (BEHAVIOUR.md §1). */
 export const BLOCK_SIZE = 16;
@@ -19,4 +20,27 @@ export function blockHashes(tokenIds: readonly number[], blockSize: number = BLO
     hashes.push(previous);
   }
   return hashes;
+}
+
+/**
+ * A block hash as the cluster carries and compares it: the first 52 bits of the hex SHA-256 (13
+ * hex digits), a non-negative safe integer. Nothing in the cluster reads a hash's value, only
+ * whether two are equal, so a prefix of a uniform hash names a block as well as the whole of it
+ * while it collides with probability ~n²/2⁵³ (under 10⁻⁵ for the ~10⁵ blocks the indexes of a
+ * large cluster hold). A number is a cheap key: the indexes keep it in typed arrays, with no
+ * string to chase or for the garbage collector to trace.
+ */
+export type BlockId = number;
+
+/** A block id on the wire: what `blockIdOf` returns. */
+export const BlockIdSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+
+/** The id of a hex block hash: its first 13 hex digits. */
+export function blockIdOf(hexHash: string): BlockId {
+  return Number.parseInt(hexHash.slice(0, 13), 16);
+}
+
+/** The prompt's block ids: `blockHashes` (BLIS's chained SHA-256), each as its `blockIdOf`. */
+export function blockIds(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): BlockId[] {
+  return blockHashes(tokenIds, blockSize).map(blockIdOf);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BlockIdSchema } from './block-hashes.js';
 import { SloClassSchema } from './slo.js';
 
 /** Per-stage durations in milliseconds, filled in as the request moves down the pipeline. */
@@ -22,8 +23,8 @@ export const InferenceRequestSchema = z.object({
   id: z.string().min(1),
   model: z.string().min(1),
   inputTokens: z.number().int().nonnegative(),
-  /** Hierarchical hashes of the prompt's full 16-token blocks (see block-hashes.ts). */
-  blockHashes: z.array(z.string()),
+  /** Hierarchical hashes of the prompt's full 16-token blocks, as block ids (see block-hashes.ts). */
+  blockHashes: z.array(BlockIdSchema),
   maxTokens: z.number().int().nonnegative(),
   /** Size of the HTTP request body: what flow control's `maxBytes` limits count. */
   bodyBytes: z.number().int().nonnegative().default(0),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BLOCK_SIZE, blockHashes } from './block-hashes.js';
+import { BLOCK_SIZE, BlockIdSchema, blockHashes, blockIdOf, blockIds } from './block-hashes.js';
 import { CompletionRequestSchema, ChatCompletionRequestSchema } from './openai.js';
 import { InboxFrameSchema } from './frames.js';
 import { InferenceRequestSchema } from './inference-request.js';
@@ -10,7 +10,7 @@ const request = {
   id: 'cmpl-1',
   model: 'qwen3-14b',
   inputTokens: 40,
-  blockHashes: ['a', 'b'],
+  blockHashes: [1, 2],
   maxTokens: 16,
   sloClass: 'standard',
   priority: 3,
@@ -83,6 +83,16 @@ describe('blockHashes', () => {
     const first = createHash('sha256').update(ids.slice(0, 16).map((id) => `${id}|`).join('')).digest('hex');
     const second = createHash('sha256').update(first + ids.slice(16).map((id) => `${id}|`).join('')).digest('hex');
     expect(blockHashes(ids)).toEqual([first, second]);
+  });
+
+  it('carries each hash as a block id: its first 13 hex digits (52 bits), a safe integer the wire schema accepts', () => {
+    const ids = Array.from({ length: 48 }, (_, i) => 7 * i);
+    const hexes = blockHashes(ids);
+    expect(blockIds(ids)).toEqual(hexes.map((hex) => Number.parseInt(hex.slice(0, 13), 16)));
+    expect(blockIdOf('fffffffffffff' + '0'.repeat(51))).toBe(2 ** 52 - 1);
+    expect(blockIdOf('0000000000001' + 'f'.repeat(51))).toBe(1);
+    for (const id of blockIds(ids)) expect(BlockIdSchema.safeParse(id).success).toBe(true);
+    for (const bad of ['abc', -1, 1.5, 2 ** 53]) expect(BlockIdSchema.safeParse(bad).success).toBe(false);
   });
 });
 

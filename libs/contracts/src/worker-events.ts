@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BlockIdSchema } from './block-hashes.js';
 import { OutcomeReasonSchema } from './outcomes.js';
 
 /** An instance's identity: it belongs to a worker and has a data-parallel rank. */
@@ -60,8 +61,8 @@ export type RequestDone = z.infer<typeof RequestDoneSchema>;
 export const KvEventSchema = z.object({
   instanceId: z.string().min(1),
   atMs: z.number(),
-  stored: z.array(z.string()),
-  removed: z.array(z.string()),
+  stored: z.array(BlockIdSchema),
+  removed: z.array(BlockIdSchema),
 });
 export type KvEvent = z.infer<typeof KvEventSchema>;
 

@@ -10,8 +10,10 @@ import { LatencyProfileSchema, VllmEngine, createLatencyModel } from '../dist/in
 
 const profile = LatencyProfileSchema.parse(parse(readFileSync(new URL('../profiles/qwen3-14b.yaml', import.meta.url), 'utf8')));
 const model = createLatencyModel(profile.latencyModel, profile);
-const hashes = (seed, blocks) => Array.from({ length: blocks }, (_, i) => `${seed}-${i}`);
-const request = (id, input = 512, output = 64) => ({ id, inputTokens: input, maxTokens: output, blockHashes: hashes(id, Math.floor(input / 16)), priority: 0 });
+// Every request's prompt is its own: block ids are never shared.
+let nextBlockId = 0;
+const hashes = (blocks) => Array.from({ length: blocks }, () => nextBlockId++);
+const request = (id, input = 512, output = 64) => ({ id, inputTokens: input, maxTokens: output, blockHashes: hashes(Math.floor(input / 16)), priority: 0 });
 
 // 1. full-batch decode steps
 {

@@ -1,4 +1,4 @@
-import type { LoadSnapshot } from '@sluice/contracts';
+import type { BlockId, LoadSnapshot } from '@sluice/contracts';
 
 /** Time in the engine is microseconds (BEHAVIOUR.md). */
 export type Micros = number;
@@ -8,8 +8,8 @@ export interface EngineRequest {
   readonly id: string;
   readonly inputTokens: number;
   readonly maxTokens: number;
-  /** Chained hashes of the prompt's full 16-token blocks (libs/contracts blockHashes). */
-  readonly blockHashes: readonly string[];
+  /** Chained hashes of the prompt's full 16-token blocks, as block ids (libs/contracts blockIds). */
+  readonly blockHashes: readonly BlockId[];
   /** Higher first under `priority-fcfs` (SLO class priority, BEHAVIOUR.md §5). */
   readonly priority: number;
 }
@@ -58,8 +58,8 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
   /** Decode tokens in this step (one per decoding request). */
   readonly decodeTokens: number;
   /** Block hashes that became cached / stopped being cached in this step (KV events). */
-  readonly kvStored: readonly string[];
-  readonly kvRemoved: readonly string[];
+  readonly kvStored: readonly BlockId[];
+  readonly kvRemoved: readonly BlockId[];
 }
 
 /** The load signals an instance publishes (LoadSnapshot without identity and timestamp). */

@@ -1,3 +1,4 @@
+import type { BlockId } from '@sluice/contracts';
 import type { EngineRequest, Micros } from './engine.types.js';
 
 /** What a request does in the step being formed: a prefill chunk (cache misses only) or one decode token. */
@@ -15,7 +16,7 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   /** When it leaves the queueing delay and joins the wait queue. */
   readonly queuedAtUs: Micros;
   /** The prompt's full-block hashes (never more than the prompt's full blocks). */
-  readonly promptHashes: readonly string[];
+  readonly promptHashes: readonly BlockId[];
   where: 'delayed' | 'waiting' | 'running';
   /** Output tokens produced so far; kept across a preemption. */
   generated: number;

@@ -83,8 +83,9 @@ function eventsOf(s: Scenario): Event[] {
     const id = `r${i}`;
     const full = Math.floor(spec.inputTokens / 16);
     const shared = Math.min(full, spec.sharedBlocks);
-    // Chained hashes: once a block differs, every later block differs too.
-    const blockHashes = Array.from({ length: full }, (_, j) => (j < shared ? `f${spec.family}:${j}` : `${id}:${j}`));
+    // Chained hashes: once a block differs, every later block differs too. Ids: the family's
+    // shared blocks, then the request's own (blocks per prompt stay under 10,000).
+    const blockHashes = Array.from({ length: full }, (_, j) => (j < shared ? spec.family * 10_000 + j : (1_000 + i) * 10_000 + j));
     events.push({ atUs, kind: 'arrival', request: { id, inputTokens: spec.inputTokens, maxTokens: spec.maxTokens, priority: spec.priority, blockHashes } });
     if (spec.cancelAfterUs !== null) events.push({ atUs: atUs + spec.cancelAfterUs, kind: 'cancel', id });
   });

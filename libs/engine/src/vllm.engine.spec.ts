@@ -13,7 +13,13 @@ const qwen = createLatencyModel(qwenProfile.latencyModel, qwenProfile);
 /** No queueing delay and 1 ms steps: the scheduling tests read in whole steps. */
 const fixedModel: LatencyModel = { name: 'fixed', queueingDelayUs: () => 0, stepTimeUs: () => 1000, outputTokenDelayUs: () => 0 };
 
-const hashes = (tag: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${tag}:${from + i}`);
+/** Block j of the prompt named `tag` as a block id: ids differ across tags and positions. */
+const tags = new Map<string, number>();
+const blockOf = (tag: string, j: number): number => {
+  if (!tags.has(tag)) tags.set(tag, tags.size + 1);
+  return tags.get(tag)! * 100_000 + j;
+};
+const hashes = (tag: string, from: number, to: number) => Array.from({ length: to - from }, (_, i) => blockOf(tag, from + i));
 
 /** A request whose prompt blocks are its own unless `blockHashes` says otherwise. */
 const request = (id: string, inputTokens: number, maxTokens: number, extra: Partial<EngineRequest> = {}): EngineRequest => ({
@@ -165,10 +171,10 @@ describe('VllmEngine: prefix caching', () => {
   it('reports the hashes of cached blocks it reuses for other data as removed', () => {
     const engine = small({ totalKvBlocks: 4 });
     engine.enqueue(request('a', 32, 1), 0); // blocks 0, 1 → a:0, a:1 (released as [1, 0] after free blocks 2, 3)
-    expect(runToIdle(engine)[0]!.kvStored).toEqual(['a:0', 'a:1']);
+    expect(runToIdle(engine)[0]!.kvStored).toEqual(hashes('a', 0, 2));
     engine.enqueue(request('b', 64, 1), 5000); // needs all 4 blocks: evicts a:1 then a:0
     const [step] = runToIdle(engine, 5000);
-    expect(step).toMatchObject({ kvStored: ['b:0', 'b:1', 'b:2', 'b:3'], kvRemoved: ['a:1', 'a:0'] });
+    expect(step).toMatchObject({ kvStored: hashes('b', 0, 4), kvRemoved: hashes('a', 0, 2).reverse() });
   });
 });
 

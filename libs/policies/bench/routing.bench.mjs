@@ -38,7 +38,8 @@ const GOAL_MS = 1;
 
 const rand = seededRandom(20_240_601);
 const int = (max) => Math.floor(rand() * (max + 1));
-const family = (f) => Array.from({ length: BLOCKS }, (_, k) => `f${f}-b${k}`);
+// Block ids: family f's block k is f·BLOCKS + k; request r's own blocks come after all families'.
+const family = (f) => Array.from({ length: BLOCKS }, (_, k) => f * BLOCKS + k);
 const requests = Array.from({ length: REQUESTS }, (_, r) => ({
   id: `r${r}`,
   model: MODEL,
@@ -47,7 +48,7 @@ const requests = Array.from({ length: REQUESTS }, (_, r) => ({
   priority: 3,
   sloClass: 'standard',
   fairnessId: 'default',
-  blockHashes: [...family(r % FAMILIES).slice(0, SHARED), ...Array.from({ length: BLOCKS - SHARED }, (_, k) => `r${r}-b${k}`)],
+  blockHashes: [...family(r % FAMILIES).slice(0, SHARED), ...Array.from({ length: BLOCKS - SHARED }, (_, k) => (FAMILIES + r) * BLOCKS + k)],
 }));
 
 /** A view of n instances with seeded random loads, and a prefix index with two families each. */

@@ -2,7 +2,7 @@ import type { LoadSnapshot } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ClusterState } from './cluster-state.js';
 import { PrefixIndex } from './prefix-index/prefix-index.js';
-import { instanceView } from './testing/builders.js';
+import { blocksNamed, instanceView } from './testing/builders.js';
 
 const identity = { instanceId: 'i1', workerId: 'w1', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
 const snapshot: LoadSnapshot = {
@@ -45,10 +45,10 @@ describe('ClusterState.view', () => {
     expect(state.view(0).prefix).toBeUndefined();
     expect('prefix' in state.view(0)).toBe(false);
     const index = new PrefixIndex();
-    index.record('i1', ['h0', 'h1']);
+    index.record('i1', blocksNamed('h0', 'h1'));
     const view = state.view(0, index);
     expect(view.prefix).toBe(index);
-    expect(view.prefix?.matchedBlocks('i1', ['h0', 'h1', 'h2'])).toBe(2);
+    expect(view.prefix?.matchedBlocks('i1', blocksNamed('h0', 'h1', 'h2'))).toBe(2);
   });
 
   it('on-refresh: a snapshot is seen only after refresh(), with its own age; liveness counts at once', () => {

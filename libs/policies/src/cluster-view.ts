@@ -1,3 +1,5 @@
+import type { BlockId } from '@sluice/contracts';
+
 /**
  * What a policy sees of the cluster at one decision: one entry per live instance. Router-owned
  * signals (inFlight) are exact; instance-reported ones are as fresh as `snapshotAgeMs` says.
@@ -26,13 +28,13 @@ export interface InstanceView {
  * prefix index believes (BEHAVIOUR.md §4). An interface so policies need not know who keeps it.
  */
 export interface PrefixLookup {
-  matchedBlocks(instanceId: string, blockHashes: readonly string[]): number;
+  matchedBlocks(instanceId: string, blockHashes: readonly BlockId[]): number;
   /**
    * Optional bulk form: every instance's leading-run length at once (instances without even the
    * first block are absent). Scorers use it when present, so one request costs the matches, not
    * one lookup per instance.
    */
-  matchedBlocksByInstance?(blockHashes: readonly string[]): ReadonlyMap<string, number>;
+  matchedBlocksByInstance?(blockHashes: readonly BlockId[]): ReadonlyMap<string, number>;
 }
 
 export interface ClusterView {
@@ -50,5 +52,5 @@ export interface PolicyRequest {
   readonly priority: number;
   readonly sloClass: string;
   readonly fairnessId: string;
-  readonly blockHashes: readonly string[];
+  readonly blockHashes: readonly BlockId[];
 }

@@ -1,5 +1,5 @@
 import { loadConfig, loadProfile } from '@sluice/config';
-import { blockHashes } from '@sluice/contracts';
+import { blockIds } from '@sluice/contracts';
 import { createLatencyModel } from '@sluice/engine';
 import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,12 @@ describe('fastBlockIds', () => {
     expect(fastBlockIds(tokens(15))).toHaveLength(0);
     expect(fastBlockIds(tokens(16))).toHaveLength(1);
     expect(fastBlockIds(tokens(47))).toHaveLength(2);
-    expect(fastBlockIds(tokens(48))[2]).toHaveLength(4);
+  });
+
+  it('gives non-negative safe integers that use their high bits (53 bits, not 32)', () => {
+    const ids = fastBlockIds(tokens(16 * 1000));
+    for (const id of ids) expect(Number.isSafeInteger(id) && id >= 0).toBe(true);
+    expect(ids.some((id) => id >= 2 ** 52)).toBe(true);
   });
 
   it('chains: equal leading blocks give equal ids, and a change makes every later id differ', () => {
@@ -29,7 +34,7 @@ describe('fastBlockIds', () => {
   });
 
   it('does not collide over 200,000 distinct blocks of near-identical prompts', () => {
-    const seen = new Set<string>();
+    const seen = new Set<number>();
     for (let p = 0; p < 2_000; p++) {
       // Prompts that differ only in their last token of their first block, then share the rest.
       const prompt = tokens(1_600);
@@ -64,12 +69,12 @@ describe('the twin with fast block ids vs the gateway\'s SHA-256 hashes', () => 
     );
     const options = { config, latency: createLatencyModel(profile.latencyModel, profile), totalKvBlocks: config.worker.kvBlocks!, profileMaxModelLen: profile.maxModelLen };
     const fast = simulate(requests, options);
-    const sha = simulate(requests, { ...options, blockHasher: (ids) => blockHashes(ids) });
+    const sha = simulate(requests, { ...options, blockHasher: (ids) => blockIds(ids) });
     expect(JSON.stringify(fast.records)).toBe(JSON.stringify(sha.records));
     expect(fast.events).toBe(sha.events);
     // The comparison is not empty: ids that never match (no prefix ever shared) change the run.
-    let salt = 0;
-    const unshared = simulate(requests, { ...options, blockHasher: (ids) => fastBlockIds(ids).map((id) => `${id}-${salt++}`) });
+    let next = 0;
+    const unshared = simulate(requests, { ...options, blockHasher: (ids) => fastBlockIds(ids).map(() => next++) });
     expect(JSON.stringify(unshared.records)).not.toBe(JSON.stringify(fast.records));
   });
 });

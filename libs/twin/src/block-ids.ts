@@ -1,27 +1,28 @@
-import { BLOCK_SIZE } from '@sluice/contracts';
+import { BLOCK_SIZE, type BlockId } from '@sluice/contracts';
 
 /** Turns a prompt's token ids into the chained ids of its full KV blocks. */
-export type BlockHasher = (tokenIds: readonly number[]) => string[];
+export type BlockHasher = (tokenIds: readonly number[]) => BlockId[];
 
 /**
  * The twin's block ids: a chained 64-bit hash (two independent 32-bit lanes) of each full block's
- * token ids, seeded with the previous block's id, written as a 4-character string (one UTF-16 code unit per
- * 16 bits: never printed, only compared, and a short key is cheap to hash and compare).
+ * token ids, seeded with the previous block's lanes, of which the id keeps 53 bits (all of the
+ * first lane, 21 of the second): a non-negative safe integer like the gateway's ids.
  *
- * Why not the gateway's SHA-256 (`blockHashes` in contracts, BEHAVIOUR.md §1)? Nothing in the
+ * Why not the gateway's SHA-256 (`blockIds` in contracts, BEHAVIOUR.md §1)? Nothing in the
  * cluster reads a hash's value: the engine's prefix cache, the router's prefix index and admission's
  * copy of it only ever ask whether two hashes are equal. Any chained hash that does not collide
  * therefore gives the same decisions, and SHA-256 cost ~1.1 µs a block (~35 µs a 512-token
- * prompt, over half of the twin's budget per request). This one costs ~0.1 µs a block. Two
- * distinct prefixes share an id with probability ~n²/2⁶⁵: ~3·10⁻⁵ over the 32 million blocks of a
- * million 512-token prompts. `twin.scenarios.spec.ts` checks that a run with SHA-256 ids gives
- * byte-identical records.
+ * prompt, over half of the twin's budget per request). This one costs ~0.1 µs a block. A
+ * collision matters only between blocks held at the same time: with the ~10⁵ blocks the indexes
+ * of a 4-instance run hold, each new block collides with one of them with probability ~10⁵/2⁵³,
+ * ~4·10⁻⁴ over the 32 million blocks of a million 512-token prompts. `twin.scenarios.spec.ts`
+ * checks that a run with SHA-256 ids gives byte-identical records.
  *
  * Mixing: MurmurHash3's 32-bit block and finalization steps (Austin Appleby, public domain), one
  * lane per seed; the chaining seeds lane k of block i with lane k of block i−1.
  */
-export function fastBlockIds(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): string[] {
-  const ids: string[] = [];
+export function fastBlockIds(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): BlockId[] {
+  const ids: BlockId[] = [];
   let h1 = 0x9747b28c;
   let h2 = 0x5bd1e995;
   for (let start = 0; start + blockSize <= tokenIds.length; start += blockSize) {
@@ -32,7 +33,7 @@ export function fastBlockIds(tokenIds: readonly number[], blockSize: number = BL
     }
     h1 = finalize(h1 ^ blockSize);
     h2 = finalize(h2 ^ blockSize);
-    ids.push(String.fromCharCode(h1 >>> 16, h1 & 0xffff, h2 >>> 16, h2 & 0xffff));
+    ids.push((h1 >>> 0) * 2_097_152 + (h2 >>> 11));
   }
   return ids;
 }

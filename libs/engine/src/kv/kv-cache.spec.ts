@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { KvCache } from './kv-cache.js';
 
+/** Block hashes (block ids): the H ones get cached, the X ones never are. */
+const [H0, H1, H2, H3] = [1_001, 1_002, 1_003, 1_004];
+const [X0, X1] = [9_001, 9_002];
+
 describe('KvCache', () => {
   it('allocates from the LRU head and keeps allocated + free = total', () => {
     const kv = new KvCache(4);
@@ -22,35 +26,35 @@ describe('KvCache', () => {
   it('finds the longest run of leading cached hashes', () => {
     const kv = new KvCache(8);
     const [b0, b1, b2] = kv.allocate(3) as [number, number, number];
-    kv.register(b0, 'h0');
-    kv.register(b1, 'h1');
-    kv.register(b2, 'h2');
-    expect(kv.lookupPrefix(['h0', 'h1', 'h2', 'h3'])).toEqual([b0, b1, b2]);
-    expect(kv.lookupPrefix(['h0', 'x1', 'h2'])).toEqual([b0]);
-    expect(kv.lookupPrefix(['x0', 'h1'])).toEqual([]);
-    expect(kv.lookupPrefix(['h0', 'h1', 'h2'], 2)).toEqual([b0, b1]);
-    expect(kv.drainEvents()).toEqual({ stored: ['h0', 'h1', 'h2'], removed: [] });
+    kv.register(b0, H0);
+    kv.register(b1, H1);
+    kv.register(b2, H2);
+    expect(kv.lookupPrefix([H0, H1, H2, H3])).toEqual([b0, b1, b2]);
+    expect(kv.lookupPrefix([H0, X1, H2])).toEqual([b0]);
+    expect(kv.lookupPrefix([X0, H1])).toEqual([]);
+    expect(kv.lookupPrefix([H0, H1, H2], 2)).toEqual([b0, b1]);
+    expect(kv.drainEvents()).toEqual({ stored: [H0, H1, H2], removed: [] });
   });
 
   it('keeps a freed block cached until it is reused (lazy eviction), then reports its hash removed', () => {
     const kv = new KvCache(2);
     const [a] = kv.allocate(1) as [number];
-    kv.register(a, 'h0');
+    kv.register(a, H0);
     kv.release([a]); // free list: [1, a]
     kv.drainEvents();
-    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    expect(kv.lookupPrefix([H0])).toEqual([a]);
     kv.allocate(1); // takes block 1: h0 survives
-    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    expect(kv.lookupPrefix([H0])).toEqual([a]);
     expect(kv.allocate(1)).toEqual([a]); // reuses a: h0 leaves the index
-    expect(kv.lookupPrefix(['h0'])).toEqual([]);
-    expect(kv.drainEvents()).toEqual({ stored: [], removed: ['h0'] });
+    expect(kv.lookupPrefix([H0])).toEqual([]);
+    expect(kv.drainEvents()).toEqual({ stored: [], removed: [H0] });
     kv.checkInvariants();
   });
 
   it('shares a cached block by reference count; a hit on a free block takes it off the free list', () => {
     const kv = new KvCache(3);
     const [a] = kv.allocate(1) as [number];
-    kv.register(a, 'h0');
+    kv.register(a, H0);
     kv.claim([a]); // a second request shares it
     kv.checkInvariants([[a], [a]]);
     kv.release([a]);
@@ -69,23 +73,23 @@ describe('KvCache', () => {
   it('keeps the first copy when two blocks hold the same prefix', () => {
     const kv = new KvCache(2);
     const [a, b] = kv.allocate(2) as [number, number];
-    expect(kv.register(a, 'h0')).toBe(true);
-    expect(kv.register(b, 'h0')).toBe(false);
+    expect(kv.register(a, H0)).toBe(true);
+    expect(kv.register(b, H0)).toBe(false);
     kv.release([b]);
-    expect(kv.lookupPrefix(['h0'])).toEqual([a]);
+    expect(kv.lookupPrefix([H0])).toEqual([a]);
     kv.checkInvariants([[a]]);
   });
 
   it('forgets a block stored since the last drain without reporting it', () => {
     const kv = new KvCache(2);
     const [a, b] = kv.allocate(2) as [number, number];
-    kv.register(a, 'h0');
+    kv.register(a, H0);
     kv.drainEvents();
-    kv.register(b, 'h1');
+    kv.register(b, H1);
     kv.forget(b);
     kv.forget(a);
-    expect(kv.drainEvents()).toEqual({ stored: [], removed: ['h0'] });
-    expect(kv.lookupPrefix(['h0'])).toEqual([]);
+    expect(kv.drainEvents()).toEqual({ stored: [], removed: [H0] });
+    expect(kv.lookupPrefix([H0])).toEqual([]);
     kv.checkInvariants();
   });
 

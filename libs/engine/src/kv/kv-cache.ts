@@ -1,9 +1,10 @@
-import { ABSENT, StringIntTable, hashOf as tableHashOf } from '@sluice/collections';
+import { ABSENT, IdIntTable } from '@sluice/collections';
+import type { BlockId } from '@sluice/contracts';
 
 /** Hashes that entered or left the prefix index since the last drain (vLLM's KV events). */
 export interface KvEvents {
-  readonly stored: string[];
-  readonly removed: string[];
+  readonly stored: BlockId[];
+  readonly removed: BlockId[];
 }
 
 /** No blocks claimed (a shared default: a `[]` default would be a new array per call). */
@@ -11,6 +12,9 @@ const NO_BLOCKS: readonly number[] = Object.freeze([]);
 
 /** No block: the end of the free list. */
 const NONE = -1;
+
+/** A block that holds no indexed hash (block ids are non-negative). */
+const NO_HASH = -1;
 
 export class KvInvariantError extends Error {
   override readonly name = 'KvInvariantError';
@@ -34,14 +38,13 @@ export class KvInvariantError extends Error {
  */
 export class KvCache {
   private readonly refCount: Int32Array;
-  private readonly hashOf: (string | undefined)[];
-  /** The index's hash of each block's hash (`hashOf`), kept so evicting it never rereads the string. */
-  private readonly tableHashOf: Int32Array;
+  /** Each block's indexed hash, or NO_HASH. */
+  private readonly hashOf: Float64Array;
   /**
-   * Hash → block id (a `StringIntTable`: every request inserts and evicts dozens of hashes). It
+   * Hash → block id (an `IdIntTable`: every request inserts and evicts dozens of hashes). It
    * starts small and grows with the cache's contents: a worker hosts many instances.
    */
-  private readonly index = new StringIntTable();
+  private readonly index = new IdIntTable();
   /** Free-list links; a block is free iff `isFree[id]`. */
   private readonly next: Int32Array;
   private readonly prev: Int32Array;
@@ -56,8 +59,7 @@ export class KvCache {
   constructor(readonly totalBlocks: number) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.refCount = new Int32Array(totalBlocks);
-    this.hashOf = new Array<string | undefined>(totalBlocks).fill(undefined);
-    this.tableHashOf = new Int32Array(totalBlocks);
+    this.hashOf = new Float64Array(totalBlocks).fill(NO_HASH);
     this.next = new Int32Array(totalBlocks);
     this.prev = new Int32Array(totalBlocks);
     this.isFree = new Uint8Array(totalBlocks);
@@ -82,7 +84,7 @@ export class KvCache {
   }
 
   /** Block ids of the longest run of leading `hashes` that are cached, at most `maxBlocks` of them. */
-  lookupPrefix(hashes: readonly string[], maxBlocks: number = hashes.length): number[] {
+  lookupPrefix(hashes: readonly BlockId[], maxBlocks: number = hashes.length): number[] {
     const found: number[] = [];
     for (const hash of hashes) {
       if (found.length >= maxBlocks) break;
@@ -133,13 +135,11 @@ export class KvCache {
    * another block (two requests computed the same prefix at once): the first stays the cached
    * copy and this one stays unindexed, to be freed as a plain block.
    */
-  register(id: number, hash: string): boolean {
-    if (this.hashOf[id] !== undefined) return false;
-    const code = tableHashOf(hash);
-    if (this.index.get(hash, code) !== ABSENT) return false;
-    this.index.set(hash, id, code);
+  register(id: number, hash: BlockId): boolean {
+    if (this.hashOf[id] !== NO_HASH) return false;
+    if (this.index.get(hash) !== ABSENT) return false;
+    this.index.set(hash, id);
     this.hashOf[id] = hash;
-    this.tableHashOf[id] = code;
     this.events.stored.push(hash);
     return true;
   }
@@ -149,10 +149,10 @@ export class KvCache {
    * that would have computed it). A hash stored and forgotten before a drain is never reported.
    */
   forget(id: number): void {
-    const hash = this.hashOf[id];
-    if (hash === undefined) return;
-    this.index.delete(hash, this.tableHashOf[id]);
-    this.hashOf[id] = undefined;
+    const hash = this.hashOf[id]!;
+    if (hash === NO_HASH) return;
+    this.index.delete(hash);
+    this.hashOf[id] = NO_HASH;
     const stored = this.events.stored.lastIndexOf(hash);
     if (stored === -1) this.events.removed.push(hash);
     else this.events.stored.splice(stored, 1);
@@ -191,11 +191,11 @@ export class KvCache {
       if (count < 0) throw new KvInvariantError(`block ${id} has refcount ${count}`);
       if (count > 0) allocated++;
       if ((count === 0) !== (this.isFree[id] === 1)) throw new KvInvariantError(`block ${id} has refcount ${count} but free=${this.isFree[id] === 1}`);
-      const hash = this.hashOf[id];
-      if (hash !== undefined && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
+      const hash = this.hashOf[id]!;
+      if (hash !== NO_HASH && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
     }
     this.index.forEach((hash, id) => {
-      if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${String(this.hashOf[id])}`);
+      if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${this.hashOf[id]}`);
     });
     let listed = 0;
     for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.next[id]!) {
@@ -243,10 +243,10 @@ export class KvCache {
   }
 
   private evictHash(id: number): void {
-    const hash = this.hashOf[id];
-    if (hash === undefined) return;
-    this.index.delete(hash, this.tableHashOf[id]);
-    this.hashOf[id] = undefined;
+    const hash = this.hashOf[id]!;
+    if (hash === NO_HASH) return;
+    this.index.delete(hash);
+    this.hashOf[id] = NO_HASH;
     this.events.removed.push(hash);
   }
 }

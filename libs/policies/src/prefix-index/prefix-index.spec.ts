@@ -1,84 +1,85 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../random.js';
+import { blocksNamed } from '../testing/builders.js';
 import { DEFAULT_PREFIX_INDEX_CAPACITY, PrefixIndex } from './prefix-index.js';
 
 describe('PrefixIndex', () => {
   it('counts only the leading run of hits: a hit after a miss does not count', () => {
     const index = new PrefixIndex();
-    index.record('i1', ['h0', 'h1', 'h2']);
-    expect(index.matchedBlocks('i1', ['h0', 'h1', 'h2', 'h3'])).toBe(3);
-    expect(index.matchedBlocks('i1', ['h0', 'x1', 'h2'])).toBe(1);
-    expect(index.matchedBlocks('i1', ['x0', 'h1', 'h2'])).toBe(0);
+    index.record('i1', blocksNamed('h0', 'h1', 'h2'));
+    expect(index.matchedBlocks('i1', blocksNamed('h0', 'h1', 'h2', 'h3'))).toBe(3);
+    expect(index.matchedBlocks('i1', blocksNamed('h0', 'x1', 'h2'))).toBe(1);
+    expect(index.matchedBlocks('i1', blocksNamed('x0', 'h1', 'h2'))).toBe(0);
     expect(index.matchedBlocks('i1', [])).toBe(0);
   });
 
   it('keeps instances apart, and an unknown instance matches nothing', () => {
     const index = new PrefixIndex();
-    index.record('i1', ['h0']);
-    expect(index.matchedBlocks('i2', ['h0'])).toBe(0);
-    expect(index.matchedBlocks('nobody', ['h0'])).toBe(0);
+    index.record('i1', blocksNamed('h0'));
+    expect(index.matchedBlocks('i2', blocksNamed('h0'))).toBe(0);
+    expect(index.matchedBlocks('nobody', blocksNamed('h0'))).toBe(0);
     expect(index.size('nobody')).toBe(0);
   });
 
   it('evicts the least recently used hashes beyond capacity', () => {
     const index = new PrefixIndex(3);
-    index.record('i1', ['a']);
-    index.record('i1', ['b']);
-    index.record('i1', ['c']);
-    index.record('i1', ['d']); // LRU order a, b, c, d → a goes
+    index.record('i1', blocksNamed('a'));
+    index.record('i1', blocksNamed('b'));
+    index.record('i1', blocksNamed('c'));
+    index.record('i1', blocksNamed('d')); // LRU order a, b, c, d → a goes
     expect(index.size('i1')).toBe(3);
-    expect(index.matchedBlocks('i1', ['a'])).toBe(0);
-    expect(index.matchedBlocks('i1', ['b'])).toBe(1);
-    expect(index.matchedBlocks('i1', ['d'])).toBe(1);
+    expect(index.matchedBlocks('i1', blocksNamed('a'))).toBe(0);
+    expect(index.matchedBlocks('i1', blocksNamed('b'))).toBe(1);
+    expect(index.matchedBlocks('i1', blocksNamed('d'))).toBe(1);
   });
 
   it('record refreshes recency; matchedBlocks does not', () => {
     const index = new PrefixIndex(3);
-    index.record('i1', ['a']);
-    index.record('i1', ['b']);
-    index.record('i1', ['c']);
-    expect(index.matchedBlocks('i1', ['b'])).toBe(1); // a read: b stays second-oldest
-    index.record('i1', ['a']); // order now b, c, a
-    index.record('i1', ['d']); // b goes
-    expect(index.matchedBlocks('i1', ['a'])).toBe(1);
-    expect(index.matchedBlocks('i1', ['b'])).toBe(0);
-    expect(index.matchedBlocks('i1', ['c'])).toBe(1);
+    index.record('i1', blocksNamed('a'));
+    index.record('i1', blocksNamed('b'));
+    index.record('i1', blocksNamed('c'));
+    expect(index.matchedBlocks('i1', blocksNamed('b'))).toBe(1); // a read: b stays second-oldest
+    index.record('i1', blocksNamed('a')); // order now b, c, a
+    index.record('i1', blocksNamed('d')); // b goes
+    expect(index.matchedBlocks('i1', blocksNamed('a'))).toBe(1);
+    expect(index.matchedBlocks('i1', blocksNamed('b'))).toBe(0);
+    expect(index.matchedBlocks('i1', blocksNamed('c'))).toBe(1);
   });
 
   it("keeps a prompt's leading blocks when one prompt overflows the capacity", () => {
     const index = new PrefixIndex(3);
-    index.record('i1', ['p0', 'p1', 'p2', 'p3', 'p4']);
+    index.record('i1', blocksNamed('p0', 'p1', 'p2', 'p3', 'p4'));
     expect(index.size('i1')).toBe(3);
-    expect(index.matchedBlocks('i1', ['p0', 'p1', 'p2', 'p3', 'p4'])).toBe(3);
+    expect(index.matchedBlocks('i1', blocksNamed('p0', 'p1', 'p2', 'p3', 'p4'))).toBe(3);
   });
 
   it('remove forgets the named hashes only', () => {
     const index = new PrefixIndex();
-    index.record('i1', ['h0', 'h1', 'h2']);
-    index.remove('i1', ['h1', 'never-seen']);
+    index.record('i1', blocksNamed('h0', 'h1', 'h2'));
+    index.remove('i1', blocksNamed('h1', 'never-seen'));
     expect(index.size('i1')).toBe(2);
-    expect(index.matchedBlocks('i1', ['h0', 'h1', 'h2'])).toBe(1);
-    index.remove('unknown', ['h0']); // no-op
-    index.remove('i1', ['h0', 'h2']);
+    expect(index.matchedBlocks('i1', blocksNamed('h0', 'h1', 'h2'))).toBe(1);
+    index.remove('unknown', blocksNamed('h0')); // no-op
+    index.remove('i1', blocksNamed('h0', 'h2'));
     expect(index.size('i1')).toBe(0);
-    expect(index.matchedBlocks('i1', ['h0'])).toBe(0);
+    expect(index.matchedBlocks('i1', blocksNamed('h0'))).toBe(0);
   });
 
   it('dropInstance forgets the instance entirely', () => {
     const index = new PrefixIndex();
-    index.record('i1', ['h0', 'h1']);
-    index.record('i2', ['h0']);
+    index.record('i1', blocksNamed('h0', 'h1'));
+    index.record('i2', blocksNamed('h0'));
     index.dropInstance('i1');
     expect(index.size('i1')).toBe(0);
-    expect(index.matchedBlocks('i1', ['h0'])).toBe(0);
-    expect(index.matchedBlocks('i2', ['h0'])).toBe(1);
+    expect(index.matchedBlocks('i1', blocksNamed('h0'))).toBe(0);
+    expect(index.matchedBlocks('i2', blocksNamed('h0'))).toBe(1);
   });
 
   it('defaults to 10,000 blocks per instance and refuses a non-positive capacity', () => {
     expect(DEFAULT_PREFIX_INDEX_CAPACITY).toBe(10_000);
     const index = new PrefixIndex();
-    index.record('i1', Array.from({ length: 10_001 }, (_, i) => `h${i}`));
+    index.record('i1', Array.from({ length: 10_001 }, (_, i) => i));
     expect(index.size('i1')).toBe(10_000);
     expect(() => new PrefixIndex(0)).toThrow(RangeError);
   });
@@ -89,7 +90,7 @@ describe('PrefixIndex', () => {
     // Small capacity so evictions happen; prompts are chains over a small alphabet so prefixes are shared.
     const index = new PrefixIndex(12);
     const instances = ['a', 'b', 'c', 'd'];
-    const prompt = () => Array.from({ length: 1 + pick(8) }, (_, i) => `h${i}-${pick(3)}`);
+    const prompt = () => Array.from({ length: 1 + pick(8) }, (_, i) => 10 * i + pick(3));
     for (let step = 0; step < 2_000; step++) {
       const op = pick(10);
       const id = instances[pick(instances.length)]!;
@@ -104,7 +105,7 @@ describe('PrefixIndex', () => {
 
   it('agrees with a plain per-instance LRU model through records, removals, drops and slot reuse (fast-check)', () => {
     const instances = ['a', 'b', 'c'];
-    const hash = fc.integer({ min: 0, max: 14 }).map((h) => `h${h}`);
+    const hash = fc.integer({ min: 0, max: 14 });
     const op = fc.oneof(
       { weight: 6, arbitrary: fc.record({ kind: fc.constant('record' as const), instance: fc.constantFrom(...instances), hashes: fc.array(hash, { maxLength: 6 }) }) },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), instance: fc.constantFrom(...instances, 'unknown'), hashes: fc.array(hash, { maxLength: 4 }) }) },
@@ -114,7 +115,7 @@ describe('PrefixIndex', () => {
       fc.property(fc.integer({ min: 1, max: 6 }), fc.array(op, { maxLength: 120 }), fc.array(hash, { maxLength: 6 }), (capacity, ops, query) => {
         const index = new PrefixIndex(capacity);
         // The obvious model: per instance, its hashes oldest first; a refresh moves one to the end.
-        const model = new Map<string, string[]>();
+        const model = new Map<string, number[]>();
         for (const { kind, instance, hashes } of ops) {
           const held = model.get(instance) ?? [];
           if (kind === 'record') {

@@ -1,4 +1,5 @@
-import { ABSENT, StringIntTable, hashOf } from '@sluice/collections';
+import { ABSENT, IdIntTable } from '@sluice/collections';
+import type { BlockId } from '@sluice/contracts';
 import type { PrefixLookup } from '../cluster-view.js';
 import { UseQueue } from './use-queue.js';
 
@@ -35,10 +36,8 @@ interface InstanceEntries {
  * reused can never pass for a live one.
  */
 export class PrefixIndex implements PrefixLookup {
-  private readonly slotOf = new StringIntTable();
-  private hashAt: (string | undefined)[] = [];
-  /** The slot table's hash of each slot's hash, so freeing a slot never rereads the string. */
-  private tableHashAt = new Int32Array(1024);
+  private readonly slotOf = new IdIntTable();
+  private hashAt = new Float64Array(1024);
   private holderAt = new Int32Array(1024).fill(NONE);
   private stampAt = new Float64Array(1024);
   private otherHoldersAt: (Map<number, number> | undefined)[] = [];
@@ -57,7 +56,7 @@ export class PrefixIndex implements PrefixLookup {
   }
 
   /** Adds (or refreshes to most-recently-used) these block hashes for the instance; evicts the LRU ones beyond capacity. */
-  record(instanceId: string, blockHashes: readonly string[]): void {
+  record(instanceId: string, blockHashes: readonly BlockId[]): void {
     if (blockHashes.length === 0) return;
     const ordinal = this.ordinalFor(instanceId);
     const entries = this.instances[ordinal]!;
@@ -70,7 +69,7 @@ export class PrefixIndex implements PrefixLookup {
   }
 
   /** Forgets these hashes for the instance (KV "removed" events). */
-  remove(instanceId: string, blockHashes: readonly string[]): void {
+  remove(instanceId: string, blockHashes: readonly BlockId[]): void {
     const ordinal = this.ordinalOf.get(instanceId);
     if (ordinal === undefined) return;
     const entries = this.instances[ordinal]!;
@@ -101,7 +100,7 @@ export class PrefixIndex implements PrefixLookup {
    * miss: an engine reuses only the longest run of leading cached blocks, so a hit after a miss
    * saves no prefill (BEHAVIOUR.md §1, "KV cache"). A read: it does not change LRU order.
    */
-  matchedBlocks(instanceId: string, blockHashes: readonly string[]): number {
+  matchedBlocks(instanceId: string, blockHashes: readonly BlockId[]): number {
     const ordinal = this.ordinalOf.get(instanceId);
     if (ordinal === undefined) return 0;
     let matched = 0;
@@ -117,7 +116,7 @@ export class PrefixIndex implements PrefixLookup {
    * `matchedBlocks` for every instance at once: the instances holding at least the first block,
    * each with its leading-run length. Walks the request's blocks once, narrowing the holders.
    */
-  matchedBlocksByInstance(blockHashes: readonly string[]): ReadonlyMap<string, number> {
+  matchedBlocksByInstance(blockHashes: readonly BlockId[]): ReadonlyMap<string, number> {
     const matched = new Map<string, number>();
     const first = blockHashes.length > 0 ? this.slotOf.get(blockHashes[0]!) : ABSENT;
     if (first === ABSENT) return matched;
@@ -146,12 +145,11 @@ export class PrefixIndex implements PrefixLookup {
   // ── slots and holders ──────────────────────────────────────────────────────────────────────
 
   /** Makes the hash the instance's most recent use, adding it if the instance did not hold it. */
-  private touch(hash: string, ordinal: number, entries: InstanceEntries): void {
+  private touch(hash: BlockId, ordinal: number, entries: InstanceEntries): void {
     const stamp = ++this.clock;
-    const code = hashOf(hash);
-    let slot = this.slotOf.get(hash, code);
+    let slot = this.slotOf.get(hash);
     if (slot === ABSENT) {
-      slot = this.newSlot(hash, code);
+      slot = this.newSlot(hash);
       this.holderAt[slot] = ordinal;
       this.stampAt[slot] = stamp;
       entries.size++;
@@ -218,38 +216,35 @@ export class PrefixIndex implements PrefixLookup {
     entries.uses.compact((slot, stamp) => this.stampFor(slot, ordinal) === stamp);
   }
 
-  private newSlot(hash: string, code: number): number {
+  private newSlot(hash: BlockId): number {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.slotsUsed++;
       if (slot === this.holderAt.length) this.growSlots();
-      // Append to the per-slot arrays in slot order: writing at an arbitrary index past the end
-      // would turn them into dictionaries, and every holder check reads them.
-      this.hashAt.push(undefined);
+      // Append to the holder maps in slot order: writing at an arbitrary index past the end
+      // would turn the array into a dictionary, and every holder check reads it.
       this.otherHoldersAt.push(undefined);
     }
-    this.slotOf.set(hash, slot, code);
+    this.slotOf.set(hash, slot);
     this.hashAt[slot] = hash;
-    this.tableHashAt[slot] = code;
     return slot;
   }
 
   private freeSlot(slot: number): void {
-    this.slotOf.delete(this.hashAt[slot]!, this.tableHashAt[slot]);
-    this.hashAt[slot] = undefined;
+    this.slotOf.delete(this.hashAt[slot]!);
     this.freeSlots.push(slot);
   }
 
   private growSlots(): void {
     const holders = new Int32Array(this.holderAt.length * 2).fill(NONE);
     const stamps = new Float64Array(this.stampAt.length * 2);
-    const codes = new Int32Array(this.tableHashAt.length * 2);
+    const hashes = new Float64Array(this.hashAt.length * 2);
     holders.set(this.holderAt);
     stamps.set(this.stampAt);
-    codes.set(this.tableHashAt);
+    hashes.set(this.hashAt);
     this.holderAt = holders;
     this.stampAt = stamps;
-    this.tableHashAt = codes;
+    this.hashAt = hashes;
   }
 
   private ordinalFor(instanceId: string): number {

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { ClusterView, PolicyRequest } from '../cluster-view.js';
 import { PrefixIndex } from '../prefix-index/prefix-index.js';
 import { seededRandom } from '../random.js';
-import { clusterView, instanceView, policyRequest } from '../testing/builders.js';
+import { blocksNamed, clusterView, instanceView, policyRequest } from '../testing/builders.js';
 import { effectiveLoad } from './decision.js';
 import { createRoutingRegistry } from './registry.js';
 import type { RoutingDecision } from './routing-policy.js';
 
 const MODEL = 'qwen3-14b';
-const HASHES = ['h0', 'h1', 'h2', 'h3', 'h4', 'h5'];
+const HASHES = blocksNamed('h0', 'h1', 'h2', 'h3', 'h4', 'h5');
 
 /**
  * Views with colliding loads (so ties happen), two models, stale and never-refreshed snapshots,
@@ -123,11 +123,11 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
 
   it('does not change the view it is given', () => {
     const index = new PrefixIndex();
-    index.record('i0', ['h0', 'h1']);
+    index.record('i0', blocksNamed('h0', 'h1'));
     const view = clusterView([instanceView({ instanceId: 'i0', queueDepth: 3 }), instanceView({ instanceId: 'i1', inFlight: 1 })], index);
     const before = structuredClone(view.instances);
-    create(3).route(policyRequest({ blockHashes: ['h0', 'h1', 'h2'] }), view, 0);
+    create(3).route(policyRequest({ blockHashes: blocksNamed('h0', 'h1', 'h2') }), view, 0);
     expect(view.instances).toEqual(before);
-    expect(index.matchedBlocks('i0', ['h0', 'h1'])).toBe(2);
+    expect(index.matchedBlocks('i0', blocksNamed('h0', 'h1'))).toBe(2);
   });
 });

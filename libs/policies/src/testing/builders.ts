@@ -20,6 +20,19 @@ export function instanceView(overrides: Partial<InstanceView> & Pick<InstanceVie
   };
 }
 
+/**
+ * Block ids by name, for specs that read better with names ('h0', 'p3') than with numbers: the
+ * same name always gives the same id, different names different ids.
+ */
+const idsByName = new Map<string, number>();
+export function blocksNamed(...names: string[]): number[] {
+  return names.map((name) => {
+    let id = idsByName.get(name);
+    if (id === undefined) idsByName.set(name, (id = idsByName.size + 1));
+    return id;
+  });
+}
+
 export function policyRequest(overrides: Partial<PolicyRequest> = {}): PolicyRequest {
   return {
     id: 'r1',

@@ -2,7 +2,7 @@ import { SLO_CLASS_PRIORITY } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, InstanceView } from '../../cluster-view.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
-import { instanceView, policyRequest } from '../../testing/builders.js';
+import { blocksNamed, instanceView, policyRequest } from '../../testing/builders.js';
 import { SloPredictiveParamsSchema, createSloPredictive, sloBudgetGroupOf } from './slo-predictive.policy.js';
 
 /**
@@ -22,7 +22,7 @@ const CRITICAL = SLO_CLASS_PRIORITY.critical;
 const STANDARD = SLO_CLASS_PRIORITY.standard;
 const SHEDDABLE = SLO_CLASS_PRIORITY.sheddable;
 
-const hashes = (n: number, prefix = 'h'): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+const hashes = (n: number, prefix = 'h'): number[] => blocksNamed(...Array.from({ length: n }, (_, i) => `${prefix}${i}`));
 const one = (queueDepth: number, extra: Partial<InstanceView> = {}): ClusterView => ({
   instances: [instanceView({ instanceId: 'i1', queueDepth, ...extra })],
 });

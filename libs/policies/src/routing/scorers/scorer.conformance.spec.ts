@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
-import { clusterView, instanceView, policyRequest } from '../../testing/builders.js';
+import { blocksNamed, clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createScorerRegistry } from './registry.js';
 
-const HASHES = ['h0', 'h1', 'h2', 'h3'];
+const HASHES = blocksNamed('h0', 'h1', 'h2', 'h3');
 
 /** Candidates with any signals, including ones out of their nominal range (a bad snapshot). */
 const scenario = fc.record({

@@ -4,10 +4,10 @@ import { ZodError } from 'zod';
 import type { ClusterView, PolicyRequest } from '../../cluster-view.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
 import { seededRandom } from '../../random.js';
-import { clusterView, instanceView, instanceViews, policyRequest } from '../../testing/builders.js';
+import { blocksNamed, clusterView, instanceView, instanceViews, policyRequest } from '../../testing/builders.js';
 import { createWeighted, WeightedParamsSchema } from './weighted.policy.js';
 
-const blocks = (n: number, tag = 'p') => Array.from({ length: n }, (_, i) => `${tag}${i}`);
+const blocks = (n: number, tag = 'p') => blocksNamed(...Array.from({ length: n }, (_, i) => `${tag}${i}`));
 const weighted = (params: unknown = {}, seed = 1) => createWeighted(params, { random: seededRandom(seed) });
 const route = (view: ClusterView, request: PolicyRequest = policyRequest(), params: unknown = {}, seed = 1) => weighted(params, seed).route(request, view, 0)!;
 
