@@ -16,6 +16,19 @@ const NONE = -1;
 /** A block that holds no indexed hash (block ids are non-negative). */
 const NO_HASH = -1;
 
+/**
+ * A block's fields, side by side in one `Float64Array` (`FIELDS` numbers a block): its indexed
+ * hash, its reference count and its free-list links. Allocating or freeing a block then touches
+ * one cache line for it instead of one per field: the free list hands out blocks in LRU order,
+ * scattered across the cache, and with several engines in one process (the twin) the per-field
+ * arrays did not stay in the CPU's cache.
+ */
+const HASH = 0;
+const REFS = 1;
+const NEXT = 2;
+const PREV = 3;
+const FIELDS = 4;
+
 export class KvInvariantError extends Error {
   override readonly name = 'KvInvariantError';
 }
@@ -30,25 +43,20 @@ export class KvInvariantError extends Error {
  *   (the least recently freed). A freed block keeps its hash and stays a cache hit until it is
  *   reused (lazy eviction); only then does its hash leave the index, reported as removed.
  *
- * The free list is an intrusive doubly-linked list over block ids (typed arrays `next`/`prev`,
+ * The free list is an intrusive doubly-linked list over block ids (each block's NEXT/PREV,
  * NONE at the ends): the head is the LRU block, freeing appends to the tail and a hit on a free
- * block unlinks it from the middle, all O(1). (A Set in insertion order did the same, but taking
- * its first value walks past every deleted entry the table has not compacted yet: allocation
- * from the head was the engine's hottest line.)
+ * block unlinks it from the middle, all O(1). A block is free iff its reference count is 0.
+ * (A Set in insertion order did the same, but taking its first value walks past every deleted
+ * entry the table has not compacted yet: allocation from the head was the engine's hottest line.)
  */
 export class KvCache {
-  private readonly refCount: Int32Array;
-  /** Each block's indexed hash, or NO_HASH. */
-  private readonly hashOf: Float64Array;
+  /** Block id's fields at id·FIELDS + HASH / REFS / NEXT / PREV. */
+  private readonly blocks: Float64Array;
   /**
    * Hash → block id (an `IdIntTable`: every request inserts and evicts dozens of hashes). It
    * starts small and grows with the cache's contents: a worker hosts many instances.
    */
   private readonly index = new IdIntTable();
-  /** Free-list links; a block is free iff `isFree[id]`. */
-  private readonly next: Int32Array;
-  private readonly prev: Int32Array;
-  private readonly isFree: Uint8Array;
   private head = NONE;
   private tail = NONE;
   private freeCount = 0;
@@ -58,12 +66,11 @@ export class KvCache {
 
   constructor(readonly totalBlocks: number) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
-    this.refCount = new Int32Array(totalBlocks);
-    this.hashOf = new Float64Array(totalBlocks).fill(NO_HASH);
-    this.next = new Int32Array(totalBlocks);
-    this.prev = new Int32Array(totalBlocks);
-    this.isFree = new Uint8Array(totalBlocks);
-    for (let id = 0; id < totalBlocks; id++) this.pushFree(id);
+    this.blocks = new Float64Array(totalBlocks * FIELDS);
+    for (let id = 0; id < totalBlocks; id++) {
+      this.blocks[id * FIELDS + HASH] = NO_HASH;
+      this.pushFree(id);
+    }
   }
 
   get freeBlocks(): number {
@@ -98,7 +105,7 @@ export class KvCache {
   /** Whether `count` new blocks can be had once the cached blocks `claiming` are taken first. */
   canAllocate(count: number, claiming: readonly number[] = NO_BLOCKS): boolean {
     let freeHits = 0;
-    for (const id of claiming) if (this.isFree[id] === 1) freeHits++;
+    for (const id of claiming) if (this.isFree(id)) freeHits++;
     return count <= this.freeCount - freeHits;
   }
 
@@ -106,7 +113,7 @@ export class KvCache {
   claim(ids: readonly number[]): void {
     for (const id of ids) {
       this.unlinkFree(id);
-      this.refCount[id] = this.ref(id) + 1;
+      this.blocks[id * FIELDS + REFS]++;
       this.hits++;
     }
   }
@@ -123,7 +130,7 @@ export class KvCache {
       const id = this.head;
       this.unlinkFree(id);
       this.evictHash(id);
-      this.refCount[id] = 1;
+      this.blocks[id * FIELDS + REFS] = 1;
       ids.push(id);
       this.misses++;
     }
@@ -136,10 +143,10 @@ export class KvCache {
    * copy and this one stays unindexed, to be freed as a plain block.
    */
   register(id: number, hash: BlockId): boolean {
-    if (this.hashOf[id] !== NO_HASH) return false;
+    if (this.blocks[id * FIELDS + HASH] !== NO_HASH) return false;
     if (this.index.get(hash) !== ABSENT) return false;
     this.index.set(hash, id);
-    this.hashOf[id] = hash;
+    this.blocks[id * FIELDS + HASH] = hash;
     this.events.stored.push(hash);
     return true;
   }
@@ -149,10 +156,10 @@ export class KvCache {
    * that would have computed it). A hash stored and forgotten before a drain is never reported.
    */
   forget(id: number): void {
-    const hash = this.hashOf[id]!;
+    const hash = this.hashOf(id);
     if (hash === NO_HASH) return;
     this.index.delete(hash);
-    this.hashOf[id] = NO_HASH;
+    this.blocks[id * FIELDS + HASH] = NO_HASH;
     const stored = this.events.stored.lastIndexOf(hash);
     if (stored === -1) this.events.removed.push(hash);
     else this.events.stored.splice(stored, 1);
@@ -167,7 +174,7 @@ export class KvCache {
       const id = ids[i]!;
       const count = this.ref(id);
       if (count < 1) throw new KvInvariantError(`block ${id} released while free`);
-      this.refCount[id] = count - 1;
+      this.blocks[id * FIELDS + REFS] = count - 1;
       if (count === 1) this.pushFree(id);
     }
   }
@@ -190,16 +197,15 @@ export class KvCache {
       const count = this.ref(id);
       if (count < 0) throw new KvInvariantError(`block ${id} has refcount ${count}`);
       if (count > 0) allocated++;
-      if ((count === 0) !== (this.isFree[id] === 1)) throw new KvInvariantError(`block ${id} has refcount ${count} but free=${this.isFree[id] === 1}`);
-      const hash = this.hashOf[id]!;
+      const hash = this.hashOf(id);
       if (hash !== NO_HASH && this.index.get(hash) !== id) throw new KvInvariantError(`block ${id} keeps hash ${hash} that the index does not map to it`);
     }
     this.index.forEach((hash, id) => {
-      if (this.hashOf[id] !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${this.hashOf[id]}`);
+      if (this.hashOf(id) !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${this.hashOf(id)}`);
     });
     let listed = 0;
-    for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.next[id]!) {
-      if (this.isFree[id] !== 1) throw new KvInvariantError(`block ${id} is on the free list but not free`);
+    for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.blocks[id * FIELDS + NEXT]!) {
+      if (!this.isFree(id)) throw new KvInvariantError(`block ${id} is on the free list with refcount ${this.ref(id)}`);
       listed++;
     }
     if (listed !== this.freeCount) throw new KvInvariantError(`free list holds ${listed} blocks, counted ${this.freeCount}`);
@@ -215,38 +221,47 @@ export class KvCache {
   }
 
   private ref(id: number): number {
-    return this.refCount[id] ?? 0;
+    return this.blocks[id * FIELDS + REFS] ?? 0;
   }
 
-  /** Appends a block to the free list's tail (most recently freed). */
+  private hashOf(id: number): number {
+    return this.blocks[id * FIELDS + HASH]!;
+  }
+
+  /** Free means on the free list: no request holds it. */
+  private isFree(id: number): boolean {
+    return this.blocks[id * FIELDS + REFS] === 0;
+  }
+
+  /** Appends a block (whose reference count just reached 0) to the free list's tail (most recently freed). */
   private pushFree(id: number): void {
-    this.isFree[id] = 1;
-    this.prev[id] = this.tail;
-    this.next[id] = NONE;
+    const { blocks } = this;
+    blocks[id * FIELDS + PREV] = this.tail;
+    blocks[id * FIELDS + NEXT] = NONE;
     if (this.tail === NONE) this.head = id;
-    else this.next[this.tail] = id;
+    else blocks[this.tail * FIELDS + NEXT] = id;
     this.tail = id;
     this.freeCount++;
   }
 
-  /** Takes a block off the free list wherever it is; a block not on it is left alone. */
+  /** Takes a block off the free list wherever it is (before its reference count leaves 0); a block not on it is left alone. */
   private unlinkFree(id: number): void {
-    if (this.isFree[id] !== 1) return;
-    this.isFree[id] = 0;
-    const prev = this.prev[id]!;
-    const next = this.next[id]!;
+    if (!this.isFree(id)) return;
+    const { blocks } = this;
+    const prev = blocks[id * FIELDS + PREV]!;
+    const next = blocks[id * FIELDS + NEXT]!;
     if (prev === NONE) this.head = next;
-    else this.next[prev] = next;
+    else blocks[prev * FIELDS + NEXT] = next;
     if (next === NONE) this.tail = prev;
-    else this.prev[next] = prev;
+    else blocks[next * FIELDS + PREV] = prev;
     this.freeCount--;
   }
 
   private evictHash(id: number): void {
-    const hash = this.hashOf[id]!;
+    const hash = this.hashOf(id);
     if (hash === NO_HASH) return;
     this.index.delete(hash);
-    this.hashOf[id] = NO_HASH;
+    this.blocks[id * FIELDS + HASH] = NO_HASH;
     this.events.removed.push(hash);
   }
 }
