@@ -9,6 +9,16 @@ export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
 /** No holder / no stamp. */
 const NONE = -1;
 
+/**
+ * A slot's fields, side by side in one `Float64Array` (`SLOT_FIELDS` numbers a slot): its hash,
+ * its first holder (an instance's ordinal) and that holder's stamp. A touch or an eviction reads
+ * them together, for slots scattered across the index: one cache line, not one per field.
+ */
+const HASH = 0;
+const HOLDER = 1;
+const STAMP = 2;
+const SLOT_FIELDS = 4;
+
 /** One instance's side of the index: how many hashes it holds, and its uses in LRU order. */
 interface InstanceEntries {
   readonly id: string;
@@ -28,8 +38,9 @@ interface InstanceEntries {
  *   whether it is new, refreshed or held elsewhere, and scoring walks the request's blocks once
  *   for all instances at once (at 1,000 instances a per-instance walk dominated a weighted
  *   routing decision; see docs/benchmarks.md);
- * - per slot, in typed arrays: the first holder (an instance's ordinal) and the stamp of its last
- *   use; the other holders, rare (a prefix shared across instances), in a small map;
+ * - per slot, side by side in one typed array: its hash, the first holder (an instance's
+ *   ordinal) and the stamp of its last use; the other holders, rare (a prefix shared across
+ *   instances), in a small map;
  * - per instance, the uses in order (`UseQueue`): the LRU victim is the oldest use whose stamp is
  *   still the holder's, so a refresh overwrites a stamp instead of moving an entry.
  * Stamps come from one clock and never repeat, so a use recorded before a slot was freed and
@@ -37,9 +48,8 @@ interface InstanceEntries {
  */
 export class PrefixIndex implements PrefixLookup {
   private readonly slotOf = new IdIntTable();
-  private hashAt = new Float64Array(1024);
-  private holderAt = new Int32Array(1024).fill(NONE);
-  private stampAt = new Float64Array(1024);
+  /** Slot i's fields at i·SLOT_FIELDS + HASH / HOLDER / STAMP. */
+  private slots = new Float64Array(1024 * SLOT_FIELDS).fill(NONE);
   private otherHoldersAt: (Map<number, number> | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private slotsUsed = 0;
@@ -150,18 +160,18 @@ export class PrefixIndex implements PrefixLookup {
     let slot = this.slotOf.get(hash);
     if (slot === ABSENT) {
       slot = this.newSlot(hash);
-      this.holderAt[slot] = ordinal;
-      this.stampAt[slot] = stamp;
+      this.slots[slot * SLOT_FIELDS + HOLDER] = ordinal;
+      this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
       entries.size++;
-    } else if (this.holderAt[slot] === ordinal) {
-      this.stampAt[slot] = stamp;
+    } else if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) {
+      this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
     } else {
       const others = this.otherHoldersAt[slot];
       if (others?.has(ordinal)) others.set(ordinal, stamp);
-      else if (this.holderAt[slot] === NONE) {
+      else if (this.slots[slot * SLOT_FIELDS + HOLDER] === NONE) {
         // Held only by others, through the map: the first-holder field is free.
-        this.holderAt[slot] = ordinal;
-        this.stampAt[slot] = stamp;
+        this.slots[slot * SLOT_FIELDS + HOLDER] = ordinal;
+        this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
         entries.size++;
       } else {
         if (others === undefined) this.otherHoldersAt[slot] = new Map([[ordinal, stamp]]);
@@ -174,13 +184,13 @@ export class PrefixIndex implements PrefixLookup {
 
   /** The instance's stamp on the slot, or NONE if it does not hold it. */
   private stampFor(slot: number, ordinal: number): number {
-    if (this.holderAt[slot] === ordinal) return this.stampAt[slot]!;
+    if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) return this.slots[slot * SLOT_FIELDS + STAMP]!;
     return this.otherHoldersAt[slot]?.get(ordinal) ?? NONE;
   }
 
   private holdersOf(slot: number): number[] {
     const holders: number[] = [];
-    if (this.holderAt[slot] !== NONE) holders.push(this.holderAt[slot]!);
+    if (this.slots[slot * SLOT_FIELDS + HOLDER] !== NONE) holders.push(this.slots[slot * SLOT_FIELDS + HOLDER]!);
     const others = this.otherHoldersAt[slot];
     if (others) for (const ordinal of others.keys()) holders.push(ordinal);
     return holders;
@@ -190,10 +200,10 @@ export class PrefixIndex implements PrefixLookup {
   private unhold(slot: number, ordinal: number, entries: InstanceEntries): void {
     entries.size--;
     const others = this.otherHoldersAt[slot];
-    if (this.holderAt[slot] === ordinal) this.holderAt[slot] = NONE;
+    if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) this.slots[slot * SLOT_FIELDS + HOLDER] = NONE;
     else others!.delete(ordinal);
     if (others !== undefined && others.size === 0) this.otherHoldersAt[slot] = undefined;
-    if (this.holderAt[slot] === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
+    if (this.slots[slot * SLOT_FIELDS + HOLDER] === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
   }
 
   /** Removes the instance's least recently used hash (only while it holds any). */
@@ -220,31 +230,25 @@ export class PrefixIndex implements PrefixLookup {
     let slot = this.freeSlots.pop();
     if (slot === undefined) {
       slot = this.slotsUsed++;
-      if (slot === this.holderAt.length) this.growSlots();
+      if (slot * SLOT_FIELDS === this.slots.length) this.growSlots();
       // Append to the holder maps in slot order: writing at an arbitrary index past the end
       // would turn the array into a dictionary, and every holder check reads it.
       this.otherHoldersAt.push(undefined);
     }
     this.slotOf.set(hash, slot);
-    this.hashAt[slot] = hash;
+    this.slots[slot * SLOT_FIELDS + HASH] = hash;
     return slot;
   }
 
   private freeSlot(slot: number): void {
-    this.slotOf.delete(this.hashAt[slot]!);
+    this.slotOf.delete(this.slots[slot * SLOT_FIELDS + HASH]!);
     this.freeSlots.push(slot);
   }
 
   private growSlots(): void {
-    const holders = new Int32Array(this.holderAt.length * 2).fill(NONE);
-    const stamps = new Float64Array(this.stampAt.length * 2);
-    const hashes = new Float64Array(this.hashAt.length * 2);
-    holders.set(this.holderAt);
-    stamps.set(this.stampAt);
-    hashes.set(this.hashAt);
-    this.holderAt = holders;
-    this.stampAt = stamps;
-    this.hashAt = hashes;
+    const slots = new Float64Array(this.slots.length * 2).fill(NONE);
+    slots.set(this.slots);
+    this.slots = slots;
   }
 
   private ordinalFor(instanceId: string): number {
