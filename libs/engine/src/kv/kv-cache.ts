@@ -113,7 +113,7 @@ export class KvCache {
   claim(ids: readonly number[]): void {
     for (const id of ids) {
       this.unlinkFree(id);
-      this.blocks[id * FIELDS + REFS]++;
+      this.blocks[id * FIELDS + REFS] = this.ref(id) + 1;
       this.hits++;
     }
   }
