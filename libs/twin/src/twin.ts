@@ -1,5 +1,5 @@
 import { httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
-import { VllmEngine, type EngineRequest, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
+import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
 import type { RunRecord, ServedTimings } from '@sluice/metrics';
 import {
   AdmissionCluster,
@@ -76,11 +76,13 @@ const IDLE_SNAPSHOT_US = 100_000;
 /** The token times of a request that has received none (never written to). */
 const NO_TOKENS: number[] = [];
 
-/** A request on its way through the twin. */
-interface Flight {
+/**
+ * A request on its way through the twin. It is also the request the policies decide on and the
+ * one its instance serves (a `PolicyRequest` has every field of an `EngineRequest`): one object
+ * per request rather than three, so a step's tokens reach the flight they belong to directly.
+ */
+interface Flight extends PolicyRequest {
   readonly request: WorkloadRequest;
-  readonly id: string;
-  readonly policy: PolicyRequest;
   readonly arrivalUs: number;
   /**
    * When the client received each token, in ms (the record's unit, kept as it arrives). Sized
@@ -91,20 +93,15 @@ interface Flight {
   /** Tokens received so far (the filled part of `tokenTimesMs`). */
   tokens: number;
   timings: { admissionMs?: number; flowQueueMs?: number; routingMs?: number };
-  instance?: Instance;
-  workerArrivalUs?: number;
-  admittedUs?: number;
-  firstTokenUs?: number;
-}
-
-/** The request as an instance sees it, pointing back to its flight: a step's tokens reach their flights without a lookup. */
-interface InstanceRequest extends EngineRequest {
-  readonly flight: Flight;
+  instance: Instance | undefined;
+  workerArrivalUs: number | undefined;
+  admittedUs: number | undefined;
+  firstTokenUs: number | undefined;
 }
 
 interface Instance {
   readonly id: string;
-  readonly engine: VllmEngine<InstanceRequest>;
+  readonly engine: VllmEngine<Flight>;
   /** A step is under way (its end is on the agenda). */
   busy: boolean;
   /** A wake-up for a request leaving its queueing delay is on the agenda at this time. */
@@ -157,7 +154,7 @@ export class Twin {
     this.maxModelLen = Math.min(model?.maxModelLen ?? options.profileMaxModelLen, options.profileMaxModelLen);
     for (let rank = 0; rank < config.worker.instances; rank++) {
       const id = `twin-r${rank}`;
-      const engine = new VllmEngine<InstanceRequest>({
+      const engine = new VllmEngine<Flight>({
         model: options.latency,
         totalKvBlocks: options.totalKvBlocks,
         maxModelLen: this.maxModelLen,
@@ -202,27 +199,29 @@ export class Twin {
 
   private arrive(request: WorkloadRequest): void {
     const now = this.queue.nowUs;
+    // Every field written here, in one order, so that all flights share one shape.
     const flight: Flight = {
-      request,
       id: `r${request.index}`,
+      model: this.options.config.worker.model,
+      inputTokens: request.inputTokens.length,
+      maxTokens: request.maxTokens,
+      priority: priorityOf(request.sloClass),
+      sloClass: request.sloClass,
+      fairnessId: request.tenantId,
+      blockHashes: this.blockHasher(request.inputTokens),
+      request,
       arrivalUs: now,
       tokenTimesMs: NO_TOKENS,
       tokens: 0,
       timings: {},
-      policy: {
-        id: `r${request.index}`,
-        model: this.options.config.worker.model,
-        inputTokens: request.inputTokens.length,
-        maxTokens: request.maxTokens,
-        priority: priorityOf(request.sloClass),
-        sloClass: request.sloClass,
-        fairnessId: request.tenantId,
-        blockHashes: this.blockHasher(request.inputTokens),
-      },
+      instance: undefined,
+      workerArrivalUs: undefined,
+      admittedUs: undefined,
+      firstTokenUs: undefined,
     };
     this.flights.set(flight.id, flight);
     // The gateway's own check: a request no instance could hold is a 400 at once.
-    if (flight.policy.inputTokens + flight.policy.maxTokens > this.maxModelLen) {
+    if (flight.inputTokens + flight.maxTokens > this.maxModelLen) {
       this.end(flight, now + this.hops.gatewayUs, { reason: 'unservable', stage: 'gateway' });
       return;
     }
@@ -231,7 +230,7 @@ export class Twin {
 
   private admit(flight: Flight): void {
     const now = this.queue.nowUs;
-    const decision = this.admission.decide(flight.policy, this.admissionCluster.view(now / 1000), now);
+    const decision = this.admission.decide(flight, this.admissionCluster.view(now / 1000), now);
     flight.timings.admissionMs = this.hops.admissionUs / 1000;
     if (!decision.admit) {
       this.end(flight, now + this.hops.admissionUs + this.hops.returnUs, { reason: decision.reason, stage: 'admission' });
@@ -242,10 +241,9 @@ export class Twin {
 
   private enqueue(flight: Flight): void {
     const now = this.queue.nowUs;
-    const { policy } = flight;
     if (!this.flowEnabled) {
       const saturation = this.detector.saturation(this.flowPool.signals(now / 1000));
-      if (legacyModeSheds(policy.priority, saturation)) {
+      if (legacyModeSheds(flight.priority, saturation)) {
         this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'pool_saturated', stage: 'flow' });
         return;
       }
@@ -256,10 +254,10 @@ export class Twin {
     const outcome = this.flowQueues.enqueue(
       {
         id: flight.id,
-        flow: { fairnessId: policy.fairnessId, priority: policy.priority },
+        flow: { fairnessId: flight.fairnessId, priority: flight.priority },
         // The JSON body's size: the token ids' digits and separators, a fair stand-in.
         byteSize: 64 + flight.request.inputTokens.length * 6,
-        tokens: policy.inputTokens + policy.maxTokens,
+        tokens: flight.inputTokens + flight.maxTokens,
         arrivalMs: flight.arrivalUs / 1000,
         payload: flight,
       },
@@ -316,13 +314,13 @@ export class Twin {
   /** Counted in flight before it leaves, so the next saturation reading sees it. */
   private release(flight: Flight): void {
     const now = this.queue.nowUs;
-    this.flowPool.dispatched(flight.id, flight.policy.inputTokens + flight.policy.maxTokens, now / 1000, Number.POSITIVE_INFINITY);
+    this.flowPool.dispatched(flight.id, flight.inputTokens + flight.maxTokens, now / 1000, Number.POSITIVE_INFINITY);
     this.queue.at(now + this.hops.flowUs + this.hops.transitUs, 'route', () => this.route(flight));
   }
 
   private route(flight: Flight): void {
     const now = this.queue.nowUs;
-    const decision = this.routing.route(flight.policy, this.routerCluster.view(now / 1000, this.routerPrefix), now);
+    const decision = this.routing.route(flight, this.routerCluster.view(now / 1000, this.routerPrefix), now);
     flight.timings.routingMs = this.hops.routerUs / 1000;
     if (!decision) {
       this.flowPool.done(flight.id);
@@ -331,7 +329,7 @@ export class Twin {
     }
     const instance = this.byId.get(decision.instance.instanceId)!;
     this.routerCluster.dispatched(instance.id, flight.id);
-    this.routerPrefix.record(instance.id, flight.policy.blockHashes);
+    this.routerPrefix.record(instance.id, flight.blockHashes);
     flight.instance = instance;
     this.queue.at(now + this.hops.routerUs + this.hops.transitUs, 'workerArrive', () => this.workerArrive(flight, instance));
   }
@@ -339,8 +337,7 @@ export class Twin {
   private workerArrive(flight: Flight, instance: Instance): void {
     const now = this.queue.nowUs;
     flight.workerArrivalUs = now;
-    const { policy } = flight;
-    const accepted = instance.engine.enqueue({ id: flight.id, inputTokens: policy.inputTokens, maxTokens: policy.maxTokens, blockHashes: policy.blockHashes, priority: policy.priority, flight }, now);
+    const accepted = instance.engine.enqueue(flight, now);
     if (!accepted.accepted) {
       this.leftInstance(flight, instance, now);
       this.end(flight, now + this.hops.returnUs, { reason: 'unservable', stage: 'worker' });
@@ -364,6 +361,7 @@ export class Twin {
       if (this.admissionCluster.keepsPrefixIndex && (result.kvStored.length > 0 || result.kvRemoved.length > 0)) {
         this.admissionCluster.onKv({ instanceId: instance.id, atMs: atUs / 1000, stored: [...result.kvStored], removed: [...result.kvRemoved] });
       }
+      this.stampTokens(result, atUs + result.durationUs + result.outputDelayUs);
       this.queue.at(atUs + result.durationUs, 'stepEnd', () => this.stepEnd(instance, result));
       return;
     }
@@ -376,19 +374,28 @@ export class Twin {
     });
   }
 
-  private stepEnd(instance: Instance, result: StepResult<InstanceRequest>): void {
-    const endUs = this.queue.nowUs;
-    const tokenUs = endUs + result.outputDelayUs;
+  /**
+   * Writes down when the client receives each token of a step that starts now: at the step's end
+   * plus α2 (`tokenUs`), plus the return hop. Done as the step starts, not as it ends, because the
+   * engine has just read these flights (each is its request) and they are still in the CPU's
+   * cache; the result is the same, as nothing reads a flight's tokens before its step ends (its
+   * record is written at completion, which is a step's end).
+   */
+  private stampTokens(result: StepResult<Flight>, tokenUs: number): void {
     const clientMs = (tokenUs + this.hops.returnUs) / 1000;
-    for (const { request, count } of result.tokens) {
+    for (const { request: flight, count } of result.tokens) {
       if (count === 0) continue;
-      const { flight } = request;
       if (flight.firstTokenUs === undefined) {
         flight.firstTokenUs = tokenUs;
-        flight.tokenTimesMs = new Array<number>(request.maxTokens);
+        flight.tokenTimesMs = new Array<number>(flight.maxTokens);
       }
       for (let i = 0; i < count; i++) flight.tokenTimesMs[flight.tokens++] = clientMs;
     }
+  }
+
+  private stepEnd(instance: Instance, result: StepResult<Flight>): void {
+    const endUs = this.queue.nowUs;
+    const tokenUs = endUs + result.outputDelayUs;
     for (const requestId of result.completed) {
       const flight = this.flights.get(requestId);
       if (!flight) continue;
@@ -455,7 +462,7 @@ export class Twin {
       id: flight.id,
       tenant: request.tenantId,
       sloClass: request.sloClass,
-      priority: flight.policy.priority,
+      priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
       endMs: ms(clientUs),
       attempts: 1,
