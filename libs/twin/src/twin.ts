@@ -24,6 +24,7 @@ import type { WorkloadRequest } from '@sluice/workload';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { EventQueue } from './event-queue.js';
 import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
+import { StepTimes } from './step-times.js';
 
 /** What the twin reads of the cluster's config: the same keys the services read (a SluiceConfig fits). */
 export interface TwinConfig {
@@ -73,9 +74,6 @@ export interface TwinResult {
 /** With snapshots on change, instances still publish one this often (IDLE_SNAPSHOT_REFRESH_MS). */
 const IDLE_SNAPSHOT_US = 100_000;
 
-/** The token times of a request that has received none (never written to). */
-const NO_TOKENS: number[] = [];
-
 /**
  * A request on its way through the twin. It is also the request the policies decide on and the
  * one its instance serves (a `PolicyRequest` has every field of an `EngineRequest`): one object
@@ -84,14 +82,17 @@ const NO_TOKENS: number[] = [];
 interface Flight extends PolicyRequest {
   readonly request: WorkloadRequest;
   readonly arrivalUs: number;
-  /**
-   * When the client received each token, in ms (the record's unit, kept as it arrives). Sized
-   * for max_tokens at the first token: a growing array is copied as it grows and by every
-   * young-generation GC it lives through, and a request lives through many.
-   */
-  tokenTimesMs: number[];
-  /** Tokens received so far (the filled part of `tokenTimesMs`). */
+  /** Tokens received so far. */
   tokens: number;
+  /**
+   * The steps of its instance that gave it those tokens (one each), as runs of consecutive step
+   * numbers: the run under way here, earlier ones (cut by a step that gave it none: a preemption,
+   * a batch whose token budget ran out before it) as (start, length) pairs. Their times are read
+   * from the instance's `StepTimes` when the record is written.
+   */
+  runStart: number;
+  runLength: number;
+  earlierRuns: number[] | undefined;
   timings: { admissionMs?: number; flowQueueMs?: number; routingMs?: number };
   instance: Instance | undefined;
   workerArrivalUs: number | undefined;
@@ -102,6 +103,7 @@ interface Flight extends PolicyRequest {
 interface Instance {
   readonly id: string;
   readonly engine: VllmEngine<Flight>;
+  readonly stepTimes: StepTimes;
   /** A step is under way (its end is on the agenda). */
   busy: boolean;
   /** A wake-up for a request leaving its queueing delay is on the agenda at this time. */
@@ -162,7 +164,7 @@ export class Twin {
         maxBatchTokens: config.worker.maxBatchTokens,
         scheduler: config.worker.scheduler,
       });
-      const instance: Instance = { id, engine, busy: false, readyAtUs: undefined };
+      const instance: Instance = { id, engine, stepTimes: new StepTimes(), busy: false, readyAtUs: undefined };
       this.instances.push(instance);
       this.byId.set(id, instance);
       const identity = { instanceId: id, workerId: 'twin', rank, model: config.worker.model, totalKvBlocks: options.totalKvBlocks };
@@ -211,8 +213,10 @@ export class Twin {
       blockHashes: this.blockHasher(request.inputTokens),
       request,
       arrivalUs: now,
-      tokenTimesMs: NO_TOKENS,
       tokens: 0,
+      runStart: -1,
+      runLength: 0,
+      earlierRuns: undefined,
       timings: {},
       instance: undefined,
       workerArrivalUs: undefined,
@@ -361,7 +365,7 @@ export class Twin {
       if (this.admissionCluster.keepsPrefixIndex && (result.kvStored.length > 0 || result.kvRemoved.length > 0)) {
         this.admissionCluster.onKv({ instanceId: instance.id, atMs: atUs / 1000, stored: [...result.kvStored], removed: [...result.kvRemoved] });
       }
-      this.stampTokens(result, atUs + result.durationUs + result.outputDelayUs);
+      this.stampTokens(instance, result, atUs + result.durationUs + result.outputDelayUs);
       this.queue.at(atUs + result.durationUs, 'stepEnd', () => this.stepEnd(instance, result));
       return;
     }
@@ -375,22 +379,37 @@ export class Twin {
   }
 
   /**
-   * Writes down when the client receives each token of a step that starts now: at the step's end
+   * Writes down the tokens of a step that starts now: the client receives them at the step's end
    * plus α2 (`tokenUs`), plus the return hop. Done as the step starts, not as it ends, because the
    * engine has just read these flights (each is its request) and they are still in the CPU's
    * cache; the result is the same, as nothing reads a flight's tokens before its step ends (its
    * record is written at completion, which is a step's end).
    */
-  private stampTokens(result: StepResult<Flight>, tokenUs: number): void {
-    const clientMs = (tokenUs + this.hops.returnUs) / 1000;
+  private stampTokens(instance: Instance, result: StepResult<Flight>, tokenUs: number): void {
+    const step = instance.stepTimes.push((tokenUs + this.hops.returnUs) / 1000);
     for (const { request: flight, count } of result.tokens) {
       if (count === 0) continue;
-      if (flight.firstTokenUs === undefined) {
-        flight.firstTokenUs = tokenUs;
-        flight.tokenTimesMs = new Array<number>(flight.maxTokens);
+      if (count !== 1) throw new Error(`a step gave ${flight.id} ${count} tokens: the twin counts at most one per step (StepTokens.count)`);
+      if (flight.firstTokenUs === undefined) flight.firstTokenUs = tokenUs;
+      flight.tokens++;
+      if (flight.runStart + flight.runLength === step) flight.runLength++;
+      else {
+        if (flight.runLength > 0) (flight.earlierRuns ??= []).push(flight.runStart, flight.runLength);
+        flight.runStart = step;
+        flight.runLength = 1;
       }
-      for (let i = 0; i < count; i++) flight.tokenTimesMs[flight.tokens++] = clientMs;
     }
+  }
+
+  /** When the client received each of the flight's tokens, in ms: the times of the steps that gave them. */
+  private tokenTimesOf(flight: Flight): number[] {
+    const times: number[] = [];
+    if (flight.tokens === 0) return times;
+    const { stepTimes } = flight.instance!;
+    const runs = flight.earlierRuns;
+    if (runs) for (let r = 0; r < runs.length; r += 2) stepTimes.appendRun(times, runs[r]!, runs[r + 1]!);
+    stepTimes.appendRun(times, flight.runStart, flight.runLength);
+    return times;
   }
 
   private stepEnd(instance: Instance, result: StepResult<Flight>): void {
@@ -480,9 +499,7 @@ export class Twin {
       prefillMs: ms(firstToken - admitted),
       decodeMs: ms(lastTokenUs! - firstToken),
     };
-    // A record owns its token times: a request that received none gets its own empty array, not
-    // the shared NO_TOKENS, and one stopped short of max_tokens gets the filled part.
-    const tokenTimesMs = flight.tokenTimesMs.length === flight.tokens && flight.tokens > 0 ? flight.tokenTimesMs : flight.tokenTimesMs.slice(0, flight.tokens);
+    const tokenTimesMs = this.tokenTimesOf(flight);
     this.records.push({
       ...base,
       outcome: 'completed',
