@@ -1,1 +1,1 @@
-export { ABSENT, IdIntTable, homeOf } from './id-int-table.js';
+export { ABSENT, IdIntTable } from './id-int-table.js';

@@ -160,18 +160,16 @@ export class PrefixIndex implements PrefixLookup {
     let slot = this.slotOf.get(hash);
     if (slot === ABSENT) {
       slot = this.newSlot(hash);
-      this.slots[slot * SLOT_FIELDS + HOLDER] = ordinal;
-      this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
+      this.holdFirst(slot, ordinal, stamp);
       entries.size++;
-    } else if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) {
+    } else if (this.holderOf(slot) === ordinal) {
       this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
     } else {
       const others = this.otherHoldersAt[slot];
       if (others?.has(ordinal)) others.set(ordinal, stamp);
-      else if (this.slots[slot * SLOT_FIELDS + HOLDER] === NONE) {
+      else if (this.holderOf(slot) === NONE) {
         // Held only by others, through the map: the first-holder field is free.
-        this.slots[slot * SLOT_FIELDS + HOLDER] = ordinal;
-        this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
+        this.holdFirst(slot, ordinal, stamp);
         entries.size++;
       } else {
         if (others === undefined) this.otherHoldersAt[slot] = new Map([[ordinal, stamp]]);
@@ -182,15 +180,26 @@ export class PrefixIndex implements PrefixLookup {
     entries.uses.push(slot, stamp);
   }
 
+  /** The slot's first holder (an instance's ordinal), or NONE. */
+  private holderOf(slot: number): number {
+    return this.slots[slot * SLOT_FIELDS + HOLDER]!;
+  }
+
+  /** Makes the instance the slot's first holder, with this stamp. */
+  private holdFirst(slot: number, ordinal: number, stamp: number): void {
+    this.slots[slot * SLOT_FIELDS + HOLDER] = ordinal;
+    this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
+  }
+
   /** The instance's stamp on the slot, or NONE if it does not hold it. */
   private stampFor(slot: number, ordinal: number): number {
-    if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) return this.slots[slot * SLOT_FIELDS + STAMP]!;
+    if (this.holderOf(slot) === ordinal) return this.slots[slot * SLOT_FIELDS + STAMP]!;
     return this.otherHoldersAt[slot]?.get(ordinal) ?? NONE;
   }
 
   private holdersOf(slot: number): number[] {
     const holders: number[] = [];
-    if (this.slots[slot * SLOT_FIELDS + HOLDER] !== NONE) holders.push(this.slots[slot * SLOT_FIELDS + HOLDER]!);
+    if (this.holderOf(slot) !== NONE) holders.push(this.holderOf(slot));
     const others = this.otherHoldersAt[slot];
     if (others) for (const ordinal of others.keys()) holders.push(ordinal);
     return holders;
@@ -200,10 +209,10 @@ export class PrefixIndex implements PrefixLookup {
   private unhold(slot: number, ordinal: number, entries: InstanceEntries): void {
     entries.size--;
     const others = this.otherHoldersAt[slot];
-    if (this.slots[slot * SLOT_FIELDS + HOLDER] === ordinal) this.slots[slot * SLOT_FIELDS + HOLDER] = NONE;
+    if (this.holderOf(slot) === ordinal) this.slots[slot * SLOT_FIELDS + HOLDER] = NONE;
     else others!.delete(ordinal);
     if (others !== undefined && others.size === 0) this.otherHoldersAt[slot] = undefined;
-    if (this.slots[slot * SLOT_FIELDS + HOLDER] === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
+    if (this.holderOf(slot) === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
   }
 
   /** Removes the instance's least recently used hash (only while it holds any). */
