@@ -82,11 +82,9 @@ const IDLE_SNAPSHOT_US = 100_000;
 interface Flight extends PolicyRequest {
   readonly request: WorkloadRequest;
   readonly arrivalUs: number;
-  /** Tokens received so far. */
-  tokens: number;
   /**
-   * The steps of its instance that gave it those tokens (one each), as runs of consecutive step
-   * numbers: the run under way here, earlier ones (cut by a step that gave it none: a preemption,
+   * The steps of its instance that gave it a token (one each), as runs of consecutive step
+   * numbers: the run under way here (length 0 until the first token), earlier ones (cut by a step that gave it none: a preemption,
    * a batch whose token budget ran out before it) as (start, length) pairs. Their times are read
    * from the instance's `StepTimes` when the record is written.
    */
@@ -213,7 +211,6 @@ export class Twin {
       blockHashes: this.blockHasher(request.inputTokens),
       request,
       arrivalUs: now,
-      tokens: 0,
       runStart: -1,
       runLength: 0,
       earlierRuns: undefined,
@@ -391,7 +388,6 @@ export class Twin {
       if (count === 0) continue;
       if (count !== 1) throw new Error(`a step gave ${flight.id} ${count} tokens: the twin counts at most one per step (StepTokens.count)`);
       if (flight.firstTokenUs === undefined) flight.firstTokenUs = tokenUs;
-      flight.tokens++;
       if (flight.runStart + flight.runLength === step) flight.runLength++;
       else {
         if (flight.runLength > 0) (flight.earlierRuns ??= []).push(flight.runStart, flight.runLength);
@@ -404,7 +400,7 @@ export class Twin {
   /** When the client received each of the flight's tokens, in ms: the times of the steps that gave them. */
   private tokenTimesOf(flight: Flight): number[] {
     const times: number[] = [];
-    if (flight.tokens === 0) return times;
+    if (flight.runLength === 0) return times;
     const { stepTimes } = flight.instance!;
     const runs = flight.earlierRuns;
     if (runs) for (let r = 0; r < runs.length; r += 2) stepTimes.appendRun(times, runs[r]!, runs[r + 1]!);
