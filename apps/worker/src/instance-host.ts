@@ -192,7 +192,8 @@ export class InstanceHost implements SteppedInstance {
   endStep(result: StepResult, endUs: number): void {
     const tokenUs = endUs + result.outputDelayUs;
     const atMs = this.clock.wallMs(tokenUs);
-    for (const { requestId, count } of result.tokens) {
+    for (const { request, count } of result.tokens) {
+      const requestId = request.id;
       const entry = this.tracked.get(requestId);
       if (!entry || count === 0) continue; // cancelled during the step, or a prefill chunk
       if (entry.firstTokenUs === undefined) {

@@ -75,7 +75,7 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       if (seq.where !== 'running') continue; // preempted earlier in this pass
       const kind = isPrefilling(seq) ? 'prefill' : 'decode';
       const tokens = kind === 'prefill' ? Math.min(seq.prefillTarget - seq.computed, this.budget) : 1;
-      const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - seq.blocks.length;
+      const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - blocksFor(seq.computed, this.limits.blockSize);
       // Most decode steps stay inside the last block: nothing to allocate, no room to make.
       if (needed > 0) {
         if (!this.makeRoom(seq, needed)) continue;

@@ -23,8 +23,10 @@ export type EnqueueResult =
   | { readonly accepted: false; readonly reason: DropReason; readonly message: string };
 
 export interface StepTokens<R extends EngineRequest = EngineRequest> {
-  readonly requestId: string;
-  /** The request object given to `enqueue`, so a caller can reach its own state without a lookup by id. */
+  /**
+   * The request object given to `enqueue` (its id is `request.id`), so a caller can reach its own
+   * state without a lookup by id. The engine does not read the request during a step.
+   */
   readonly request: R;
   /**
    * Tokens this request produced in this step: 1, or 0 for a prefill chunk that did not finish

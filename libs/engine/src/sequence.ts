@@ -15,6 +15,8 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   readonly arrivalUs: Micros;
   /** When it leaves the queueing delay and joins the wait queue. */
   readonly queuedAtUs: Micros;
+  /** The request's output limit, kept here so a step reads one object per sequence, not two. */
+  readonly maxTokens: number;
   /** The prompt's full-block hashes (never more than the prompt's full blocks). */
   readonly promptHashes: readonly BlockId[];
   where: 'delayed' | 'waiting' | 'running';
@@ -24,7 +26,11 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   computed: number;
   /** Tokens the current prefill must compute: the prompt plus any output generated before a preemption. */
   prefillTarget: number;
-  /** KV blocks held, in sequence order. */
+  /**
+   * KV blocks held, in sequence order. While running it holds exactly the blocks its computed
+   * tokens fill, `blocksFor(computed)` (the engine's checkInvariants checks it), so a step knows
+   * what a sequence needs without reading this list.
+   */
   blocks: number[];
   /**
    * Its share of the step being formed, kept on the sequence rather than in a per-step entry

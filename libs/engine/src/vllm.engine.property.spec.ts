@@ -167,11 +167,11 @@ function run(s: Scenario): { steps: number; preemptions: number } {
       assert.ok(cachedTokens < t.request.inputTokens + t.produced, 'a whole prefill served from cache');
       t.state = 'running';
     }
-    assert.equal(new Set(step.tokens.map((x) => x.requestId)).size, step.tokens.length, 'a request twice in one batch');
+    assert.equal(new Set(step.tokens.map((x) => x.request.id)).size, step.tokens.length, 'a request twice in one batch');
     assert.ok(step.tokens.length <= s.maxRunning, 'batch larger than maxRunning');
     assert.ok(step.decodeTokens <= step.tokens.length);
     const tokenUs = step.startUs + step.durationUs + step.outputDelayUs;
-    for (const { requestId, count } of step.tokens) {
+    for (const { request: { id: requestId }, count } of step.tokens) {
       const t = get(requestId);
       assert.equal(t.state, 'running', `${requestId} computed while ${t.state}`);
       assert.ok(count === 0 || count === 1);

@@ -53,7 +53,7 @@ function runToIdle(engine: VllmEngine, startUs = 0, maxSteps = 100_000): StepRes
 
 const tokenTime = (step: StepResult) => step.startUs + step.durationUs + step.outputDelayUs;
 const admittedIds = (steps: readonly StepResult[]) => steps.flatMap((s) => s.admitted.map((a) => a.requestId));
-const stepsWith = (steps: readonly StepResult[], id: string) => steps.filter((s) => s.tokens.some((t) => t.requestId === id));
+const stepsWith = (steps: readonly StepResult[], id: string) => steps.filter((s) => s.tokens.some((t) => t.request.id === id));
 
 describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
   it('one 512-token request with 64 output tokens: TTFT 42755 µs, ITL 13605 µs, E2E 899870 µs', () => {
@@ -67,12 +67,12 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
     const steps = runToIdle(engine);
     const [first, ...decodes] = steps as [StepResult, ...StepResult[]];
     // Prefill step: 13578.186663 + 39.444656·512 = 33773.85 → 33773; it samples the first token.
-    expect(first).toMatchObject({ startUs: 8982, durationUs: 33773, outputDelayUs: 0, prefillTokens: 512, decodeTokens: 0, tokens: [{ requestId: 'a', count: 1 }], admitted: [{ requestId: 'a', cachedTokens: 0 }] });
+    expect(first).toMatchObject({ startUs: 8982, durationUs: 33773, outputDelayUs: 0, prefillTokens: 512, decodeTokens: 0, tokens: [{ request: { id: 'a' }, count: 1 }], admitted: [{ requestId: 'a', cachedTokens: 0 }] });
     expect(first.kvStored).toHaveLength(32);
     expect(tokenTime(first)).toBe(42755); // TTFT (arrival at 0)
     // 63 decode steps of 13578.186663 + 27.322775 = 13605.51 → 13605, back to back.
     expect(decodes).toHaveLength(63);
-    for (const step of decodes) expect(step).toMatchObject({ durationUs: 13605, prefillTokens: 0, decodeTokens: 1, tokens: [{ requestId: 'a', count: 1 }] });
+    for (const step of decodes) expect(step).toMatchObject({ durationUs: 13605, prefillTokens: 0, decodeTokens: 1, tokens: [{ request: { id: 'a' }, count: 1 }] });
     const last = decodes.at(-1)!;
     expect(last.completed).toEqual(['a']);
     expect(tokenTime(last)).toBe(899870); // E2E = 42755 + 63·13605
@@ -104,7 +104,7 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
     engine.enqueue(request('zero', 40, 0), 0);
     const steps = runToIdle(engine);
     expect(steps).toHaveLength(1);
-    expect(steps[0]).toMatchObject({ prefillTokens: 40, tokens: [{ requestId: 'zero', count: 0 }], completed: ['zero'] });
+    expect(steps[0]).toMatchObject({ prefillTokens: 40, tokens: [{ request: { id: 'zero' }, count: 0 }], completed: ['zero'] });
   });
 
   it('stamps tokens α2 after the step ends', () => {
@@ -188,7 +188,7 @@ describe('VllmEngine: batch formation', () => {
     const preemption = steps.findIndex((s) => s.preempted.length > 0);
     const at = steps[preemption]!;
     expect(at.preempted).toEqual(['b']); // the tail, not a
-    expect(at.tokens.map((t) => t.requestId)).toEqual(['a']);
+    expect(at.tokens.map((t) => t.request.id)).toEqual(['a']);
     // b had produced one token per step up to here (its first at step 0).
     const generated = stepsWith(steps.slice(0, preemption), 'b').length;
     const back = steps.findIndex((s, i) => i > preemption && s.admitted.some((x) => x.requestId === 'b'));
@@ -198,10 +198,10 @@ describe('VllmEngine: batch formation', () => {
     // after took b's last prompt block: three of b's four prompt blocks are still cached.
     expect(cached).toBe(48);
     expect(readmit.prefillTokens).toBe(64 + generated - cached);
-    expect(readmit.tokens.find((t) => t.requestId === 'b')?.count).toBe(1);
+    expect(readmit.tokens.find((t) => t.request.id === 'b')?.count).toBe(1);
     expect(engine.snapshot().preemptions).toBe(steps.reduce((n, s) => n + s.preempted.length, 0));
     // Both finish with exactly their 40 tokens.
-    for (const id of ['a', 'b']) expect(steps.flatMap((s) => s.tokens).filter((t) => t.requestId === id).reduce((n, t) => n + t.count, 0)).toBe(40);
+    for (const id of ['a', 'b']) expect(steps.flatMap((s) => s.tokens).filter((t) => t.request.id === id).reduce((n, t) => n + t.count, 0)).toBe(40);
   });
 
   it('admits nothing in a step that preempted, and puts the victim at the front of the queue', () => {
@@ -338,7 +338,7 @@ describe('VllmEngine: cancellation', () => {
     expect(engine.cancel(target, 2000)).toBe(false);
     engine.checkInvariants();
     const rest = runToIdle(engine, 2500);
-    expect(rest.flatMap((s) => s.tokens).some((t) => t.requestId === target)).toBe(false);
+    expect(rest.flatMap((s) => s.tokens).some((t) => t.request.id === target)).toBe(false);
     expect(engine.snapshot()).toMatchObject({ freeKvBlocks: 20, kvUtilization: 0, inFlight: 0 });
     expect(engine.hasWork()).toBe(false);
   });

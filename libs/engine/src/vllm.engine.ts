@@ -1,11 +1,11 @@
 import { BLOCK_SIZE } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
 import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
-import { KvCache } from './kv/kv-cache.js';
+import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import type { LatencyModel } from './latency/latency-model.js';
 import { createInstanceScheduler, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
 import { WaitQueue } from './scheduling/wait-queue.js';
-import { isPrefilling, type Sequence } from './sequence.js';
+import { blocksFor, isPrefilling, type Sequence } from './sequence.js';
 import { whyUnservable, type ServingLimits } from './unservable.js';
 
 export interface VllmEngineOptions {
@@ -70,6 +70,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       request,
       arrivalUs: nowUs,
       queuedAtUs: nowUs + this.model.queueingDelayUs(request.inputTokens),
+      maxTokens: request.maxTokens,
       promptHashes: request.blockHashes.slice(0, Math.floor(request.inputTokens / this.limits.blockSize)),
       where: 'delayed',
       generated: 0,
@@ -141,8 +142,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       if (seq.workKind === 'prefill') prefillTokens += seq.workTokens;
       else decodeTokens += seq.workTokens;
       const produced = this.advance(seq);
-      tokens.push({ requestId: seq.request.id, request: seq.request, count: produced });
-      if (!isPrefilling(seq) && seq.generated >= seq.request.maxTokens) {
+      tokens.push({ request: seq.request, count: produced });
+      if (!isPrefilling(seq) && seq.generated >= seq.maxTokens) {
         this.finish(seq);
         completed.push(seq.request.id);
       }
@@ -195,9 +196,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     };
   }
 
-  /** Throws if the KV books do not balance; for tests. */
+  /** Throws if the KV books do not balance, or a running request holds other than the blocks its computed tokens fill; for tests. */
   checkInvariants(): void {
     this.kv.checkInvariants(this.running.map((seq) => seq.blocks));
+    for (const seq of this.running) {
+      const expected = blocksFor(seq.computed, this.limits.blockSize);
+      if (seq.blocks.length !== expected) throw new KvInvariantError(`request ${seq.request.id} holds ${seq.blocks.length} blocks for ${seq.computed} computed tokens (expected ${expected})`);
+    }
   }
 
   /** Moves requests whose queueing delay is over into the wait queue, in the order they became ready. */
@@ -218,7 +223,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   private advance(seq: Sequence<R>): number {
     seq.computed += seq.workTokens;
     if (seq.workKind === 'prefill' && isPrefilling(seq)) return 0;
-    const produced = seq.generated < seq.request.maxTokens ? 1 : 0;
+    const produced = seq.generated < seq.maxTokens ? 1 : 0;
     seq.generated += produced;
     return produced;
   }
