@@ -11,12 +11,15 @@ const NONE = -1;
 
 /**
  * A slot's fields, side by side in one `Float64Array` (`SLOT_FIELDS` numbers a slot): its hash,
- * its first holder (an instance's ordinal) and that holder's stamp. A touch or an eviction reads
- * them together, for slots scattered across the index: one cache line, not one per field.
+ * its first holder (an instance's ordinal), that holder's stamp, and whether other instances hold
+ * it too (1 or 0: then their stamps are in `otherHoldersAt`). A touch or an eviction reads them
+ * together, for slots scattered across the index: one cache line, not one per field; the flag
+ * spares a read of the other holders' array, itself scattered, for the slots nobody shares.
  */
 const HASH = 0;
 const HOLDER = 1;
 const STAMP = 2;
+const SHARED = 3;
 const SLOT_FIELDS = 4;
 
 /** One instance's side of the index: how many hashes it holds, and its uses in LRU order. */
@@ -48,7 +51,7 @@ interface InstanceEntries {
  */
 export class PrefixIndex implements PrefixLookup {
   private readonly slotOf = new IdIntTable();
-  /** Slot i's fields at i·SLOT_FIELDS + HASH / HOLDER / STAMP. */
+  /** Slot i's fields at i·SLOT_FIELDS + HASH / HOLDER / STAMP / SHARED. */
   private slots = new Float64Array(1024 * SLOT_FIELDS).fill(NONE);
   private otherHoldersAt: (Map<number, number> | undefined)[] = [];
   private readonly freeSlots: number[] = [];
@@ -165,14 +168,14 @@ export class PrefixIndex implements PrefixLookup {
     } else if (this.holderOf(slot) === ordinal) {
       this.slots[slot * SLOT_FIELDS + STAMP] = stamp;
     } else {
-      const others = this.otherHoldersAt[slot];
+      const others = this.othersOf(slot);
       if (others?.has(ordinal)) others.set(ordinal, stamp);
       else if (this.holderOf(slot) === NONE) {
         // Held only by others, through the map: the first-holder field is free.
         this.holdFirst(slot, ordinal, stamp);
         entries.size++;
       } else {
-        if (others === undefined) this.otherHoldersAt[slot] = new Map([[ordinal, stamp]]);
+        if (others === undefined) this.setOthers(slot, new Map([[ordinal, stamp]]));
         else others.set(ordinal, stamp);
         entries.size++;
       }
@@ -194,25 +197,35 @@ export class PrefixIndex implements PrefixLookup {
   /** The instance's stamp on the slot, or NONE if it does not hold it. */
   private stampFor(slot: number, ordinal: number): number {
     if (this.holderOf(slot) === ordinal) return this.slots[slot * SLOT_FIELDS + STAMP]!;
-    return this.otherHoldersAt[slot]?.get(ordinal) ?? NONE;
+    return this.othersOf(slot)?.get(ordinal) ?? NONE;
   }
 
   private holdersOf(slot: number): number[] {
     const holders: number[] = [];
     if (this.holderOf(slot) !== NONE) holders.push(this.holderOf(slot));
-    const others = this.otherHoldersAt[slot];
+    const others = this.othersOf(slot);
     if (others) for (const ordinal of others.keys()) holders.push(ordinal);
     return holders;
+  }
+
+  /** The other holders' stamps, if any instance besides the first holder holds the slot. */
+  private othersOf(slot: number): Map<number, number> | undefined {
+    return this.slots[slot * SLOT_FIELDS + SHARED] === 1 ? this.otherHoldersAt[slot] : undefined;
+  }
+
+  private setOthers(slot: number, others: Map<number, number> | undefined): void {
+    this.otherHoldersAt[slot] = others;
+    this.slots[slot * SLOT_FIELDS + SHARED] = others === undefined ? 0 : 1;
   }
 
   /** The instance no longer holds the slot; a slot nobody holds is freed. */
   private unhold(slot: number, ordinal: number, entries: InstanceEntries): void {
     entries.size--;
-    const others = this.otherHoldersAt[slot];
+    const others = this.othersOf(slot);
     if (this.holderOf(slot) === ordinal) this.slots[slot * SLOT_FIELDS + HOLDER] = NONE;
     else others!.delete(ordinal);
-    if (others !== undefined && others.size === 0) this.otherHoldersAt[slot] = undefined;
-    if (this.holderOf(slot) === NONE && this.otherHoldersAt[slot] === undefined) this.freeSlot(slot);
+    if (others !== undefined && others.size === 0) this.setOthers(slot, undefined);
+    if (this.holderOf(slot) === NONE && this.othersOf(slot) === undefined) this.freeSlot(slot);
   }
 
   /** Removes the instance's least recently used hash (only while it holds any). */
@@ -246,6 +259,7 @@ export class PrefixIndex implements PrefixLookup {
     }
     this.slotOf.set(hash, slot);
     this.slots[slot * SLOT_FIELDS + HASH] = hash;
+    this.slots[slot * SLOT_FIELDS + SHARED] = 0;
     return slot;
   }
 
