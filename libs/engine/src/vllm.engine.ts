@@ -1,4 +1,4 @@
-import { BLOCK_SIZE } from '@sluice/contracts';
+import { BLOCK_SIZE, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
 import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
@@ -71,7 +71,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       arrivalUs: nowUs,
       queuedAtUs: nowUs + this.model.queueingDelayUs(request.inputTokens),
       maxTokens: request.maxTokens,
-      promptHashes: request.blockHashes.slice(0, Math.floor(request.inputTokens / this.limits.blockSize)),
+      promptHashes: promptBlocks(request.blockHashes, Math.floor(request.inputTokens / this.limits.blockSize)),
       where: 'delayed',
       generated: 0,
       computed: 0,
@@ -170,7 +170,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     let activeDecodeBlocks = 0;
     for (const seq of this.running) {
       if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
-      else activeDecodeBlocks += seq.blocks.length;
+      else activeDecodeBlocks += blocksFor(seq.computed, this.limits.blockSize);
     }
     // As Dynamo counts active prefill tokens: every request at the instance whose prefill is not
     // done, queued ones included (its router adds a request's prompt when it routes it and removes
@@ -234,4 +234,12 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     seq.blocks = [];
     this.byId.delete(seq.request.id);
   }
+}
+
+/**
+ * The prompt's full blocks: the request's own list when it has no more (as the gateway and the
+ * twin send it), which the engine only reads, rather than a copy kept for the request's lifetime.
+ */
+function promptBlocks(hashes: readonly BlockId[], fullBlocks: number): readonly BlockId[] {
+  return hashes.length <= fullBlocks ? hashes : hashes.slice(0, fullBlocks);
 }
