@@ -2,7 +2,7 @@ import type { EngineRequest } from './engine.types.js';
 import type { KvCache } from './kv/kv-cache.js';
 import type { InstanceScheduler } from './scheduling/instance-scheduler.js';
 import type { WaitQueue } from './scheduling/wait-queue.js';
-import { blocksFor, isPrefilling, type Sequence, type WorkKind } from './sequence.js';
+import { NONE_INDEXED, blocksFor, isPrefilling, type Sequence, type WorkKind } from './sequence.js';
 
 export interface BatchLimits {
   readonly maxRunning: number;
@@ -21,9 +21,6 @@ export interface FormedBatch<R extends EngineRequest = EngineRequest> {
   readonly preempted: readonly Sequence<R>[];
   readonly admitted: ReadonlyArray<{ readonly seq: Sequence<R>; readonly cachedTokens: number }>;
 }
-
-/** A decode step indexes nothing; one shared empty list spares an allocation per token. */
-const NONE_INDEXED: readonly number[] = Object.freeze([]);
 
 /**
  * vLLM's scheduler pass with chunked prefill, as BLIS models it (BEHAVIOUR.md §1, "Batch

@@ -44,6 +44,9 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   workIndexed: readonly number[];
 }
 
+/** No blocks indexed: a decode step indexes none; one shared empty list spares an allocation per token. */
+export const NONE_INDEXED: readonly number[] = Object.freeze([]);
+
 export const isPrefilling = (seq: Sequence): boolean => seq.computed < seq.prefillTarget;
 
 export const blocksFor = (tokens: number, blockSize: number): number => Math.ceil(tokens / blockSize);

@@ -5,7 +5,7 @@ import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import type { LatencyModel } from './latency/latency-model.js';
 import { createInstanceScheduler, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
 import { WaitQueue } from './scheduling/wait-queue.js';
-import { blocksFor, isPrefilling, type Sequence } from './sequence.js';
+import { NONE_INDEXED, blocksFor, isPrefilling, type Sequence } from './sequence.js';
 import { whyUnservable, type ServingLimits } from './unservable.js';
 
 export interface VllmEngineOptions {
@@ -80,7 +80,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       scheduledIn: 0,
       workKind: 'prefill',
       workTokens: 0,
-      workIndexed: [],
+      workIndexed: NONE_INDEXED,
     };
     this.byId.set(request.id, seq);
     // After every request ready at the same time or earlier: equal times keep arrival order.
