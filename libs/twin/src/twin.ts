@@ -81,6 +81,8 @@ const IDLE_SNAPSHOT_US = 100_000;
  */
 interface Flight extends PolicyRequest {
   readonly request: WorkloadRequest;
+  /** Its place in the workload, which is its record's place in the result. */
+  readonly position: number;
   readonly arrivalUs: number;
   /**
    * The steps of its instance that gave it a token (one each), as runs of consecutive step
@@ -129,7 +131,8 @@ export class Twin {
   private readonly instances: Instance[] = [];
   private readonly byId = new Map<string, Instance>();
   private readonly flights = new Map<string, Flight>();
-  private readonly records: RunRecord[] = [];
+  /** Each request's record at its place in the workload (written when it ends). */
+  private readonly records: (RunRecord | undefined)[] = [];
   private readonly maxModelLen: number;
   private readonly blockHasher: BlockHasher;
   private outstanding = 0;
@@ -176,6 +179,8 @@ export class Twin {
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
   run(requests: readonly WorkloadRequest[]): TwinResult {
     this.outstanding = requests.length;
+    // Pushed, not `new Array(n)`: V8 keeps an array that large made that way as a dictionary.
+    for (let i = 0; i < requests.length; i++) this.records.push(undefined);
     // Arrivals join the agenda one at a time, each when the one before it runs, in the order the
     // agenda would run them all (time as `at` clamps it, then request order): the same run as
     // scheduling them all up front, with an agenda of the events in flight rather than the workload.
@@ -183,21 +188,24 @@ export class Twin {
     arrivals.sort((a, b) => (a.atUs !== b.atUs ? (a.atUs < b.atUs ? -1 : 1) : a.i - b.i));
     let next = 0;
     const arriveNext = (): void => {
-      const { request } = arrivals[next++]!;
+      const { request, i } = arrivals[next++]!;
       if (next < arrivals.length) this.queue.at(arrivals[next]!.atUs, 'arrive', arriveNext);
-      this.arrive(request);
+      this.arrive(request, i);
     };
     if (arrivals.length > 0) this.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
     this.publishSnapshots();
     if (this.options.config.router.snapshotRefreshIntervalMs > 0) this.refreshRouter();
     const events = this.queue.drain();
-    const order = new Map(requests.map((r, i) => [`r${r.index}`, i]));
-    return { records: [...this.records].sort((a, b) => order.get(a.id)! - order.get(b.id)!), events };
+    // Already in request order: each record was written at its request's place (sorting them by
+    // id afterwards took 1.6 s of a million-request run).
+    const records = this.records.filter((record): record is RunRecord => record !== undefined);
+    if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, this.queue.nowUs);
+    return { records, events };
   }
 
   // ── the pipeline ────────────────────────────────────────────────────────────────────────────
 
-  private arrive(request: WorkloadRequest): void {
+  private arrive(request: WorkloadRequest, position: number): void {
     const now = this.queue.nowUs;
     // Every field written here, in one order, so that all flights share one shape.
     const flight: Flight = {
@@ -210,6 +218,7 @@ export class Twin {
       fairnessId: request.tenantId,
       blockHashes: this.blockHasher(request.inputTokens),
       request,
+      position,
       arrivalUs: now,
       runStart: -1,
       runLength: 0,
@@ -484,7 +493,7 @@ export class Twin {
       status: httpStatusOf(how.reason),
     };
     if (how.reason !== 'ok') {
-      this.records.push({ ...base, outputTokens: 0, outcome: outcomeOf(how.reason), reason: how.reason, ...(how.stage ? { stage: how.stage } : {}) });
+      this.records[flight.position] = { ...base, outputTokens: 0, outcome: outcomeOf(how.reason), reason: how.reason, ...(how.stage ? { stage: how.stage } : {}) };
       return;
     }
     const admitted = flight.admittedUs ?? flight.workerArrivalUs!;
@@ -496,7 +505,7 @@ export class Twin {
       decodeMs: ms(lastTokenUs! - firstToken),
     };
     const tokenTimesMs = this.tokenTimesOf(flight);
-    this.records.push({
+    this.records[flight.position] = {
       ...base,
       outcome: 'completed',
       outputTokens: tokenTimesMs.length,
@@ -504,7 +513,7 @@ export class Twin {
       ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
       instance: flight.instance!.id,
       timings,
-    });
+    };
   }
 }
 
