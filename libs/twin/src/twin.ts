@@ -86,9 +86,10 @@ interface Flight extends PolicyRequest {
   readonly arrivalUs: number;
   /**
    * The steps of its instance that gave it a token (one each), as runs of consecutive step
-   * numbers: the run under way here (length 0 until the first token), earlier ones (cut by a step that gave it none: a preemption,
-   * a batch whose token budget ran out before it) as (start, length) pairs. Their times are read
-   * from the instance's `StepTimes` when the record is written.
+   * numbers: the run under way here (length 0 until the first token), and earlier ones as
+   * (start, length) pairs, each cut by a step that gave it none (a preemption, a batch whose
+   * token budget ran out before it). Their times are read from the instance's `StepTimes` when
+   * the record is written.
    */
   runStart: number;
   runLength: number;
@@ -131,8 +132,8 @@ export class Twin {
   private readonly instances: Instance[] = [];
   private readonly byId = new Map<string, Instance>();
   private readonly flights = new Map<string, Flight>();
-  /** Each request's record at its place in the workload (written when it ends). */
-  private readonly records: (RunRecord | undefined)[] = [];
+  /** Each request's record at its place in the workload (written when it ends; sized by `run`). */
+  private records: (RunRecord | undefined)[] = [];
   private readonly maxModelLen: number;
   private readonly blockHasher: BlockHasher;
   private outstanding = 0;
@@ -179,8 +180,7 @@ export class Twin {
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
   run(requests: readonly WorkloadRequest[]): TwinResult {
     this.outstanding = requests.length;
-    // Pushed, not `new Array(n)`: V8 keeps an array that large made that way as a dictionary.
-    for (let i = 0; i < requests.length; i++) this.records.push(undefined);
+    this.records = new Array<RunRecord | undefined>(requests.length);
     // Arrivals join the agenda one at a time, each when the one before it runs, in the order the
     // agenda would run them all (time as `at` clamps it, then request order): the same run as
     // scheduling them all up front, with an agenda of the events in flight rather than the workload.
