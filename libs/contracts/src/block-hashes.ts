@@ -10,7 +10,7 @@ export const BLOCK_SIZE = 16;
  * blocks are hashed; a partial tail block is never shared. Chaining makes a block's hash name its
  * whole prefix, so "the longest run of leading cached blocks" is a prefix match.
  */
-export function blockHashes(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): string[] {
+export function blockHashes(tokenIds: ArrayLike<number>, blockSize: number = BLOCK_SIZE): string[] {
   const hashes: string[] = [];
   let previous = '';
   for (let start = 0; start + blockSize <= tokenIds.length; start += blockSize) {
@@ -41,6 +41,6 @@ export function blockIdOf(hexHash: string): BlockId {
 }
 
 /** The prompt's block ids: `blockHashes` (BLIS's chained SHA-256), each as its `blockIdOf`. */
-export function blockIds(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): BlockId[] {
+export function blockIds(tokenIds: ArrayLike<number>, blockSize: number = BLOCK_SIZE): BlockId[] {
   return blockHashes(tokenIds, blockSize).map(blockIdOf);
 }

@@ -1,7 +1,7 @@
 import { BLOCK_SIZE, type BlockId } from '@sluice/contracts';
 
 /** Turns a prompt's token ids into the chained ids of its full KV blocks. */
-export type BlockHasher = (tokenIds: readonly number[]) => BlockId[];
+export type BlockHasher = (tokenIds: ArrayLike<number>) => BlockId[];
 
 /**
  * The twin's block ids: a chained 64-bit hash (two independent 32-bit lanes) of each full block's
@@ -21,7 +21,7 @@ export type BlockHasher = (tokenIds: readonly number[]) => BlockId[];
  * Mixing: MurmurHash3's 32-bit block and finalization steps (Austin Appleby, public domain), one
  * lane per seed; the chaining seeds lane k of block i with lane k of block i−1.
  */
-export function fastBlockIds(tokenIds: readonly number[], blockSize: number = BLOCK_SIZE): BlockId[] {
+export function fastBlockIds(tokenIds: ArrayLike<number>, blockSize: number = BLOCK_SIZE): BlockId[] {
   const ids: BlockId[] = [];
   let h1 = 0x9747b28c;
   let h2 = 0x5bd1e995;

@@ -44,7 +44,7 @@ const workloadArb = fc.array(requestArb, { minLength: 1, maxLength: 40 }).map((s
         tenantId: `t${s.tenant}`,
         sloClass: s.sloClass,
         arrivalMs: s.arrivalMs,
-        inputTokens: Array.from({ length: s.input }, (_, i) => (i < shared ? s.tenant * 10_000 + i : 1_000_000 + ((s.seed * 7919 + i * 104_729) % 150_000))),
+        inputTokens: Uint32Array.from({ length: s.input }, (_, i) => (i < shared ? s.tenant * 10_000 + i : 1_000_000 + ((s.seed * 7919 + i * 104_729) % 150_000))),
         maxTokens: s.maxTokens,
       };
     }),

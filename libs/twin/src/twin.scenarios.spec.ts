@@ -33,7 +33,7 @@ function req(index: number, o: { arrivalMs?: number; input?: number; output?: nu
     tenantId: o.tenant ?? 't0',
     sloClass: o.sloClass ?? 'standard',
     arrivalMs: o.arrivalMs ?? 0,
-    inputTokens: Array.from({ length: input }, (_, i) => (index + 1) * 1_000_000 + i),
+    inputTokens: Uint32Array.from({ length: input }, (_, i) => (index + 1) * 1_000_000 + i),
     maxTokens: o.output ?? 64,
   };
 }

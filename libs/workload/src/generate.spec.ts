@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateWorkload, generateWorkloadRequests, TOKEN_VOCAB_SIZE, type WorkloadRequest } from './generate.js';
+import { generateWorkload, generateWorkloadRequests, type WorkloadRequest } from './generate.js';
+import { TOKEN_VOCAB_SIZE } from './token-ids.js';
 import { validateWorkloadSpec, type WorkloadSpec, type WorkloadSpecInput } from './spec.js';
 
 type ClientInput = WorkloadSpecInput['clients'][number];

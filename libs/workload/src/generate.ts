@@ -1,9 +1,7 @@
 import { seededRandom } from '@sluice/policies';
 import { logGamma, sampleExponential, sampleGamma, sampleStandardNormal, sampleWeibull, weibullShapeForCv, type Uniform } from './math.js';
 import type { Arrival, LengthDistribution, SloClass, WorkloadSpec } from './spec.js';
-
-/** Token ids are uniform in [0, TOKEN_VOCAB_SIZE). */
-export const TOKEN_VOCAB_SIZE = 128_000;
+import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 
 /** One generated request. */
 export interface WorkloadRequest {
@@ -15,7 +13,7 @@ export interface WorkloadRequest {
   /** Milliseconds since the start of the workload. */
   arrivalMs: number;
   /** The group's shared prefix (if any) followed by the request's own tokens. */
-  inputTokens: number[];
+  inputTokens: TokenIds;
   maxTokens: number;
 }
 
@@ -85,12 +83,6 @@ export function lengthSampler(dist: LengthDistribution): (rng: Uniform) => numbe
   }
 }
 
-function tokens(rng: Uniform, count: number): number[] {
-  const out = new Array<number>(count);
-  for (let i = 0; i < count; i++) out[i] = Math.floor(rng() * TOKEN_VOCAB_SIZE);
-  return out;
-}
-
 interface ClientState {
   id: string;
   tenantId: string;
@@ -98,7 +90,7 @@ interface ClientState {
   next: InterArrival;
   input: (rng: Uniform) => number;
   output: (rng: Uniform) => number;
-  prefix: readonly number[];
+  prefix: TokenIds;
   nextArrivalMs: number;
 }
 
@@ -113,9 +105,9 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
   const rng = seededRandom(options.seed ?? spec.seed);
   const totalShare = spec.clients.reduce((sum, c) => sum + c.rate_fraction, 0);
   // Group prefixes first, in order of first appearance, so they do not depend on arrival order.
-  const prefixes = new Map<string, number[]>();
+  const prefixes = new Map<string, TokenIds>();
   for (const c of spec.clients) {
-    if (c.prefix_group !== undefined && !prefixes.has(c.prefix_group)) prefixes.set(c.prefix_group, tokens(rng, c.prefix_length ?? 0));
+    if (c.prefix_group !== undefined && !prefixes.has(c.prefix_group)) prefixes.set(c.prefix_group, drawTokenIds(rng, c.prefix_length ?? 0));
   }
   const clients: ClientState[] = spec.clients.map((c) => ({
     id: c.id,
@@ -124,7 +116,7 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
     next: interArrival(c.arrival, (spec.aggregate_rate * c.rate_fraction) / totalShare),
     input: lengthSampler(c.input_distribution),
     output: lengthSampler(c.output_distribution),
-    prefix: c.prefix_group === undefined ? [] : (prefixes.get(c.prefix_group) ?? []),
+    prefix: c.prefix_group === undefined ? NO_TOKENS : (prefixes.get(c.prefix_group) ?? NO_TOKENS),
     nextArrivalMs: 0,
   }));
   for (const c of clients) c.nextArrivalMs = c.next(rng);
@@ -138,7 +130,7 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
     if (arrivalMs >= horizonMs) return;
     const inputLength = chosen.input(rng);
     const maxTokens = chosen.output(rng);
-    const inputTokens = chosen.prefix.concat(tokens(rng, inputLength));
+    const inputTokens = drawPrompt(rng, chosen.prefix, inputLength);
     chosen.nextArrivalMs = arrivalMs + chosen.next(rng);
     yield { index, clientId: chosen.id, tenantId: chosen.tenantId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
   }

@@ -1,4 +1,5 @@
 export * from './spec.js';
 export * from './math.js';
 export * from './generate.js';
+export * from './token-ids.js';
 export * from './trace-v2.js';

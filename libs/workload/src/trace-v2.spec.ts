@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { generateWorkloadRequests, TOKEN_VOCAB_SIZE, type WorkloadRequest } from './generate.js';
+import { generateWorkloadRequests, type WorkloadRequest } from './generate.js';
+import { TOKEN_VOCAB_SIZE } from './token-ids.js';
 import { validateWorkloadSpec } from './spec.js';
 import { exportTraceV2, importTraceV2, parseTraceV2Header, TRACE_V2_COLUMNS, TraceV2Error, tracePrefixesFromSpec } from './trace-v2.js';
 
@@ -32,7 +33,7 @@ const SPEC = validateWorkloadSpec({
 });
 
 /** Longest common prefix of two token lists. */
-function lcp(a: readonly number[], b: readonly number[]): number {
+function lcp(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
   return i;
@@ -145,7 +146,7 @@ describe('exportTraceV2 / importTraceV2 round trip', () => {
   });
 
   it('refuses to export requests that contradict their prefix group', () => {
-    const broken = originals.map((r) => ({ ...r, inputTokens: [...r.inputTokens] }));
+    const broken = originals.map((r) => ({ ...r, inputTokens: r.inputTokens.slice() }));
     const second = broken.filter((r) => r.clientId === 'chat')[1]!;
     second.inputTokens[3] = (second.inputTokens[3]! + 1) % TOKEN_VOCAB_SIZE;
     expect(errorOf(() => exportTraceV2(broken, meta)).message).toContain(`request ${second.index}: its first 24 tokens differ`);

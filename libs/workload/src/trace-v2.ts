@@ -2,7 +2,8 @@ import { issuePath } from '@sluice/contracts';
 import { seededRandom } from '@sluice/policies';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
-import { TOKEN_VOCAB_SIZE, type WorkloadRequest } from './generate.js';
+import type { WorkloadRequest } from './generate.js';
+import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 import { SLO_CLASSES, type SloClass, type WorkloadSpec } from './spec.js';
 import { valueAt } from './value-at.js';
 
@@ -343,7 +344,7 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
   });
   const prefixes = meta.prefixes ?? {};
   const issues: TraceV2Issue[] = [];
-  const groupTokens = new Map<string, { tokens: readonly number[]; request: number }>();
+  const groupTokens = new Map<string, { tokens: TokenIds; request: number }>();
   const lines = [csvLine(TRACE_V2_COLUMNS)];
   requests.forEach((r, position) => {
     const problem = (message: string) => issues.push({ request: position, message });
@@ -556,24 +557,19 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
   const ordered = records.map((record, row) => ({ record, row })).sort((a, b) => injectionUs(a.record) - injectionUs(b.record) || a.row - b.row);
 
   const rng = seededRandom(tokenSeed(meta.workload_seed));
-  const tokens = (n: number) => {
-    const out = new Array<number>(n);
-    for (let i = 0; i < n; i++) out[i] = Math.floor(rng() * TOKEN_VOCAB_SIZE);
-    return out;
-  };
-  const prefixTokens = new Map<string, number[]>();
+  const prefixTokens = new Map<string, TokenIds>();
   for (const { record } of ordered)
-    if (record.prefixGroup !== '' && record.prefixLength > 0 && !prefixTokens.has(record.prefixGroup)) prefixTokens.set(record.prefixGroup, tokens(record.prefixLength));
+    if (record.prefixGroup !== '' && record.prefixLength > 0 && !prefixTokens.has(record.prefixGroup)) prefixTokens.set(record.prefixGroup, drawTokenIds(rng, record.prefixLength));
 
   const requests = ordered.map(({ record }, index): WorkloadRequest => {
-    const prefix = record.prefixGroup === '' ? [] : (prefixTokens.get(record.prefixGroup) ?? []);
+    const prefix = record.prefixGroup === '' ? NO_TOKENS : (prefixTokens.get(record.prefixGroup) ?? NO_TOKENS);
     return {
       index,
       clientId: record.clientId,
       tenantId: record.tenantId,
       sloClass: record.sloClass === '' ? 'standard' : (record.sloClass as SloClass),
       arrivalMs: injectionUs(record) / 1000,
-      inputTokens: prefix.concat(tokens(suffixLength(record))),
+      inputTokens: drawPrompt(rng, prefix, suffixLength(record)),
       maxTokens: record.outputTokens,
     };
   });

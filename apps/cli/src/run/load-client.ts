@@ -48,7 +48,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
           [httpHeaders.sloClass]: request.sloClass,
           [httpHeaders.reportTimings]: '1',
         },
-        body: JSON.stringify({ model: options.model, prompt: request.inputTokens, max_tokens: request.maxTokens, ignore_eos: true, stream: true }),
+        body: JSON.stringify({ model: options.model, prompt: Array.from(request.inputTokens), max_tokens: request.maxTokens, ignore_eos: true, stream: true }),
       });
     } catch {
       // The gateway could not be reached at all.

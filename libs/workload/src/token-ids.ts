@@ -1,0 +1,27 @@
+import type { Uniform } from './math.js';
+
+/** Token ids are uniform in [0, TOKEN_VOCAB_SIZE). */
+export const TOKEN_VOCAB_SIZE = 128_000;
+
+/**
+ * A prompt's token ids. A typed array, not a `number[]`: its ids sit in one buffer outside the
+ * JS heap (4 bytes an id rather than 8), which the garbage collector never scans. A
+ * million-request workload of ~512-token prompts is ~2 GB of ids; held as arrays they were
+ * 4.3 GB of the heap, and every young-generation collection of a run over them grew costlier
+ * with it (docs/benchmarks.md, "The twin").
+ */
+export type TokenIds = Uint32Array;
+
+/** `count` token ids drawn from `rng`, after the (shared) `prefix`. */
+export function drawPrompt(rng: Uniform, prefix: TokenIds, count: number): TokenIds {
+  const ids = new Uint32Array(prefix.length + count);
+  ids.set(prefix);
+  for (let i = prefix.length; i < ids.length; i++) ids[i] = Math.floor(rng() * TOKEN_VOCAB_SIZE);
+  return ids;
+}
+
+/** `count` token ids drawn from `rng`. */
+export const drawTokenIds = (rng: Uniform, count: number): TokenIds => drawPrompt(rng, NO_TOKENS, count);
+
+/** The empty prompt prefix. */
+export const NO_TOKENS: TokenIds = new Uint32Array(0);
