@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { percentile, summarize } from './percentile.js';
 
@@ -26,7 +27,7 @@ describe('percentile', () => {
 });
 
 describe('summarize', () => {
-  it('sorts a copy and gives mean and percentiles', () => {
+  it('leaves the samples as they are and gives mean and percentiles', () => {
     const samples = [4, 1, 3, 2];
     const st = summarize(samples);
     expect(samples).toEqual([4, 1, 3, 2]);
@@ -40,5 +41,19 @@ describe('summarize', () => {
 
   it('gives count 0 and null statistics for no samples', () => {
     expect(summarize([])).toEqual({ count: 0, mean: null, p50: null, p90: null, p95: null, p99: null });
+  });
+
+  it('finds by selection the percentiles a full sort gives, with ties and any order', () => {
+    // Few distinct values (gaps of equal steps tie often) and many: both exercise the partition.
+    const value = fc.oneof(fc.integer({ min: 0, max: 4 }), fc.double({ min: -1e6, max: 1e6, noNaN: true, noDefaultInfinity: true }));
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 300 }), (samples) => {
+        const sorted = [...samples].sort((a, b) => a - b);
+        const st = summarize(samples);
+        for (const p of [50, 90, 95, 99] as const) expect(st[`p${p}`]).toBe(percentile(sorted, p));
+        expect(st.count).toBe(samples.length);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

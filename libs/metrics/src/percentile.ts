@@ -16,7 +16,7 @@ export interface LatencyStats {
  * p/100·(n−1): with r = p/100·(n−1), lo = ⌊r⌋, the result is s[lo] + (r − lo)·(s[lo+1] − s[lo]).
  * Returns null for an empty array.
  */
-export function percentile(sorted: readonly number[], p: number): number | null {
+export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be within [0, 100], got ${p}`);
   const n = sorted.length;
   if (n === 0) return null;
@@ -29,16 +29,84 @@ export function percentile(sorted: readonly number[], p: number): number | null 
 }
 
 /** Mean and p50/p90/p95/p99 of unsorted samples (the input is not modified). */
-export function summarize(samples: readonly number[]): LatencyStats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const count = sorted.length;
-  const mean = count === 0 ? null : sorted.reduce((s, x) => s + x, 0) / count;
-  return {
-    count,
-    mean,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p95: percentile(sorted, 95),
-    p99: percentile(sorted, 99),
-  };
+export function summarize(samples: ArrayLike<number>): LatencyStats {
+  const count = samples.length;
+  if (count === 0) return { count, mean: null, p50: null, p90: null, p95: null, p99: null };
+  const values = Float64Array.from(samples);
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += values[i]!;
+  const ranked = new OrderStatistics(values);
+  // Ascending, as OrderStatistics requires.
+  return { count, mean: sum / count, p50: ranked.percentile(50), p90: ranked.percentile(90), p95: ranked.percentile(95), p99: ranked.percentile(99) };
+}
+
+/**
+ * `percentile` of unsorted samples without sorting them: each rank the interpolation reads is
+ * found by selection (Hoare's FIND), O(n) a rank rather than O(n log n) for the sort. A
+ * million-request run pools ~1.3·10⁸ inter-token gaps, and its report sorted them three times
+ * (overall, per class, per tenant). The values are those of a full sort, so the results are the
+ * same. Ranks must be asked for in ascending order: each selection works only on what lies above
+ * the last rank found, which it leaves in place.
+ */
+class OrderStatistics {
+  /** The highest rank found so far: values[0…found] hold no larger values, values above it no smaller. */
+  private found = -1;
+  /** Every rank found: each holds its final value, as later selections only work above `found`. */
+  private readonly ranksFound: number[] = [];
+
+  /** Reorders `values` in place. */
+  constructor(private readonly values: Float64Array) {}
+
+  /** `percentile(sorted, p)` of the values; p no smaller than the last one asked for. */
+  percentile(p: number): number {
+    const n = this.values.length;
+    const rank = (p / 100) * (n - 1);
+    const lo = Math.floor(rank);
+    const a = this.at(lo);
+    const b = this.at(Math.min(lo + 1, n - 1));
+    return a + (rank - lo) * (b - a);
+  }
+
+  /** The value a full sort would put at index k: a rank found already, or one above them all. */
+  private at(k: number): number {
+    if (k > this.found) {
+      select(this.values, k, this.found + 1, this.values.length - 1);
+      this.found = k;
+      this.ranksFound.push(k);
+    } else if (!this.ranksFound.includes(k)) throw new RangeError(`rank ${k} asked for below rank ${this.found}: percentiles must be asked for in ascending order`);
+    return this.values[k]!;
+  }
+}
+
+/**
+ * Rearranges a[left…right] so that a[k] holds the value a sort would put there, with no larger
+ * value before it and no smaller one after (C. A. R. Hoare, "Algorithm 65: FIND", 1961; N. Wirth's
+ * formulation). Median-of-three pivots; runs of equal values, common among gaps of one step
+ * length, split evenly rather than degrading to quadratic time.
+ */
+function select(a: Float64Array, k: number, left: number, right: number): void {
+  while (left < right) {
+    const mid = (left + right) >>> 1;
+    const x = a[left]!;
+    const y = a[mid]!;
+    const z = a[right]!;
+    const pivot = x < y ? (y < z ? y : x < z ? z : x) : x < z ? x : y < z ? z : y;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    // a[left…j] ≤ pivot ≤ a[i…right], and everything strictly between j and i equals the pivot.
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else return;
+  }
 }

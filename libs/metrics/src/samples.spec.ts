@@ -26,7 +26,7 @@ describe('ITL', () => {
       rec({ id: 'b', itlMs: [5], outcome: 'failed' }),
       rec({ id: 'c', tokenTimesMs: [200] }),
     ];
-    expect(itlSamples(records)).toEqual([10, 20, 5]);
+    expect([...itlSamples(records)]).toEqual([10, 20, 5]);
     const st = summarize(itlSamples(records));
     expect(st.count).toBe(3);
     expect(st.mean).toBeCloseTo(35 / 3, 12);

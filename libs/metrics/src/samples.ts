@@ -16,9 +16,27 @@ export function requestItls(record: RequestRecord): number[] {
   return gaps;
 }
 
-/** Every per-token gap of every request, pooled (a long request weighs more than a short one). */
-export function itlSamples(records: readonly RequestRecord[]): number[] {
-  return records.flatMap(requestItls);
+/**
+ * Every per-token gap of every request, pooled (a long request weighs more than a short one), in
+ * record order. A typed array, counted first and filled in place: a million requests give ~10⁸
+ * gaps, which as one array of per-request arrays took gigabytes of the heap.
+ */
+export function itlSamples(records: readonly RequestRecord[]): Float64Array {
+  let count = 0;
+  for (const r of records) count += r.itlMs !== undefined ? r.itlMs.length : Math.max(0, (r.tokenTimesMs?.length ?? 0) - 1);
+  const gaps = new Float64Array(count);
+  let at = 0;
+  for (const r of records) {
+    if (r.itlMs !== undefined) {
+      gaps.set(r.itlMs, at);
+      at += r.itlMs.length;
+      continue;
+    }
+    const times = r.tokenTimesMs;
+    if (times === undefined) continue;
+    for (let i = 1; i < times.length; i++) gaps[at++] = times[i]! - times[i - 1]!;
+  }
+  return gaps;
 }
 
 /** E2E latency (endMs − arrivalMs) of completed requests only. */
