@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { splitArgs } from '../args.js';
 import { compareReports, comparisonTable } from '../run/compare-reports.js';
+import { readReportFile } from '../run/report-file.js';
 import type { RunReportFile } from '../run/run-report.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -36,7 +36,7 @@ export const compareCommand: Command = {
     const reports: RunReportFile[] = [];
     for (const file of parsed.positionals) {
       try {
-        const report = JSON.parse(readFileSync(resolve(ctx.cwd, file), 'utf8')) as RunReportFile;
+        const report = readReportFile(resolve(ctx.cwd, file), { records: false });
         if (report.version !== 1 || report.summary === undefined) throw new Error('not a sluice report.json (version 1)');
         reports.push(report);
       } catch (error) {

@@ -7,6 +7,7 @@ import { hopsFromRecords, simulate, type HopLatencies } from '@sluice/twin';
 import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
 import { splitArgs } from '../args.js';
 import { renderReportHtml } from '../report/render-html.js';
+import { readReportFile, writeReportFile } from '../run/report-file.js';
 import type { RunReportFile } from '../run/run-report.js';
 import { summaryTable } from '../run/summary-table.js';
 import { EXIT, type CliContext, type Command } from './command.js';
@@ -60,7 +61,7 @@ export const simulateCommand: Command = {
       config = loadConfig({ env: ctx.env, argv: parsed.configArgs });
       profile = loadProfile(config);
       const hopFile = parsed.values.get('hop-latency-from');
-      if (hopFile) hops = hopsFromRecords((JSON.parse(readFileSync(resolve(ctx.cwd, hopFile), 'utf8')) as RunReportFile).records);
+      if (hopFile) hops = hopsFromRecords(readReportFile(resolve(ctx.cwd, hopFile)).records);
     } catch (error) {
       if (error instanceof WorkloadError) {
         err.line(`sluice simulate: ${file} is not a valid workload:`);
@@ -97,7 +98,7 @@ export const simulateCommand: Command = {
     mkdirSync(outDir, { recursive: true });
     const jsonFile = join(outDir, 'report.json');
     const htmlFile = join(outDir, 'report.html');
-    writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+    writeReportFile(jsonFile, report);
     writeFileSync(htmlFile, renderReportHtml(report));
     if (parsed.flags.has('json')) out.line(JSON.stringify({ report: jsonFile, html: htmlFile, summary: report.summary }));
     else {

@@ -1,5 +1,6 @@
 import type { RunRecord } from '../run/run-report.js';
 import { latencyOverTime, loadPerWorker, outcomesPerSecond, queuePerPriority, ttftCdfBySloClass, type Series } from './series.js';
+import { MAX_POINTS_PER_SERIES, thinSeries } from './thin.js';
 
 /** What the inline script needs to draw one `<svg data-plot="name">`. */
 export interface PlotSpec {
@@ -16,8 +17,16 @@ export interface PlotSpec {
   readonly series: readonly Series[];
 }
 
-/** The report's plots, in display order. */
+/** The report's plots, in display order; a series of more than MAX_POINTS_PER_SERIES points is thinned, and its note says so. */
 export function buildPlots(records: readonly RunRecord[]): PlotSpec[] {
+  return allPoints(records).map((plot) => {
+    if (plot.series.every((s) => s.points.length <= MAX_POINTS_PER_SERIES)) return plot;
+    const note = `${plot.note} Thinned to ${MAX_POINTS_PER_SERIES.toLocaleString('en-US')} points a series: each of ${(MAX_POINTS_PER_SERIES / 2).toLocaleString('en-US')} runs of consecutive points keeps its lowest and highest.`;
+    return { ...plot, note, series: plot.series.map((s) => thinSeries(s)) };
+  });
+}
+
+function allPoints(records: readonly RunRecord[]): PlotSpec[] {
   return [
     {
       name: 'ttft-cdf',

@@ -95,7 +95,9 @@ const OUTCOME_ORDER: readonly Outcome[] = ['completed', 'rejected', 'dropped', '
 export function outcomesPerSecond(records: readonly RunRecord[]): Series[] {
   const ended = records.filter((r) => r.endMs !== undefined);
   if (ended.length === 0) return [];
-  const lastSecond = Math.max(...ended.map((r) => Math.floor(r.endMs! / 1000)));
+  // A loop, not Math.max(...spread): a spread of a million arguments overflows the stack.
+  let lastSecond = -Infinity;
+  for (const r of ended) lastSecond = Math.max(lastSecond, Math.floor(r.endMs! / 1000));
   const counts = new Map<Outcome, number[]>();
   for (const r of ended) {
     let perSecond = counts.get(r.outcome);

@@ -8,6 +8,7 @@ import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../output.js';
 import { renderReportHtml } from '../report/render-html.js';
 import { Progress } from './progress.js';
+import { writeReportFile } from './report-file.js';
 import type { RunReportFile } from './run-report.js';
 import { runWorkload } from './run-workload.js';
 import { summaryTable } from './summary-table.js';
@@ -56,7 +57,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   mkdirSync(settings.outDir, { recursive: true });
   const jsonFile = join(settings.outDir, 'report.json');
   const htmlFile = join(settings.outDir, 'report.html');
-  writeFileSync(jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeReportFile(jsonFile, report);
   writeFileSync(htmlFile, renderReportHtml(report));
   if (settings.json) out.line(JSON.stringify({ report: jsonFile, html: htmlFile, summary: report.summary }));
   else {

@@ -1,0 +1,57 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { syntheticReport } from '../report/synthetic-report.js';
+import { readReportFile, writeReportFile } from './report-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sluice-report-file-'));
+/** A run, and a tenant of two-byte characters, that put the file's 4 MB read-buffer boundary inside a character. */
+const N_LARGE = 6_300;
+const TENANT_OF_E = 'é'.repeat(301);
+
+describe('report.json', () => {
+  it('is one JSON document with one record per line, read back as written', () => {
+    const report = syntheticReport(40);
+    const file = join(dir, 'small.json');
+    writeReportFile(file, report);
+    const text = readFileSync(file, 'utf8');
+    expect(JSON.parse(text)).toEqual(report);
+    const recordLines = text.split('\n').filter((line) => line.startsWith('    {"id":'));
+    expect(recordLines).toHaveLength(40);
+    expect(readReportFile(file)).toEqual(report);
+  });
+
+  it('reads the summaries without the records when asked to', () => {
+    const report = syntheticReport(40);
+    const file = join(dir, 'summary-only.json');
+    writeReportFile(file, report);
+    const { records, ...head } = readReportFile(file, { records: false });
+    expect(records).toEqual([]);
+    const { records: _all, ...expected } = report;
+    expect(head).toEqual(expected);
+  });
+
+  it('reads lines across its read buffer, multi-byte characters split included', () => {
+    // Past the 4 MB read buffer, which ends inside an 'é': a UTF-8 continuation byte sits there.
+    const report = syntheticReport(N_LARGE, TENANT_OF_E);
+    const file = join(dir, 'large.json');
+    writeReportFile(file, report);
+    const bytes = readFileSync(file);
+    expect(bytes.length).toBeGreaterThan(1 << 22);
+    expect(bytes[1 << 22]! & 0xc0).toBe(0x80);
+    expect(readReportFile(file)).toEqual(report);
+  });
+
+  it('writes a run without records, and reads reports pretty-printed whole', () => {
+    const empty = { ...syntheticReport(0), records: [] };
+    writeReportFile(join(dir, 'empty.json'), empty);
+    expect(JSON.parse(readFileSync(join(dir, 'empty.json'), 'utf8'))).toEqual(empty);
+    expect(readReportFile(join(dir, 'empty.json'))).toEqual(empty);
+    const report = syntheticReport(12);
+    writeFileSync(join(dir, 'pretty.json'), JSON.stringify(report, null, 2));
+    expect(readReportFile(join(dir, 'pretty.json'))).toEqual(report);
+    writeFileSync(join(dir, 'compact.json'), JSON.stringify(report));
+    expect(readReportFile(join(dir, 'compact.json'))).toEqual(report);
+  });
+});
