@@ -30,9 +30,13 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
 
 /** Mean and p50/p90/p95/p99 of unsorted samples (the input is not modified). */
 export function summarize(samples: ArrayLike<number>): LatencyStats {
-  const count = samples.length;
+  return summarizeInPlace(Float64Array.from(samples));
+}
+
+/** `summarize`, reordering the values it is given instead of a copy of them (for samples made to be summarized). */
+export function summarizeInPlace(values: Float64Array): LatencyStats {
+  const count = values.length;
   if (count === 0) return { count, mean: null, p50: null, p90: null, p95: null, p99: null };
-  const values = Float64Array.from(samples);
   let sum = 0;
   for (let i = 0; i < count; i++) sum += values[i]!;
   const ranked = new OrderStatistics(values);
@@ -41,18 +45,16 @@ export function summarize(samples: ArrayLike<number>): LatencyStats {
 }
 
 /**
- * `percentile` of unsorted samples without sorting them: each rank the interpolation reads is
- * found by selection (Hoare's FIND), O(n) a rank rather than O(n log n) for the sort. A
- * million-request run pools ~1.3·10⁸ inter-token gaps, and its report sorted them three times
- * (overall, per class, per tenant). The values are those of a full sort, so the results are the
- * same. Ranks must be asked for in ascending order: each selection works only on what lies above
- * the last rank found, which it leaves in place.
+ * `percentile` of unsorted samples without sorting them: the rank the interpolation starts from is
+ * found by selection (Hoare's FIND), O(n) rather than O(n log n) for a sort, and the next one up is
+ * the least value above it. A million-request run pools ~1.3·10⁸ inter-token gaps, and its report
+ * sorted them three times (overall, per class, per tenant). The values are those of a full sort,
+ * so the results are the same. Percentiles must be asked for in ascending order: each selection
+ * works only on what lies above the last rank found, which it leaves in place.
  */
 class OrderStatistics {
-  /** The highest rank found so far: values[0…found] hold no larger values, values above it no smaller. */
+  /** The last rank selected: values[0…found] are no larger than values[found], values above it no smaller. */
   private found = -1;
-  /** Every rank found: each holds its final value, as later selections only work above `found`. */
-  private readonly ranksFound: number[] = [];
 
   /** Reorders `values` in place. */
   constructor(private readonly values: Float64Array) {}
@@ -63,18 +65,26 @@ class OrderStatistics {
     const rank = (p / 100) * (n - 1);
     const lo = Math.floor(rank);
     const a = this.at(lo);
-    const b = this.at(Math.min(lo + 1, n - 1));
+    const b = lo + 1 < n ? this.leastAbove(lo) : a;
     return a + (rank - lo) * (b - a);
   }
 
-  /** The value a full sort would put at index k: a rank found already, or one above them all. */
+  /** The value a full sort would put at index k (the last rank found, or one above it). */
   private at(k: number): number {
+    if (k < this.found) throw new RangeError(`rank ${k} asked for below rank ${this.found}: percentiles must be asked for in ascending order`);
     if (k > this.found) {
       select(this.values, k, this.found + 1, this.values.length - 1);
       this.found = k;
-      this.ranksFound.push(k);
-    } else if (!this.ranksFound.includes(k)) throw new RangeError(`rank ${k} asked for below rank ${this.found}: percentiles must be asked for in ascending order`);
+    }
     return this.values[k]!;
+  }
+
+  /** The value a sort would put right after rank k (just selected): the least of those above it. */
+  private leastAbove(k: number): number {
+    const { values } = this;
+    let least = values[k + 1]!;
+    for (let i = k + 2; i < values.length; i++) if (values[i]! < least) least = values[i]!;
+    return least;
   }
 }
 
