@@ -9,7 +9,7 @@
 // ~160–200 requests/s of it before queues build (TTFT p50 ~90 ms at 120, ~240 ms at 160, seconds
 // at 200): 120 keeps them busy (~30 running each) but not overloaded.
 // Sizes 10,000 and 100,000 requests are run; 1,000,000 only if the 100,000 run projects it under
-// MILLION_BUDGET_S (or with TWIN_BENCH_MILLION=1) and the machine has the memory for it (~9 GB
+// MILLION_BUDGET_S (or with TWIN_BENCH_MILLION=1) and the machine has the memory for it (~7 GB
 // resident), otherwise the 1,000,000 row is extrapolated linearly from 100,000 and labelled so.
 // Baseline, same requests, same run: the least the twin must do for them: turn each prompt into its
 // block ids (fastBlockIds, as the twin does) and step four bare VllmEngines, requests dealt round-robin,
@@ -17,25 +17,12 @@
 // snapshots or records. The "twin ÷ baseline" column is the cluster's cost as a multiple of it.
 // Generating the workload (`generateWorkloadRequests`, not timed in either) is shown for scale.
 // A 2,000-request warm-up of both runs first so that neither pays for the JIT alone.
-import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { totalmem } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { getHeapStatistics } from 'node:v8';
 import { loadConfig, loadProfile } from '@sluice/config';
 import { VllmEngine, createLatencyModel } from '@sluice/engine';
 import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
 import { fastBlockIds, simulate } from '../dist/index.js';
-
-// The 1,000,000-request run holds its workload (~4.3 KB a request: the prompts' token ids) and the
-// twin's records (~1.5 KB a request) at once, over 6 GB, beyond Node's default heap limit (4 GB
-// on a 64-bit machine): it died of "heap out of memory" whenever the 100,000 run projected under
-// the budget. The bench runs itself again with a heap that holds it, with the same V8 otherwise.
-const HEAP_MB = 12_288;
-if (getHeapStatistics().heap_size_limit < HEAP_MB * 2 ** 20 && process.env.TWIN_BENCH_CHILD !== '1') {
-  const child = spawnSync(process.execPath, [...process.execArgv, `--max-old-space-size=${HEAP_MB}`, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TWIN_BENCH_CHILD: '1' } });
-  process.exit(child.status ?? 1);
-}
 
 const SIZES = process.env.TWIN_BENCH_SIZES ? process.env.TWIN_BENCH_SIZES.split(',').map(Number) : [10_000, 100_000];
 const MILLION = 1_000_000;
@@ -127,11 +114,12 @@ for (const n of SIZES) {
 }
 let last = rows.at(-1);
 let projectedMillionS = (last.twinS * MILLION) / last.n;
-// The million peaks at ~9 GB resident: on a smaller machine it is extrapolated, and said so.
-const MILLION_MEMORY_BYTES = 14 * 2 ** 30;
+// The million peaks at ~7 GB resident (~2.3 GB of it heap, in Node's default limit; the prompts'
+// token ids are typed arrays, outside it): on a smaller machine it is extrapolated, and said so.
+const MILLION_MEMORY_BYTES = 10 * 2 ** 30;
 const roomForMillion = totalmem() >= MILLION_MEMORY_BYTES;
 const wantMillion = process.env.TWIN_BENCH_MILLION === '1' || projectedMillionS < MILLION_BUDGET_S;
-if (wantMillion && !roomForMillion) console.error(`1,000,000 not run: it needs ~9 GB of memory, this machine has ${(totalmem() / 2 ** 30).toFixed(1)} GiB; extrapolated instead`);
+if (wantMillion && !roomForMillion) console.error(`1,000,000 not run: it needs ~7 GB of memory, this machine has ${(totalmem() / 2 ** 30).toFixed(1)} GiB; extrapolated instead`);
 if (wantMillion && roomForMillion) {
   last = measure(MILLION);
   rows.push(last);

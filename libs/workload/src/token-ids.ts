@@ -12,6 +12,9 @@ export const TOKEN_VOCAB_SIZE = 128_000;
  */
 export type TokenIds = Uint32Array;
 
+/** No token ids: the prefix of a prompt that has none. */
+export const NO_TOKENS: TokenIds = new Uint32Array(0);
+
 /** `count` token ids drawn from `rng`, after the (shared) `prefix`. */
 export function drawPrompt(rng: Uniform, prefix: TokenIds, count: number): TokenIds {
   const ids = new Uint32Array(prefix.length + count);
@@ -22,6 +25,3 @@ export function drawPrompt(rng: Uniform, prefix: TokenIds, count: number): Token
 
 /** `count` token ids drawn from `rng`. */
 export const drawTokenIds = (rng: Uniform, count: number): TokenIds => drawPrompt(rng, NO_TOKENS, count);
-
-/** The empty prompt prefix. */
-export const NO_TOKENS: TokenIds = new Uint32Array(0);
