@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { summarize } from './percentile.js';
 import { e2eSamples, itlSamples, requestItls, ttftSamples } from './samples.js';
-import type { RequestRecord } from './types.js';
-
-const rec = (over: Partial<RequestRecord> & Pick<RequestRecord, 'id'>): RequestRecord => ({
-  tenant: 't',
-  sloClass: 'c',
-  arrivalMs: 0,
-  outputTokens: 0,
-  outcome: 'completed',
-  ...over,
-});
+import { requestRecord as rec } from './testing/records.js';
 
 describe('ITL', () => {
   it('takes the gaps between consecutive token times, or itlMs when given', () => {

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runWindow, throughput } from './throughput.js';
-import type { RequestRecord } from './types.js';
-
-const rec = (over: Partial<RequestRecord> & Pick<RequestRecord, 'id'>): RequestRecord => ({
-  tenant: 't',
-  sloClass: 'c',
-  arrivalMs: 0,
-  outputTokens: 0,
-  outcome: 'completed',
-  ...over,
-});
+import { requestRecord as rec } from './testing/records.js';
 
 describe('throughput', () => {
   it('divides completed requests and their tokens by first arrival → last completion', () => {
