@@ -1,31 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, runSluice, startLocalCluster, startOtlpReceiver, type LocalCluster, type OtlpReceiver } from '@sluice/testing';
+import { postCompletion, runSluice, startTracedCluster, type LocalCluster, type OtlpReceiver, type TracedCluster } from '@sluice/testing';
 
 /** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
+let traced: TracedCluster;
 let receiver: OtlpReceiver;
 let cluster: LocalCluster;
 
 beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  cluster = await startLocalCluster({
-    rootDir: REPO_ROOT,
-    configArgs: [
-      ...FREE_PORT_ARGS,
-      '--admission.policy=token-bucket',
-      '--admission.policies.token-bucket.capacity=600',
-      '--admission.policies.token-bucket.refillRate=1',
-      '--worker.instances=1',
-      '--worker.timeScale=20',
-    ],
-    env: receiver.exportEnv,
-    parallel: true,
-  });
+  traced = await startTracedCluster([
+    '--admission.policy=token-bucket',
+    '--admission.policies.token-bucket.capacity=600',
+    '--admission.policies.token-bucket.refillRate=1',
+    '--worker.instances=1',
+    '--worker.timeScale=20',
+  ]);
+  ({ receiver, cluster } = traced);
 });
 
-afterAll(async () => {
-  await cluster?.stop();
-  await receiver?.close();
-});
+afterAll(() => traced?.stop());
 
 let seed = 0;
 async function send(promptTokens: number, sloClass = 'standard'): Promise<string> {

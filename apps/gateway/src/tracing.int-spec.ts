@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   attributeMatches,
-  FREE_PORT_ARGS,
   readTelemetryDoc,
-  REPO_ROOT,
-  startLocalCluster,
   postCompletion,
-  startOtlpReceiver,
+  startTracedCluster,
   type DocumentedAttribute,
   type LocalCluster,
   type OtlpReceiver,
   type ReceivedSpan,
+  type TracedCluster,
 } from '@sluice/testing';
 
 /**
@@ -67,25 +65,18 @@ function complete(url: string, prompt: string | number[], maxTokens: number): Pr
 }
 
 describe('distributed tracing', () => {
+  let traced: TracedCluster;
   let receiver: OtlpReceiver;
   let cluster: LocalCluster;
 
   beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-    cluster = await startLocalCluster({
-      rootDir: REPO_ROOT,
-      // Weighted routing, so candidates carry their scorers' scores; 8 KV blocks per instance,
-      // so a few longer requests sharing an instance run out of blocks and are preempted.
-      configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=4', '--router.policy=weighted', '--worker.kvBlocks=8'],
-      env: receiver.exportEnv,
-      parallel: true,
-    });
+    // Weighted routing, so candidates carry their scorers' scores; 8 KV blocks per instance,
+    // so a few longer requests sharing an instance run out of blocks and are preempted.
+    traced = await startTracedCluster(['--worker.timeScale=10', '--worker.instances=4', '--router.policy=weighted', '--worker.kvBlocks=8']);
+    ({ receiver, cluster } = traced);
   });
 
-  afterAll(async () => {
-    await cluster?.stop();
-    await receiver?.close();
-  });
+  afterAll(() => traced?.stop());
 
   it('gives every request one trace spanning all five services with a correct parent chain and the documented attributes', async () => {
     const res = await complete(cluster.gatewayUrl, 'trace me', 3);
@@ -190,20 +181,13 @@ describe('OTEL_TRACES_SAMPLER', () => {
     ['always_on', 9],
     ['always_off', 0],
   ])('%s: a served request exports %i spans', async (sampler, expected) => {
-    const receiver = await startOtlpReceiver();
-    const cluster = await startLocalCluster({
-      rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=1'],
-      env: { ...receiver.exportEnv, OTEL_TRACES_SAMPLER: sampler },
-      parallel: true,
-    });
+    const traced = await startTracedCluster(['--worker.timeScale=10', '--worker.instances=1'], { OTEL_TRACES_SAMPLER: sampler });
     try {
-      expect((await complete(cluster.gatewayUrl, 'sample me or not', 3)).status).toBe(200);
+      expect((await complete(traced.cluster.gatewayUrl, 'sample me or not', 3)).status).toBe(200);
     } finally {
-      await cluster.stop();
-      await receiver.close();
+      await traced.stop();
     }
     // One request's trace: gateway, admission, enqueue, dispatch, router, worker.request and its three phases.
-    expect(receiver.spans).toHaveLength(expected);
+    expect(traced.receiver.spans).toHaveLength(expected);
   });
 });

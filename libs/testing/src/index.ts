@@ -5,6 +5,7 @@ export { canConnect, natsAnswers, freePort, freePorts, connectHost, urlHostPort 
 export { docker, dockerAvailable as dockerCliAvailable, type DockerResult } from './docker.js';
 export * from './repo-root.js';
 export * from './otlp-receiver.js';
+export * from './traced-cluster.js';
 export * from './probes.js';
 export * from './sluice-cli.js';
 export * from './telemetry-doc.js';
