@@ -19,14 +19,14 @@ export interface PlotSpec {
 
 /** The report's plots, in display order; a series of more than MAX_POINTS_PER_SERIES points is thinned, and its note says so. */
 export function buildPlots(records: readonly RunRecord[]): PlotSpec[] {
-  return allPoints(records).map((plot) => {
+  return unthinnedPlots(records).map((plot) => {
     if (plot.series.every((s) => s.points.length <= MAX_POINTS_PER_SERIES)) return plot;
     const note = `${plot.note} Thinned to ${MAX_POINTS_PER_SERIES.toLocaleString('en-US')} points a series: each of ${(MAX_POINTS_PER_SERIES / 2).toLocaleString('en-US')} runs of consecutive points keeps its lowest and highest.`;
     return { ...plot, note, series: plot.series.map((s) => thinSeries(s)) };
   });
 }
 
-function allPoints(records: readonly RunRecord[]): PlotSpec[] {
+function unthinnedPlots(records: readonly RunRecord[]): PlotSpec[] {
   return [
     {
       name: 'ttft-cdf',

@@ -5,7 +5,7 @@ import type { RunRecord, RunReportFile } from './run-report.js';
 /**
  * report.json, written and read one record per line. It stays one JSON document (any JSON reader
  * takes it), but the writer never builds it as one string: a million twin records make a file of
- * ~1.5 GB, past the longest string V8 can hold (~512 MB), and `JSON.stringify` of the whole report
+ * ~2.8 GB, past the longest string V8 can hold (~512 MB), and `JSON.stringify` of the whole report
  * failed with "Invalid string length" from ~150,000 requests on. Everything but the records is
  * pretty-printed above them.
  */
@@ -59,15 +59,17 @@ export function readReportFile(file: string, options: { readonly records?: boole
       head.push(line);
       return true;
     }
-    if (part === 'records') {
-      if (line === RECORDS_CLOSE) part = 'tail';
-      else if (records.length === 0 && line === '    {') {
-        // Pretty-printed records (as reports were first written): not one per line.
-        part = 'other';
-        return false;
-      }
-      else records.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as RunRecord);
+    if (part !== 'records') return true;
+    if (line === RECORDS_CLOSE) {
+      part = 'tail';
+      return true;
     }
+    if (records.length === 0 && line === '    {') {
+      // Pretty-printed records (as reports were first written): not one per line.
+      part = 'other';
+      return false;
+    }
+    records.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as RunRecord);
     return true;
   });
   // Another layout: the whole document is in `head`, or to be parsed whole.
