@@ -19,9 +19,15 @@ export class StepTimes {
     return this.count++;
   }
 
-  /** Appends to `out` the times of steps start … start + length − 1. */
-  appendRun(out: number[], start: number, length: number): void {
+  /**
+   * Writes the times of steps start … start + length − 1 into `out` from index `at`; returns the
+   * index after the last one written. `out` is sized by the caller: a record's token times are
+   * filled into an array of their exact length, not grown by push (which allocated twice the
+   * bytes, in four copies, and kept ~30% slack in every record).
+   */
+  copyRun(out: number[], at: number, start: number, length: number): number {
     if (start < 0 || start + length > this.count) throw new RangeError(`steps ${start}…${start + length - 1} are not all logged (${this.count} are)`);
-    for (let step = start; step < start + length; step++) out.push(this.timesMs[step]!);
+    for (let i = 0; i < length; i++) out[at + i] = this.timesMs[start + i]!;
+    return at + length;
   }
 }

@@ -97,6 +97,17 @@ describe('twin: one request, one instance', () => {
   });
 });
 
+describe('twin: a request for no tokens (max_tokens 0)', () => {
+  it('is served by its prefill alone: no token, no first-token time, ended when the prefill step ends', () => {
+    const [r] = run([req(0, { input: 512, output: 0 })]) as [RunRecord];
+    expect(r).toMatchObject({ outcome: 'completed', status: 200, outputTokens: 0, tokenTimesMs: [], instance: 'twin-r0' });
+    expect(r).not.toHaveProperty('firstTokenMs');
+    // The prefill step ends 5100 + 8982 + 33773 µs after arrival; the answer returns one hop later.
+    expect(r.endMs! - r.arrivalMs).toBeCloseTo((TO_WORKER + 8982 + 33773 + H.returnUs) / 1000, DIGITS);
+    expect(r.timings!.decodeMs).toBe(0);
+  });
+});
+
 describe('twin: two requests contending for one instance', () => {
   it('arriving together, they leave their queueing delay together and share every step', () => {
     const [a, b] = run([req(0), req(1)]) as [RunRecord, RunRecord];
