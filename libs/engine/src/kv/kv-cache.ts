@@ -156,10 +156,8 @@ export class KvCache {
    * that would have computed it). A hash stored and forgotten before a drain is never reported.
    */
   forget(id: number): void {
-    const hash = this.hashOf(id);
+    const hash = this.unindex(id);
     if (hash === NO_HASH) return;
-    this.index.delete(hash);
-    this.blocks[id * FIELDS + HASH] = NO_HASH;
     const stored = this.events.stored.lastIndexOf(hash);
     if (stored === -1) this.events.removed.push(hash);
     else this.events.stored.splice(stored, 1);
@@ -258,10 +256,16 @@ export class KvCache {
   }
 
   private evictHash(id: number): void {
+    const hash = this.unindex(id);
+    if (hash !== NO_HASH) this.events.removed.push(hash);
+  }
+
+  /** Takes the block's hash out of the index; returns it, or NO_HASH if it had none. */
+  private unindex(id: number): number {
     const hash = this.hashOf(id);
-    if (hash === NO_HASH) return;
+    if (hash === NO_HASH) return NO_HASH;
     this.index.delete(hash);
     this.blocks[id * FIELDS + HASH] = NO_HASH;
-    this.events.removed.push(hash);
+    return hash;
   }
 }
