@@ -18,13 +18,20 @@ export interface LatencyStats {
  */
 export function percentile(sorted: ArrayLike<number>, p: number): number | null {
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be within [0, 100], got ${p}`);
-  const n = sorted.length;
-  if (n === 0) return null;
+  if (sorted.length === 0) return null;
+  return interpolate(sorted.length, p, (k) => sorted[k]!, (k) => sorted[k + 1]!);
+}
+
+/**
+ * The interpolation of `percentile` over n > 0 values, given the value at a rank and the one
+ * after it: r = p/100·(n−1), lo = ⌊r⌋, v(lo) + (r − lo)·(v(lo+1) − v(lo)), with v(lo+1) = v(lo)
+ * at the top. One rule for sorted samples and for those ranked by selection.
+ */
+function interpolate(n: number, p: number, valueAt: (k: number) => number, valueAfter: (k: number) => number): number {
   const rank = (p / 100) * (n - 1);
   const lo = Math.floor(rank);
-  const hi = Math.min(lo + 1, n - 1);
-  const a = sorted[lo]!;
-  const b = sorted[hi]!;
+  const a = valueAt(lo);
+  const b = lo + 1 < n ? valueAfter(lo) : a;
   return a + (rank - lo) * (b - a);
 }
 
@@ -61,12 +68,7 @@ class OrderStatistics {
 
   /** `percentile(sorted, p)` of the values; p no smaller than the last one asked for. */
   percentile(p: number): number {
-    const n = this.values.length;
-    const rank = (p / 100) * (n - 1);
-    const lo = Math.floor(rank);
-    const a = this.at(lo);
-    const b = lo + 1 < n ? this.leastAbove(lo) : a;
-    return a + (rank - lo) * (b - a);
+    return interpolate(this.values.length, p, (k) => this.at(k), (k) => this.leastAbove(k));
   }
 
   /** The value a full sort would put at index k (the last rank found, or one above it). */
