@@ -114,7 +114,7 @@ for (const n of SIZES) {
 }
 let last = rows.at(-1);
 let projectedMillionS = (last.twinS * MILLION) / last.n;
-// The million peaks at ~7 GB resident (~2.3 GB of it heap, in Node's default limit; the prompts'
+// The million peaks at ~7 GB resident (~2.0 GB of it heap, in Node's default limit; the prompts'
 // token ids are typed arrays, outside it): on a smaller machine it is extrapolated, and said so.
 const MILLION_MEMORY_BYTES = 10 * 2 ** 30;
 const roomForMillion = totalmem() >= MILLION_MEMORY_BYTES;
