@@ -49,16 +49,31 @@ export class FlowPool {
    * gate of runDispatchCycle depends on it).
    */
   signals(nowMs: number): PoolSignals {
-    const ledger = this.ledger;
-    return {
-      endpoints: this.cluster.view(nowMs).instances,
-      get inFlightRequests() {
-        return ledger.requests;
-      },
-      get inFlightTokens() {
-        return ledger.tokens;
-      },
-      dispatchedWithin: (ageMs) => ledger.dispatchedWithin(nowMs, ageMs),
-    };
+    return new LiveSignals(this.cluster.view(nowMs).instances, this.ledger, nowMs);
+  }
+}
+
+/**
+ * A class, not an object literal with getters and a closure: the dispatch cycle takes signals
+ * whenever work arrives or capacity frees, and a literal cost two accessor pairs, a closure and
+ * its context each time.
+ */
+class LiveSignals implements PoolSignals {
+  constructor(
+    readonly endpoints: PoolSignals['endpoints'],
+    private readonly ledger: InFlightLedger,
+    private readonly nowMs: number,
+  ) {}
+
+  get inFlightRequests(): number {
+    return this.ledger.requests;
+  }
+
+  get inFlightTokens(): number {
+    return this.ledger.tokens;
+  }
+
+  dispatchedWithin(ageMs: number): number {
+    return this.ledger.dispatchedWithin(this.nowMs, ageMs);
   }
 }

@@ -140,27 +140,52 @@ export function rankedDecision(
   chosen: number,
   perScorer?: (index: number) => Readonly<Record<string, number>>,
 ): RoutingDecision {
-  let best = scores[chosen]!;
-  for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
-  let ranked: readonly RankedCandidate[] | undefined;
-  const entry = (i: number): RankedCandidate => {
-    const { instanceId } = candidates[i]!;
-    const score = scores[i]!;
-    const load = effectiveLoad(candidates[i]!);
-    return perScorer ? { instanceId, score, effectiveLoad: load, scores: perScorer(i) } : { instanceId, score, effectiveLoad: load };
-  };
-  const rank = (): readonly RankedCandidate[] => Array.from(rankOrder(scores, chosen), entry);
-  return {
-    instance: candidates[chosen]!,
-    regret: Math.max(0, best - scores[chosen]!),
-    get ranked() {
-      return (ranked ??= rank());
-    },
-    top(k) {
-      if (ranked) return ranked.slice(0, k);
-      return topOrder(scores, chosen, k).map(entry);
-    },
-  };
+  return new RankedDecision(candidates, scores, chosen, perScorer);
+}
+
+/**
+ * A class, not an object literal with a getter and closures: every routed request makes one, and
+ * a literal cost an accessor pair, three closures and their context per decision (the twin routes
+ * a million requests; docs/benchmarks.md).
+ */
+class RankedDecision implements RoutingDecision {
+  readonly instance: InstanceView;
+  readonly regret: number;
+  private rankedCache: readonly RankedCandidate[] | undefined = undefined;
+
+  constructor(
+    private readonly candidates: readonly InstanceView[],
+    private readonly scores: ArrayLike<number>,
+    private readonly chosen: number,
+    private readonly perScorer: ((index: number) => Readonly<Record<string, number>>) | undefined,
+  ) {
+    let best = scores[chosen]!;
+    for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
+    this.instance = candidates[chosen]!;
+    this.regret = Math.max(0, best - scores[chosen]!);
+  }
+
+  get ranked(): readonly RankedCandidate[] {
+    return (this.rankedCache ??= Array.from(rankOrder(this.scores, this.chosen), (i) => this.entry(i)));
+  }
+
+  top(k: number): readonly RankedCandidate[] {
+    if (this.rankedCache) return this.rankedCache.slice(0, k);
+    return topOrder(this.scores, this.chosen, k).map((i) => this.entry(i));
+  }
+
+  /** Serialised as the plain decision it stands for: the ranking is a field there, not a getter. */
+  toJSON(): { instance: InstanceView; regret: number; ranked: readonly RankedCandidate[] } {
+    return { instance: this.instance, regret: this.regret, ranked: this.ranked };
+  }
+
+  private entry(i: number): RankedCandidate {
+    const candidate = this.candidates[i]!;
+    const score = this.scores[i]!;
+    const load = effectiveLoad(candidate);
+    const { instanceId } = candidate;
+    return this.perScorer ? { instanceId, score, effectiveLoad: load, scores: this.perScorer(i) } : { instanceId, score, effectiveLoad: load };
+  }
 }
 
 /**
