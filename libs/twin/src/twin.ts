@@ -486,8 +486,8 @@ export class Twin {
     const ms = (us: number) => us / 1000;
     const { request } = flight;
     // Records are written out field by field, not spread from a common part: a million of them
-    // stay on the heap, and with literals the scavenges promote 2.6 KB a request instead of 3.9
-    // (docs/benchmarks.md). The fields keep one order, the JSON's.
+    // stay on the heap, and with literals the scavenges promote 0.6–0.8 KB a request instead of
+    // 1.8–2.1 (at 100,000 requests; docs/benchmarks.md). The fields keep one order, the JSON's.
     if (how.reason !== 'ok') {
       this.records[flight.position] = {
         id: flight.id,
