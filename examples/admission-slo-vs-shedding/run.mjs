@@ -9,7 +9,7 @@
 // workload (Poisson arrivals; 2048-token prompts, 32 output tokens; 20% critical, 40% standard,
 // 40% sheddable) sent as a real streaming client. Only the admission policy differs.
 import { performance } from 'node:perf_hooks';
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/testing';
 
 const arg = (name, fallback) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { eventually, FREE_PORT_ARGS, metricSum, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
 
 /**

@@ -13,13 +13,12 @@ import {
   expirySweepIntervalMs,
   ClusterState,
   PrefixIndex,
-  seedOf,
-  seededRandom,
   type ClusterView,
   type RoutingDecision,
   type RoutingPolicy,
   type RoutingPolicyRegistry,
 } from '@sluice/policies';
+import { seedOf, seededRandom } from '@sluice/collections';
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
 import { createRouterMetrics, type RouterMetrics } from './router.metrics.js';
 import { ROUTING_REGISTRY } from './routing.registry.js';

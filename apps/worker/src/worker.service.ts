@@ -5,7 +5,7 @@ import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import { CancelRequestSchema, IDLE_SNAPSHOT_REFRESH_MS, InferenceRequestSchema, SetWorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { VllmEngine, createLatencyModel, type LatencyProfile } from '@sluice/engine';
-import { seedOf, seededRandom } from '@sluice/policies';
+import { seedOf, seededRandom } from '@sluice/collections';
 import { InstanceHost, type InstanceClock } from './instance-host.js';
 import { StepScheduler } from './step-scheduler.js';
 import { createWorkerMetrics, type WorkerMetrics } from './worker.metrics.js';

@@ -1,1 +1,3 @@
 export { ABSENT, IdIntTable } from './id-int-table.js';
+export { Heap } from './heap.js';
+export { seedOf, seededRandom } from './random.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LATENCY_MODEL_NAMES } from './latency/latency-model.registry.js';
+import { LATENCY_MODEL_NAMES } from './latency/latency-model-names.js';
 
 const Coefficients = z.tuple([z.number().finite(), z.number().finite(), z.number().finite()]);
 

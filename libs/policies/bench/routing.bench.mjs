@@ -15,7 +15,8 @@
 // Every measurement runs interleaved, ROUND decisions of each per round, so JIT state, GC and a busy
 // machine affect all of them alike; the first WARMUP rounds are not counted.
 import { performance } from 'node:perf_hooks';
-import { PrefixIndex, createRoutingRegistry, seededRandom } from '../dist/index.js';
+import { seededRandom } from '@sluice/collections';
+import { PrefixIndex, createRoutingRegistry } from '../dist/index.js';
 
 const SIZES = [10, 100, 1_000];
 /** [label, policy, params] */

@@ -1,4 +1,5 @@
 import { httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
+import { seededRandom } from '@sluice/collections';
 import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
 import type { RunRecord, ServedTimings } from '@sluice/metrics';
 import {
@@ -13,7 +14,6 @@ import {
   flowControlFrom,
   legacyModeSheds,
   runDispatchCycle,
-  seededRandom,
   type AdmissionPolicy,
   type FlowControlConfig,
   type PolicyRequest,

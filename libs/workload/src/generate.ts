@@ -1,4 +1,4 @@
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { logGamma, sampleExponential, sampleGamma, sampleStandardNormal, sampleWeibull, weibullShapeForCv, type Uniform } from './math.js';
 import type { Arrival, LengthDistribution, SloClass, WorkloadSpec } from './spec.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';

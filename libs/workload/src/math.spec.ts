@@ -1,4 +1,4 @@
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { describe, expect, it } from 'vitest';
 import { logGamma, sampleGamma, sampleWeibull, weibullShapeForCv } from './math.js';
 

@@ -48,7 +48,7 @@ export function weibullShapeForCv(cv: number): number {
   return Math.exp((lo + hi) / 2);
 }
 
-/** A uniform source in [0, 1), e.g. `seededRandom(seed)` from @sluice/policies. */
+/** A uniform source in [0, 1), e.g. `seededRandom(seed)` from @sluice/collections. */
 export type Uniform = () => number;
 
 /** A uniform in (0, 1]: safe to take the log of. */

@@ -1,5 +1,5 @@
 import { issuePath } from '@sluice/contracts';
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import type { WorkloadRequest } from './generate.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildReport } from '@sluice/metrics';
-import { seededRandom } from '@sluice/policies';
+import { seededRandom } from '@sluice/collections';
 import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../output.js';
 import { renderReportHtml } from '../report/render-html.js';

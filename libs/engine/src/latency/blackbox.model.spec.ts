@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LatencyProfile } from '../profile.js';
 import { createBlackboxModel } from './blackbox.model.js';
-import { createLatencyModel, LATENCY_MODEL_NAMES } from './latency-model.registry.js';
+import { createLatencyModel } from './latency-model.registry.js';
+import { LATENCY_MODEL_NAMES } from './latency-model-names.js';
 
 const qwen = { alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] } as const;
 

@@ -1,10 +1,7 @@
 import type { LatencyProfile } from '../profile.js';
 import { BLACKBOX, createBlackboxModel } from './blackbox.model.js';
 import type { LatencyModel } from './latency-model.js';
-
-/** Every built-in latency model, by the name a profile's `latencyModel` uses. */
-export const LATENCY_MODEL_NAMES = [BLACKBOX] as const;
-export type LatencyModelName = (typeof LATENCY_MODEL_NAMES)[number];
+import { LATENCY_MODEL_NAMES, type LatencyModelName } from './latency-model-names.js';
 
 export class UnknownLatencyModelError extends Error {
   override readonly name = 'UnknownLatencyModelError';

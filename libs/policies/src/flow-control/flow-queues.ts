@@ -1,5 +1,5 @@
 import { flowKeyId, type FlowKey } from './flow-key.js';
-import { Heap } from './heap.js';
+import { Heap } from '@sluice/collections';
 import type { FairnessPolicy, FlowView, OrderingPolicy } from './ports.js';
 import type { QueuedRequest } from './queued-request.js';
 

@@ -1,4 +1,4 @@
-import { Heap } from './heap.js';
+import { Heap } from '@sluice/collections';
 
 interface LedgerEntry {
   readonly id: string;

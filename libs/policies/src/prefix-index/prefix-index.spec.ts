@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '@sluice/collections';
 import { blocksNamed } from '../testing/builders.js';
 import { DEFAULT_PREFIX_INDEX_CAPACITY, PrefixIndex } from './prefix-index.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '@sluice/collections';
 import { UnknownPolicyError } from '../registry.js';
 import { clusterView, instanceViews, policyRequest } from '../testing/builders.js';
 import { ROUTING_POLICY_NAMES, ROUTING_POLICY_PARAMS, RoutingPolicyRegistry, createRoutingRegistry } from './registry.js';

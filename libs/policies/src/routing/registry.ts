@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { seedOf, seededRandom } from '../random.js';
+import { seedOf, seededRandom } from '@sluice/collections';
 import { UnknownPolicyError } from '../registry.js';
 import { ALWAYS_BUSIEST, AlwaysBusiestParamsSchema, createAlwaysBusiest } from './always-busiest/always-busiest.policy.js';
 import { LEAST_LOADED, LeastLoadedParamsSchema, createLeastLoaded } from './least-loaded/least-loaded.policy.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, PolicyRequest } from '../cluster-view.js';
 import { PrefixIndex } from '../prefix-index/prefix-index.js';
-import { seededRandom } from '../random.js';
+import { seededRandom } from '@sluice/collections';
 import { blocksNamed, clusterView, instanceView, policyRequest } from '../testing/builders.js';
 import { effectiveLoad } from './decision.js';
 import { createRoutingRegistry } from './registry.js';

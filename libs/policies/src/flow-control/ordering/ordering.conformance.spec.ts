@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { queuedRequest } from '../../testing/builders.js';
-import { Heap } from '../heap.js';
+import { Heap } from '@sluice/collections';
 import type { QueuedRequest } from '../queued-request.js';
 import { createFlowControlRegistry } from '../registry.js';
 

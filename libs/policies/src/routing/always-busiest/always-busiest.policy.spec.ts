@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { ClusterView } from '../../cluster-view.js';
-import { seededRandom } from '../../random.js';
+import { seededRandom } from '@sluice/collections';
 import { clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createAlwaysBusiest } from './always-busiest.policy.js';
 

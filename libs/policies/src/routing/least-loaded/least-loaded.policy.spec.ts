@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { ClusterView } from '../../cluster-view.js';
 import { ClusterState } from '../../cluster-state.js';
-import { seededRandom } from '../../random.js';
+import { seededRandom } from '@sluice/collections';
 import { clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createLeastLoaded } from './least-loaded.policy.js';
 

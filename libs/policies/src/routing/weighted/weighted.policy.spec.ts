@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { ClusterView, PolicyRequest } from '../../cluster-view.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
-import { seededRandom } from '../../random.js';
+import { seededRandom } from '@sluice/collections';
 import { blocksNamed, clusterView, instanceView, instanceViews, policyRequest } from '../../testing/builders.js';
 import { createWeighted, WeightedParamsSchema } from './weighted.policy.js';
 

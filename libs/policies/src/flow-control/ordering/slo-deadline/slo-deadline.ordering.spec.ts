@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queuedRequest } from '../../../testing/builders.js';
-import { Heap } from '../../heap.js';
+import { Heap } from '@sluice/collections';
 import type { QueuedRequest } from '../../queued-request.js';
 import { SLO_DEADLINE_ORDERING, createSloDeadlineOrdering } from './slo-deadline.ordering.js';
 
