@@ -24,7 +24,7 @@ const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FR
 try {
   const request = {
     id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => 4_503_599_627_370_496 + i),
-    maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalMs: Date.now(), deadlineMs: Date.now() + 60_000,
+    maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalUs: Date.now() * 1_000, deadlineUs: (Date.now() + 60_000) * 1_000,
     attempt: 0, gatewayId: 'gw-bench', replyTo: 'sluice.v1.inbox.gw-bench.bench-1', timings: {},
   };
   const payload = JSON.stringify(request);

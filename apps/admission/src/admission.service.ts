@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { epochMicros, handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
+  microsFromMillis,
+  millisFromMicros,
   subjects,
   type AdmissionPolicyState,
   type BusyThresholdEntry,
@@ -13,7 +15,7 @@ import {
   type SetAdmissionPolicy,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { AdmissionCluster, expirySweepIntervalMs } from '@sluice/policies';
+import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
 import { SpanKind, SpanStatusCode, context, trace } from '@sluice/telemetry';
 import { AdmissionMetrics } from './admission.metrics.js';
 import { AdmissionPolicyStore } from './admission-policy.store.js';
@@ -30,15 +32,15 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
     const { admission, models } = service.config;
     this.store = new AdmissionPolicyStore(admission, models.map((m) => m.name));
-    this.cluster = new AdmissionCluster(admission.heartbeatTimeoutMs);
+    this.cluster = new AdmissionCluster(microsFromMillis(admission.heartbeatTimeoutMs));
     this.metrics = new AdmissionMetrics(service.metrics);
     this.metrics.showPolicy(this.store.state(), false);
   }
 
   onModuleInit(): void {
-    const every = expirySweepIntervalMs(this.service.config.admission.heartbeatTimeoutMs);
+    const every = millisFromMicros(expirySweepIntervalUs(microsFromMillis(this.service.config.admission.heartbeatTimeoutMs)));
     this.sweep = setInterval(() => {
-      for (const id of this.cluster.expire(Date.now())) this.logger.warn(`instance ${id} missed its heartbeats: left the cluster view`);
+      for (const id of this.cluster.expire(epochMicros())) this.logger.warn(`instance ${id} missed its heartbeats: left the cluster view`);
     }, every);
   }
 
@@ -95,8 +97,8 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
       },
     });
     try {
-      const nowMs = Date.now();
-      const decision = policy.decide(request, this.cluster.view(nowMs), nowMs * 1000);
+      const nowUs = epochMicros();
+      const decision = policy.decide(request, this.cluster.view(nowUs), nowUs);
       for (const [key, value] of Object.entries(decision.inputs)) span.setAttribute(`sluice.admission.${key}`, value);
       const level = decision.inputs.bucket_level_after;
       if (typeof level === 'number') this.metrics.bucketLevel.set(level);

@@ -1,8 +1,11 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { epochMicros, handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
+  microsFromMillis,
+  millisFromMicros,
   subjects,
   type CancelRequest,
+  type Micros,
   type InferenceRequest,
   type LifecycleEvent,
   type LoadSnapshot,
@@ -11,7 +14,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import {
-  expirySweepIntervalMs,
+  expirySweepIntervalUs,
   FlowPool,
   FlowQueues,
   flowControlFrom,
@@ -70,7 +73,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
     this.enabled = config.enabled;
     this.queues = new FlowQueues(settings);
     this.detector = detector;
-    this.pool = new FlowPool(config.heartbeatTimeoutMs);
+    this.pool = new FlowPool(microsFromMillis(config.heartbeatTimeoutMs));
     this.metrics = createFlowControlMetrics(service.metrics, {
       flows: () => this.queues.flowStats(),
       queuedByModel: () => this.queuedByModel,
@@ -80,7 +83,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const { heartbeatTimeoutMs } = this.service.config.flowController;
-    this.sweep = setInterval(() => this.pool.expire(Date.now()), expirySweepIntervalMs(heartbeatTimeoutMs));
+    this.sweep = setInterval(() => this.pool.expire(epochMicros()), millisFromMicros(expirySweepIntervalUs(microsFromMillis(heartbeatTimeoutMs))));
     const detector = this.service.config.flowController.saturationDetector.type;
     this.logger.log(this.enabled ? `queuing with ${detector}` : `flow control disabled: pass-through, sheddable requests shed while ${detector} says saturated`);
   }
@@ -129,19 +132,19 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
         return finish('pool_saturated');
       }
       request.timings.flowQueueMs = 0;
-      this.release(request, parent, saturation, Date.now());
+      this.release(request, parent, saturation, epochMicros());
       return finish('passed_through');
     }
 
-    const now = Date.now();
+    const now = epochMicros();
     const outcome = this.queues.enqueue(
       {
         id: request.id,
         flow: { fairnessId: request.fairnessId, priority: request.priority },
         byteSize: request.bodyBytes,
         tokens: request.inputTokens + request.maxTokens,
-        arrivalMs: request.arrivalMs,
-        sloTtftMs: request.sloTtftMs,
+        arrivalUs: request.arrivalUs,
+        sloTtftUs: request.sloTtftUs,
         payload: { request, parent },
       },
       now,
@@ -180,20 +183,20 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
 
   /** The detector's reading of the pool now. */
   saturation(): number {
-    return this.detector.saturation(this.pool.signals(Date.now()));
+    return this.detector.saturation(this.pool.signals(epochMicros()));
   }
 
   private dispatch(): void {
     if (this.stopping || this.queues.size === 0) return;
     const started = performance.now();
-    const now = Date.now();
+    const now = epochMicros();
     const signals = this.pool.signals(now);
     runDispatchCycle(
       this.queues,
       () => this.detector.saturation(signals),
       (item, saturation) => {
         this.left(item, 'dispatched', now);
-        item.payload.request.timings.flowQueueMs = now - item.enqueuedAtMs;
+        item.payload.request.timings.flowQueueMs = millisFromMicros(now) - millisFromMicros(item.enqueuedAtUs);
         this.release(item.payload.request, item.payload.parent, saturation, now, item);
       },
     );
@@ -204,14 +207,14 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
    * Hands the request to the router, counted in flight first so the next saturation reading sees
    * it. The handoff is not awaited: the cycle goes on, and a refused handoff ends the request.
    */
-  private release(request: InferenceRequest, parent: Context, saturation: number, now: number, queued?: QueuedRequest<Waiting>): void {
-    this.pool.dispatched(request.id, request.inputTokens + request.maxTokens, now, request.deadlineMs);
+  private release(request: InferenceRequest, parent: Context, saturation: number, now: Micros, queued?: QueuedRequest<Waiting>): void {
+    this.pool.dispatched(request.id, request.inputTokens + request.maxTokens, now, request.deadlineUs);
     const span = this.service.tracer.startSpan(
       'flow_control.dispatch',
       {
         kind: SpanKind.INTERNAL,
         // The span covers the time in the queue, so a trace shows the wait where it happened.
-        startTime: queued ? queued.enqueuedAtMs : now,
+        startTime: millisFromMicros(queued ? queued.enqueuedAtUs : now),
         attributes: {
           'sluice.request.id': request.id,
           'sluice.flow.fairness_id': request.fairnessId,
@@ -238,34 +241,34 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
 
   /** A queued request leaves other than by dispatch: its owner gets the reason, and a span records the wait. */
   private evicted(item: QueuedRequest<Waiting>, reason: Eviction): void {
-    const now = Date.now();
+    const now = epochMicros();
     this.left(item, reason, now);
     const { request, parent } = item.payload;
     const span = this.service.tracer.startSpan(
       'flow_control.dispatch',
       {
         kind: SpanKind.INTERNAL,
-        startTime: item.enqueuedAtMs,
+        startTime: millisFromMicros(item.enqueuedAtUs),
         attributes: {
           'sluice.request.id': request.id,
           'sluice.flow.fairness_id': request.fairnessId,
           'sluice.flow.priority': request.priority,
           'sluice.flow.band': request.priority,
-          'sluice.flow.queue_time_ms': now - item.enqueuedAtMs,
+          'sluice.flow.queue_time_ms': millisFromMicros(now) - millisFromMicros(item.enqueuedAtUs),
           'sluice.flow.outcome': reason,
         },
       },
       parent,
     );
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
-    span.end(now);
+    span.end(millisFromMicros(now));
     this.reject(request, reason, EVICTION_MESSAGES[reason], trace.setSpan(parent, span));
   }
 
   /** Books a request out of the queue: its queue time by outcome, and the per-model count. */
-  private left(item: QueuedRequest<Waiting>, outcome: string, now: number): void {
+  private left(item: QueuedRequest<Waiting>, outcome: string, now: Micros): void {
     const { request } = item.payload;
-    this.metrics.queueDuration.observe({ fairness_id: request.fairnessId, priority: String(request.priority), outcome }, (now - item.enqueuedAtMs) / 1000);
+    this.metrics.queueDuration.observe({ fairness_id: request.fairnessId, priority: String(request.priority), outcome }, (now - item.enqueuedAtUs) / 1e6);
     const left = (this.queuedByModel.get(request.model) ?? 1) - 1;
     if (left > 0) this.queuedByModel.set(request.model, left);
     else this.queuedByModel.delete(request.model);
@@ -278,11 +281,11 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
   /** One timer, for the earliest TTL deadline among the queued requests. */
   private armTtlTimer(): void {
     clearTimeout(this.ttlTimer);
-    const next = this.queues.nextExpiryMs();
+    const next = this.queues.nextExpiryUs();
     if (next === undefined || this.stopping) return;
     this.ttlTimer = setTimeout(() => {
-      for (const item of this.queues.expire(Date.now())) this.evicted(item, 'ttl_expired');
+      for (const item of this.queues.expire(epochMicros())) this.evicted(item, 'ttl_expired');
       this.armTtlTimer();
-    }, Math.max(0, next - Date.now()));
+    }, Math.max(0, millisFromMicros(next) - millisFromMicros(epochMicros())));
   }
 }

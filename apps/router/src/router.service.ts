@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { epochMicros, handoffOrFail, sendErrorFrame, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
+  microsFromMillis,
+  millisFromMicros,
   subjects,
   type InferenceRequest,
   type LifecycleEvent,
@@ -10,7 +12,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import {
-  expirySweepIntervalMs,
+  expirySweepIntervalUs,
   ClusterState,
   PrefixIndex,
   type ClusterView,
@@ -47,13 +49,13 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     const { router } = service.config;
     const random = seededRandom(router.seed ?? seedOf(service.instanceId));
     this.policy = registry.create(router.policy, router.policies[router.policy], { random });
-    this.cluster = new ClusterState(router.heartbeatTimeoutMs, { snapshots: router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
-    this.metrics = createRouterMetrics(service.metrics, () => this.cluster.view(Date.now()).instances);
+    this.cluster = new ClusterState(microsFromMillis(router.heartbeatTimeoutMs), { snapshots: router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
+    this.metrics = createRouterMetrics(service.metrics, () => this.cluster.view(epochMicros()).instances);
   }
 
   onModuleInit(): void {
     const { heartbeatTimeoutMs, snapshotRefreshIntervalMs } = this.service.config.router;
-    this.timers.push(setInterval(() => this.expireSilentInstances(), expirySweepIntervalMs(heartbeatTimeoutMs)));
+    this.timers.push(setInterval(() => this.expireSilentInstances(), millisFromMicros(expirySweepIntervalUs(microsFromMillis(heartbeatTimeoutMs)))));
     if (snapshotRefreshIntervalMs > 0) this.timers.push(setInterval(() => this.cluster.refresh(), snapshotRefreshIntervalMs));
   }
 
@@ -92,10 +94,10 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
       },
     });
     try {
-      const now = Date.now();
+      const now = epochMicros();
       const view = this.cluster.view(now, this.prefix);
       span.setAttribute('sluice.router.candidates', view.instances.length);
-      const decision = this.policy.route(request, view, now * 1000);
+      const decision = this.policy.route(request, view, now);
       this.metrics.decisionSeconds.observe({ policy: this.policy.name }, (performance.now() - receivedAt) / 1000);
       if (!decision) {
         span.setAttribute('sluice.router.decision', 'none');
@@ -149,7 +151,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
               'sluice.router.candidate.batch_size': signals.batchSize,
               'sluice.router.candidate.in_flight': signals.inFlight,
               'sluice.router.candidate.kv_utilization': signals.kvUtilization,
-              'sluice.router.candidate.snapshot_age_ms': Number.isFinite(signals.snapshotAgeMs) ? signals.snapshotAgeMs : -1,
+              'sluice.router.candidate.snapshot_age_ms': Number.isFinite(signals.snapshotAgeUs) ? millisFromMicros(signals.snapshotAgeUs) : -1,
             }
           : {}),
         ...Object.fromEntries(Object.entries(candidate.scores ?? {}).map(([scorer, score]) => [`sluice.router.candidate.scores.${scorer}`, score])),
@@ -158,7 +160,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   }
 
   private expireSilentInstances(): void {
-    for (const lost of this.cluster.expire(Date.now())) {
+    for (const lost of this.cluster.expire(epochMicros())) {
       this.logger.warn(`instance ${lost.instanceId} missed its heartbeats: lost`);
       this.instanceGone(lost.instanceId, lost.inFlight);
     }

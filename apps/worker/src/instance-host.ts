@@ -1,6 +1,7 @@
-import type { Bus } from '@sluice/bus';
+import { epochMicros, type Bus } from '@sluice/bus';
 import {
   WorkerFaultsSchema,
+  micros,
   subjects,
   type CancelRequest,
   type EndFrame,
@@ -117,7 +118,7 @@ export class InstanceHost implements SteppedInstance {
       this.hung.set(request.id, span);
       return false;
     }
-    const result = this.engine.enqueue(request, nowUs);
+    const result = this.engine.enqueue(request, micros(nowUs));
     if (!result.accepted) {
       span.setAttribute('sluice.worker.drop_reason', result.reason);
       this.endWithError(request, span, 'unservable', result.message);
@@ -140,7 +141,7 @@ export class InstanceHost implements SteppedInstance {
     }
     const entry = this.tracked.get(requestId);
     if (!entry) return;
-    this.engine.cancel(requestId, nowUs);
+    this.engine.cancel(requestId, micros(nowUs));
     this.tracked.delete(requestId);
     this.loadChanged();
     entry.span.setAttribute('sluice.worker.outcome', 'cancelled');
@@ -157,7 +158,7 @@ export class InstanceHost implements SteppedInstance {
   }
 
   canStep(nowUs: number): boolean {
-    return this.engine.canStep(nowUs);
+    return this.engine.canStep(micros(nowUs));
   }
 
   nextReadyUs(): number | undefined {
@@ -165,7 +166,7 @@ export class InstanceHost implements SteppedInstance {
   }
 
   beginStep(startUs: number): StepResult {
-    const result = this.engine.step(startUs);
+    const result = this.engine.step(micros(startUs));
     for (const { requestId, cachedTokens } of result.admitted) {
       const entry = this.tracked.get(requestId);
       if (!entry) continue;
@@ -182,7 +183,7 @@ export class InstanceHost implements SteppedInstance {
       entry?.span.addEvent('preempted', { 'sluice.worker.generated_tokens': entry.generated }, this.clock.wallMs(startUs));
     }
     if (result.kvStored.length > 0 || result.kvRemoved.length > 0) {
-      const event: KvEvent = { instanceId: this.instanceId, atMs: this.clock.wallMs(startUs), stored: [...result.kvStored], removed: [...result.kvRemoved] };
+      const event: KvEvent = { instanceId: this.instanceId, atUs: micros(this.clock.wallMs(startUs) * 1000), stored: [...result.kvStored], removed: [...result.kvRemoved] };
       this.bus.publish(subjects.workerKv(this.instanceId), event);
     }
     this.loadChanged();
@@ -268,12 +269,12 @@ export class InstanceHost implements SteppedInstance {
   }
 
   private publishDone(requestId: string, reason: OutcomeReason): void {
-    const done: RequestDone = { requestId, instanceId: this.instanceId, reason, atMs: Date.now() };
+    const done: RequestDone = { requestId, instanceId: this.instanceId, reason, atUs: epochMicros() };
     this.bus.publish(subjects.workerDone(this.instanceId), done);
   }
 
   publishLifecycle(type: LifecycleEvent['type']): void {
-    const event: LifecycleEvent = { ...this.identity, type, atMs: Date.now() };
+    const event: LifecycleEvent = { ...this.identity, type, atUs: epochMicros() };
     this.bus.publish(subjects.workerLifecycle(this.instanceId), event);
   }
 
@@ -286,7 +287,7 @@ export class InstanceHost implements SteppedInstance {
       instanceId: this.instanceId,
       workerId: this.identity.workerId,
       rank: this.identity.rank,
-      atMs: Date.now(),
+      atUs: epochMicros(),
       ...this.engine.snapshot(),
     };
     this.bus.publish(subjects.workerLoad(this.instanceId), snapshot);

@@ -6,3 +6,4 @@ export * from './nest/service-bootstrap.js';
 export * from './pipeline.js';
 export * from './nest/run-service.js';
 export * from './nest/worker-event-routes.js';
+export * from './clock.js';

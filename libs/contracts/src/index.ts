@@ -11,3 +11,4 @@ export * from './openai.js';
 export * from './zod-errors.js';
 export * from './admission-control.js';
 export * from './quantities.js';
+export * from './time.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BlockIdSchema } from './block-hashes.js';
 import { SloClassSchema } from './slo.js';
+import { MicrosSchema } from './time.js';
 
 /** Per-stage durations in milliseconds, filled in as the request moves down the pipeline. */
 export const StageTimingsSchema = z
@@ -32,10 +33,12 @@ export const InferenceRequestSchema = z.object({
   priority: z.number().int(),
   fairnessId: z.string(),
   objective: z.string().optional(),
-  sloTtftMs: z.number().positive().optional(),
-  /** Wall-clock epoch milliseconds. */
-  arrivalMs: z.number(),
-  deadlineMs: z.number(),
+  /** The client's TTFT objective (`x-slo-ttft-ms`), in µs, for SLO-deadline ordering. */
+  sloTtftUs: z.number().positive().brand<'µs'>().optional(),
+  /** When the gateway received it: epoch µs (queue waits and SLO deadlines count from here). */
+  arrivalUs: MicrosSchema,
+  /** When the gateway gives up on it (504): epoch µs. */
+  deadlineUs: MicrosSchema,
   /** 0 for the first try; each migration adds one. */
   attempt: z.number().int().nonnegative(),
   gatewayId: z.string().min(1),

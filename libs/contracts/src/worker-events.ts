@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BlockIdSchema } from './block-hashes.js';
 import { OutcomeReasonSchema } from './outcomes.js';
+import { MicrosSchema } from './time.js';
 
 /** An instance's identity: it belongs to a worker and has a data-parallel rank. */
 export const InstanceIdentitySchema = z.object({
@@ -14,7 +15,8 @@ export type InstanceIdentity = z.infer<typeof InstanceIdentitySchema>;
 
 export const LifecycleEventSchema = InstanceIdentitySchema.extend({
   type: z.enum(['register', 'heartbeat', 'drain', 'deregister']),
-  atMs: z.number(),
+  /** When the instance sent it: epoch µs. */
+  atUs: MicrosSchema,
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
 
@@ -24,7 +26,8 @@ export const LoadSnapshotSchema = z.object({
   workerId: z.string().min(1),
   /** Data-parallel rank within the worker (busy-threshold groups ranks by worker). */
   rank: z.number().int().nonnegative(),
-  atMs: z.number(),
+  /** When the instance took it: epoch µs (readers judge its age by this). */
+  atUs: MicrosSchema,
   queueDepth: z.number().int().nonnegative(),
   batchSize: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
@@ -50,7 +53,8 @@ export const RequestDoneSchema = z.object({
   requestId: z.string().min(1),
   instanceId: z.string().min(1),
   reason: OutcomeReasonSchema,
-  atMs: z.number(),
+  /** When the request left the instance: epoch µs. */
+  atUs: MicrosSchema,
 });
 export type RequestDone = z.infer<typeof RequestDoneSchema>;
 
@@ -60,7 +64,8 @@ export type RequestDone = z.infer<typeof RequestDoneSchema>;
  */
 export const KvEventSchema = z.object({
   instanceId: z.string().min(1),
-  atMs: z.number(),
+  /** The start of the engine step that stored / removed the blocks: epoch µs. */
+  atUs: MicrosSchema,
   stored: z.array(BlockIdSchema),
   removed: z.array(BlockIdSchema),
 });

@@ -1,7 +1,7 @@
-import type { BlockId, LoadSnapshot } from '@sluice/contracts';
+import type { BlockId, LoadSnapshot, Micros } from '@sluice/contracts';
 
-/** Time in the engine is microseconds (BEHAVIOUR.md). */
-export type Micros = number;
+/** Time in the engine is microseconds, branded (`Micros`, libs/contracts), as in every pure core. */
+export type { Micros };
 
 /** What an instance needs of a request: no text, only sizes and the prompt's block hashes. */
 export interface EngineRequest {
@@ -65,7 +65,7 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
 }
 
 /** The load signals an instance publishes (LoadSnapshot without identity and timestamp). */
-export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atMs'>;
+export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atUs'>;
 
 /**
  * One synthetic GPU instance. Pure: no timers, no I/O; the caller passes `now` and sleeps the

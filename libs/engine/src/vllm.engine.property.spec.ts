@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
@@ -134,7 +135,7 @@ function run(s: Scenario): { steps: number; preemptions: number } {
 
   const deliver = (event: Event): void => {
     if (event.kind === 'arrival') {
-      const result = engine.enqueue(event.request, event.atUs);
+      const result = engine.enqueue(event.request, micros(event.atUs));
       const t: Tracked = { request: event.request, state: 'queued', queuedAtUs: Infinity, produced: 0, lastTokenUs: -Infinity, ends: 0 };
       tracked.set(event.request.id, t);
       if (!result.accepted) return end(t, 'dropped');
@@ -143,7 +144,7 @@ function run(s: Scenario): { steps: number; preemptions: number } {
     } else {
       const t = get(event.id);
       const wasAlive = isAlive(t);
-      assert.equal(engine.cancel(event.id, event.atUs), wasAlive, `cancel ${event.id} in state ${t.state}`);
+      assert.equal(engine.cancel(event.id, micros(event.atUs)), wasAlive, `cancel ${event.id} in state ${t.state}`);
       if (wasAlive) end(t, 'cancelled');
     }
   };
@@ -209,8 +210,8 @@ function run(s: Scenario): { steps: number; preemptions: number } {
 
   for (;;) {
     while (next < events.length && events[next]!.atUs <= now) deliver(events[next++]!);
-    if (engine.canStep(now)) {
-      const step = engine.step(now);
+    if (engine.canStep(micros(now))) {
+      const step = engine.step(micros(now));
       replay(step);
       checkBooks();
       now = step.startUs + step.durationUs;

@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -11,7 +12,7 @@ const qwenProfile = LatencyProfileSchema.parse(parse(readFileSync(new URL('../pr
 const qwen = createLatencyModel(qwenProfile.latencyModel, qwenProfile);
 
 /** No queueing delay and 1 ms steps: the scheduling tests read in whole steps. */
-const fixedModel: LatencyModel = { name: 'fixed', queueingDelayUs: () => 0, stepTimeUs: () => 1000, outputTokenDelayUs: () => 0 };
+const fixedModel: LatencyModel = { name: 'fixed', queueingDelayUs: () => micros(0), stepTimeUs: () => micros(1000), outputTokenDelayUs: () => micros(0) };
 
 /** Block j of the prompt named `tag` as a block id: ids differ across tags and positions. */
 const tags = new Map<string, number>();
@@ -38,11 +39,11 @@ function runToIdle(engine: VllmEngine, startUs = 0, maxSteps = 100_000): StepRes
   const steps: StepResult[] = [];
   let now = startUs;
   while (engine.hasWork()) {
-    if (!engine.canStep(now)) {
+    if (!engine.canStep(micros(now))) {
       now = engine.nextReadyUs()!;
       continue;
     }
-    const result = engine.step(now);
+    const result = engine.step(micros(now));
     engine.checkInvariants();
     steps.push(result);
     now = result.startUs + result.durationUs;
@@ -59,8 +60,8 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
   it('one 512-token request with 64 output tokens: TTFT 42755 µs, ITL 13605 µs, E2E 899870 µs', () => {
     const engine = new VllmEngine({ model: qwen, totalKvBlocks: qwenProfile.totalKvBlocks, maxModelLen: qwenProfile.maxModelLen });
     // Queueing delay: 8888.089034 + 0.18489·512 = 8982.75 → 8982.
-    expect(engine.enqueue(request('a', 512, 64), 0)).toEqual({ accepted: true, queuedAtUs: 8982 });
-    expect(engine.canStep(8981)).toBe(false);
+    expect(engine.enqueue(request('a', 512, 64), micros(0))).toEqual({ accepted: true, queuedAtUs: 8982 });
+    expect(engine.canStep(micros(8981))).toBe(false);
     expect(engine.nextReadyUs()).toBe(8982);
     expect(engine.snapshot()).toMatchObject({ queueDepth: 1, inFlight: 1, batchSize: 0 });
 
@@ -81,7 +82,7 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
 
   it('prefills a 5000-token prompt in chunks of 2048, 2048 and 904, sampling only after the last', () => {
     const engine = new VllmEngine({ model: qwen, totalKvBlocks: qwenProfile.totalKvBlocks, maxModelLen: qwenProfile.maxModelLen });
-    engine.enqueue(request('long', 5000, 2), 0);
+    engine.enqueue(request('long', 5000, 2), micros(0));
     const steps = runToIdle(engine);
     expect(steps.map((s) => s.prefillTokens)).toEqual([2048, 2048, 904, 0]);
     expect(steps.map((s) => s.tokens[0]?.count)).toEqual([0, 0, 1, 1]);
@@ -91,26 +92,26 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
 
   it('reports the remaining prefill and the decode blocks in its snapshot', () => {
     const engine = small();
-    engine.enqueue(request('long', 5000, 2), 0);
-    engine.step(0);
+    engine.enqueue(request('long', 5000, 2), micros(0));
+    engine.step(micros(0));
     expect(engine.snapshot()).toMatchObject({ batchSize: 1, queueDepth: 0, activePrefillTokens: 5000 - 2048, activeDecodeBlocks: 0, freeKvBlocks: 1000 - 128 });
-    engine.step(1000);
-    engine.step(2000);
+    engine.step(micros(1000));
+    engine.step(micros(2000));
     expect(engine.snapshot()).toMatchObject({ activePrefillTokens: 0, activeDecodeBlocks: 313 }); // ceil(5000/16)
   });
 
   it('completes a max_tokens = 0 request at the end of its prefill, with no token', () => {
     const engine = small();
-    engine.enqueue(request('zero', 40, 0), 0);
+    engine.enqueue(request('zero', 40, 0), micros(0));
     const steps = runToIdle(engine);
     expect(steps).toHaveLength(1);
     expect(steps[0]).toMatchObject({ prefillTokens: 40, tokens: [{ request: { id: 'zero' }, count: 0 }], completed: ['zero'] });
   });
 
   it('stamps tokens α2 after the step ends', () => {
-    const model: LatencyModel = { ...fixedModel, outputTokenDelayUs: () => 7 };
+    const model: LatencyModel = { ...fixedModel, outputTokenDelayUs: () => micros(7) };
     const engine = small({ model });
-    engine.enqueue(request('a', 16, 1), 0);
+    engine.enqueue(request('a', 16, 1), micros(0));
     const [step] = runToIdle(engine);
     expect(step!.outputDelayUs).toBe(7);
     expect(tokenTime(step!)).toBe(1007);
@@ -124,10 +125,10 @@ describe('VllmEngine: prefix caching', () => {
 
   it('halves the second prefill when half its blocks are cached (the first has finished)', () => {
     const engine = small();
-    engine.enqueue(a, 0);
+    engine.enqueue(a, micros(0));
     const first = runToIdle(engine);
     expect(first[0]!.prefillTokens).toBe(1024);
-    engine.enqueue(b, 10_000);
+    engine.enqueue(b, micros(10_000));
     const [step] = runToIdle(engine, 10_000);
     expect(step).toMatchObject({ prefillTokens: 512, admitted: [{ requestId: 'b', cachedTokens: 512 }] });
     expect(step!.kvStored).toEqual(hashes('b', 32, 64));
@@ -137,10 +138,10 @@ describe('VllmEngine: prefix caching', () => {
 
   it('shares the blocks of a request that is still running', () => {
     const engine = small();
-    engine.enqueue(a, 0);
-    engine.step(0);
-    engine.enqueue(b, 1000);
-    const step = engine.step(1000);
+    engine.enqueue(a, micros(0));
+    engine.step(micros(0));
+    engine.enqueue(b, micros(1000));
+    const step = engine.step(micros(1000));
     expect(step).toMatchObject({ prefillTokens: 512, decodeTokens: 1, admitted: [{ requestId: 'b', cachedTokens: 512 }] });
     // 64 + 1 blocks for a, 32 shared + 32 own for b.
     expect(engine.snapshot().freeKvBlocks).toBe(1000 - 65 - 32);
@@ -149,18 +150,18 @@ describe('VllmEngine: prefix caching', () => {
 
   it('always leaves one token to compute, even when the whole prompt is cached', () => {
     const engine = small();
-    engine.enqueue(request('a', 1024, 1, { blockHashes: shared.concat(hashes('doc', 32, 64)) }), 0);
+    engine.enqueue(request('a', 1024, 1, { blockHashes: shared.concat(hashes('doc', 32, 64)) }), micros(0));
     runToIdle(engine);
-    engine.enqueue(request('again', 1024, 1, { blockHashes: shared.concat(hashes('doc', 32, 64)) }), 5000);
+    engine.enqueue(request('again', 1024, 1, { blockHashes: shared.concat(hashes('doc', 32, 64)) }), micros(5000));
     const [step] = runToIdle(engine, 5000);
     expect(step).toMatchObject({ prefillTokens: 16, admitted: [{ requestId: 'again', cachedTokens: 1008 }] });
   });
 
   it('lets a request admitted later in the same step hit blocks indexed earlier in it (vLLM v1, BLIS)', () => {
     const engine = small();
-    engine.enqueue(request('a', 512, 1, { blockHashes: shared }), 0);
-    engine.enqueue(request('b', 512, 1, { blockHashes: shared }), 0);
-    const step = engine.step(0);
+    engine.enqueue(request('a', 512, 1, { blockHashes: shared }), micros(0));
+    engine.enqueue(request('b', 512, 1, { blockHashes: shared }), micros(0));
+    const step = engine.step(micros(0));
     expect(step.admitted).toEqual([
       { requestId: 'a', cachedTokens: 0 },
       { requestId: 'b', cachedTokens: 496 },
@@ -170,9 +171,9 @@ describe('VllmEngine: prefix caching', () => {
 
   it('reports the hashes of cached blocks it reuses for other data as removed', () => {
     const engine = small({ totalKvBlocks: 4 });
-    engine.enqueue(request('a', 32, 1), 0); // blocks 0, 1 → a:0, a:1 (released as [1, 0] after free blocks 2, 3)
+    engine.enqueue(request('a', 32, 1), micros(0)); // blocks 0, 1 → a:0, a:1 (released as [1, 0] after free blocks 2, 3)
     expect(runToIdle(engine)[0]!.kvStored).toEqual(hashes('a', 0, 2));
-    engine.enqueue(request('b', 64, 1), 5000); // needs all 4 blocks: evicts a:1 then a:0
+    engine.enqueue(request('b', 64, 1), micros(5000)); // needs all 4 blocks: evicts a:1 then a:0
     const [step] = runToIdle(engine, 5000);
     expect(step).toMatchObject({ kvStored: hashes('b', 0, 4), kvRemoved: hashes('a', 0, 2).reverse() });
   });
@@ -182,8 +183,8 @@ describe('VllmEngine: batch formation', () => {
   it('preempts the tail of the running batch when KV blocks run out, and re-prefills prompt + output', () => {
     // 10 blocks; a and b each hold 4 prompt blocks and grow one block per 16 tokens.
     const engine = small({ totalKvBlocks: 10 });
-    engine.enqueue(request('a', 64, 40), 0);
-    engine.enqueue(request('b', 64, 40), 0);
+    engine.enqueue(request('a', 64, 40), micros(0));
+    engine.enqueue(request('b', 64, 40), micros(0));
     const steps = runToIdle(engine);
     const preemption = steps.findIndex((s) => s.preempted.length > 0);
     const at = steps[preemption]!;
@@ -207,16 +208,16 @@ describe('VllmEngine: batch formation', () => {
   it('admits nothing in a step that preempted, and puts the victim at the front of the queue', () => {
     const setup = () => {
       const e = small({ totalKvBlocks: 10 });
-      e.enqueue(request('a', 64, 40), 0);
-      e.enqueue(request('b', 64, 40), 0);
+      e.enqueue(request('a', 64, 40), micros(0));
+      e.enqueue(request('b', 64, 40), micros(0));
       return e;
     };
     const k = runToIdle(setup()).findIndex((s) => s.preempted.length > 0);
     const engine = setup();
-    for (let i = 0; i < k; i++) engine.step(i * 1000);
+    for (let i = 0; i < k; i++) engine.step(micros(i * 1000));
     // One block: it would fit once b's blocks are freed, but this step preempted.
-    engine.enqueue(request('tiny', 1, 1), k * 1000);
-    const step = engine.step(k * 1000);
+    engine.enqueue(request('tiny', 1, 1), micros(k * 1000));
+    const step = engine.step(micros(k * 1000));
     expect(step).toMatchObject({ preempted: ['b'], admitted: [] });
     expect(engine.snapshot()).toMatchObject({ queueDepth: 2, batchSize: 1, preemptions: 1 });
     expect(admittedIds(runToIdle(engine, (k + 1) * 1000))).toEqual(['b', 'tiny']);
@@ -224,11 +225,11 @@ describe('VllmEngine: batch formation', () => {
 
   it('blocks the queue behind a head request that does not fit (head-of-line)', () => {
     const engine = small({ totalKvBlocks: 10 });
-    engine.enqueue(request('runner', 96, 30), 0); // 6 prompt blocks, 7 once decoding
-    engine.step(0);
-    engine.enqueue(request('big', 80, 1), 1000); // needs 5 blocks: only 3 free
-    engine.enqueue(request('tiny', 16, 1), 1000); // needs 1 and would fit
-    const step = engine.step(1000);
+    engine.enqueue(request('runner', 96, 30), micros(0)); // 6 prompt blocks, 7 once decoding
+    engine.step(micros(0));
+    engine.enqueue(request('big', 80, 1), micros(1000)); // needs 5 blocks: only 3 free
+    engine.enqueue(request('tiny', 16, 1), micros(1000)); // needs 1 and would fit
+    const step = engine.step(micros(1000));
     expect(step.admitted).toEqual([]);
     expect(engine.snapshot()).toMatchObject({ queueDepth: 2, batchSize: 1, freeKvBlocks: 3 });
     const rest = runToIdle(engine, 2000);
@@ -238,14 +239,14 @@ describe('VllmEngine: batch formation', () => {
 
   it('caps the running batch at maxRunning and the step at maxBatchTokens', () => {
     const engine = small({ maxRunning: 2, maxBatchTokens: 100 });
-    for (const id of ['a', 'b', 'c']) engine.enqueue(request(id, 80, 3), 0);
-    const first = engine.step(0);
+    for (const id of ['a', 'b', 'c']) engine.enqueue(request(id, 80, 3), micros(0));
+    const first = engine.step(micros(0));
     // a takes 80 tokens, b the remaining 20 of the budget; c waits for a running slot.
     expect(first.admitted.map((x) => x.requestId)).toEqual(['a', 'b']);
     expect(first.prefillTokens).toBe(100);
     // b's remaining 60 plus c's whole prompt, still queued (Dynamo counts queued prefill too).
     expect(engine.snapshot()).toMatchObject({ batchSize: 2, queueDepth: 1, activePrefillTokens: 60 + 80 });
-    const second = engine.step(1000);
+    const second = engine.step(micros(1000));
     expect(second).toMatchObject({ prefillTokens: 60, decodeTokens: 1 });
   });
 });
@@ -253,7 +254,7 @@ describe('VllmEngine: batch formation', () => {
 describe('VllmEngine: instance schedulers', () => {
   const ordered = (scheduler: VllmEngineOptions['scheduler'], requests: EngineRequest[]) => {
     const engine = small({ scheduler, maxRunning: 1 });
-    for (const r of requests) engine.enqueue(r, 0);
+    for (const r of requests) engine.enqueue(r, micros(0));
     return admittedIds(runToIdle(engine));
   };
 
@@ -263,11 +264,11 @@ describe('VllmEngine: instance schedulers', () => {
 
   it('priority-fcfs serves higher priority first, then arrival, then id', () => {
     const engine = small({ scheduler: 'priority-fcfs', maxRunning: 1 });
-    engine.enqueue(request('std-b', 16, 1, { priority: 3 }), 0); // arrives first
-    engine.enqueue(request('low', 16, 1, { priority: -1 }), 1);
-    engine.enqueue(request('std-a', 16, 1, { priority: 3 }), 1);
-    engine.enqueue(request('crit', 16, 1, { priority: 4 }), 1);
-    engine.enqueue(request('std-0', 16, 1, { priority: 3 }), 1); // same priority and arrival as std-a: the id decides
+    engine.enqueue(request('std-b', 16, 1, { priority: 3 }), micros(0)); // arrives first
+    engine.enqueue(request('low', 16, 1, { priority: -1 }), micros(1));
+    engine.enqueue(request('std-a', 16, 1, { priority: 3 }), micros(1));
+    engine.enqueue(request('crit', 16, 1, { priority: 4 }), micros(1));
+    engine.enqueue(request('std-0', 16, 1, { priority: 3 }), micros(1)); // same priority and arrival as std-a: the id decides
     expect(admittedIds(runToIdle(engine, 1))).toEqual(['crit', 'std-b', 'std-0', 'std-a', 'low']);
   });
 
@@ -278,9 +279,9 @@ describe('VllmEngine: instance schedulers', () => {
   it('priority-fcfs preempts the lowest-priority, latest-arriving request instead of the tail', () => {
     const scenario = (scheduler: VllmEngineOptions['scheduler']) => {
       const engine = small({ scheduler, totalKvBlocks: 10 });
-      engine.enqueue(request('low', 64, 40, { priority: 0 }), 0);
-      engine.step(0); // low runs first and so sits at the head of the batch
-      engine.enqueue(request('high', 64, 40, { priority: 4 }), 1000);
+      engine.enqueue(request('low', 64, 40, { priority: 0 }), micros(0));
+      engine.step(micros(0)); // low runs first and so sits at the head of the batch
+      engine.enqueue(request('high', 64, 40, { priority: 4 }), micros(1000));
       return runToIdle(engine, 1000).flatMap((s) => s.preempted);
     };
     expect(scenario('fcfs')[0]).toBe('high');
@@ -304,20 +305,20 @@ describe('VllmEngine: unservable requests are dropped, never queued', () => {
     ['a request whose last token would not fit in the KV cache', request('r', 60, 6), 'exceeds_kv_capacity', /needs 5 KV blocks at its last token; this instance has 4/],
   ])('drops %s', (_name, r, reason, message) => {
     const e = engine();
-    const result = e.enqueue(r, 0);
+    const result = e.enqueue(r, micros(0));
     expect(result).toMatchObject({ accepted: false, reason, message: expect.stringMatching(message) });
     expect(e.hasWork()).toBe(false);
   });
 
   it('accepts the largest request that fits', () => {
-    expect(engine().enqueue(request('r', 64, 1), 0).accepted).toBe(true); // 64 tokens: 4 blocks
-    expect(engine().enqueue(request('r', 50, 15), 0).accepted).toBe(true); // last decode holds 64 tokens
+    expect(engine().enqueue(request('r', 64, 1), micros(0)).accepted).toBe(true); // 64 tokens: 4 blocks
+    expect(engine().enqueue(request('r', 50, 15), micros(0)).accepted).toBe(true); // last decode holds 64 tokens
   });
 
   it('refuses a second request with an id it already holds', () => {
     const e = engine();
-    e.enqueue(request('r', 10, 1), 0);
-    expect(() => e.enqueue(request('r', 10, 1), 0)).toThrow(/already on this instance/);
+    e.enqueue(request('r', 10, 1), micros(0));
+    expect(() => e.enqueue(request('r', 10, 1), micros(0))).toThrow(/already on this instance/);
   });
 });
 
@@ -327,15 +328,15 @@ describe('VllmEngine: cancellation', () => {
     ['in the wait queue', 1],
     ['running', 2],
   ])('removes a request %s and frees its blocks', (_where, stepsFirst) => {
-    const model: LatencyModel = { ...fixedModel, queueingDelayUs: () => 500 };
+    const model: LatencyModel = { ...fixedModel, queueingDelayUs: () => micros(500) };
     const engine = new VllmEngine({ model, totalKvBlocks: 20, maxModelLen: 1000, maxRunning: 1 });
-    engine.enqueue(request('a', 100, 50), 0);
-    engine.enqueue(request('b', 100, 50), 0);
+    engine.enqueue(request('a', 100, 50), micros(0));
+    engine.enqueue(request('b', 100, 50), micros(0));
     const target = ['b', 'b', 'a'][stepsFirst]!;
-    if (stepsFirst > 0) engine.step(500);
-    if (stepsFirst > 1) engine.step(1500);
-    expect(engine.cancel(target, 2000)).toBe(true);
-    expect(engine.cancel(target, 2000)).toBe(false);
+    if (stepsFirst > 0) engine.step(micros(500));
+    if (stepsFirst > 1) engine.step(micros(1500));
+    expect(engine.cancel(target, micros(2000))).toBe(true);
+    expect(engine.cancel(target, micros(2000))).toBe(false);
     engine.checkInvariants();
     const rest = runToIdle(engine, 2500);
     expect(rest.flatMap((s) => s.tokens).some((t) => t.request.id === target)).toBe(false);
@@ -345,9 +346,9 @@ describe('VllmEngine: cancellation', () => {
 
   it('returns false for an unknown or finished request', () => {
     const engine = small();
-    engine.enqueue(request('a', 16, 1), 0);
+    engine.enqueue(request('a', 16, 1), micros(0));
     runToIdle(engine);
-    expect(engine.cancel('a', 5000)).toBe(false);
-    expect(engine.cancel('nope', 5000)).toBe(false);
+    expect(engine.cancel('a', micros(5000))).toBe(false);
+    expect(engine.cancel('nope', micros(5000))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { BLOCK_SIZE, type BlockId } from '@sluice/contracts';
+import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
 import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
@@ -69,7 +69,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     const seq: Sequence<R> = {
       request,
       arrivalUs: nowUs,
-      queuedAtUs: nowUs + this.model.queueingDelayUs(request.inputTokens),
+      queuedAtUs: micros(nowUs + this.model.queueingDelayUs(request.inputTokens)),
       maxTokens: request.maxTokens,
       promptHashes: promptBlocks(request.blockHashes, Math.floor(request.inputTokens / this.limits.blockSize)),
       where: 'delayed',

@@ -22,17 +22,17 @@ const requests = Array.from({ length: N }, (_, i) => ({
   flow: { fairnessId: `tenant-${Math.floor(i / PRIORITIES.length) % TENANTS}`, priority: PRIORITIES[i % PRIORITIES.length] },
   byteSize: 2_048,
   tokens: 640,
-  arrivalMs: i * 0.1,
+  arrivalUs: i * 100, // 0.1 ms apart
   payload: null,
 }));
 
 const settingsFor = (fairnessName, orderingName) => {
   const band = () => ({ maxRequests: 0, maxBytes: 0, fairness: registry.fairness.create(fairnessName, {}), ordering: registry.ordering.create(orderingName, {}) });
-  return { maxRequests: 0, maxBytes: 0, defaultRequestTtlMs: 60_000, bands: new Map(PRIORITIES.map((p) => [p, band()])), defaultBand: band() };
+  return { maxRequests: 0, maxBytes: 0, defaultRequestTtlUs: 60_000_000, bands: new Map(PRIORITIES.map((p) => [p, band()])), defaultBand: band() };
 };
 const filled = (settings) => {
   const queues = new FlowQueues(settings);
-  for (let i = 0; i < N; i++) queues.enqueue(requests[i], i * 0.1);
+  for (let i = 0; i < N; i++) queues.enqueue(requests[i], i * 100);
   return queues;
 };
 
@@ -68,7 +68,7 @@ for (const [label, fairness, ordering] of configs) {
   measurements.set(`enqueue, ${label}`, () => {
     const queues = new FlowQueues(settings);
     const t = performance.now();
-    for (let i = 0; i < N; i++) queues.enqueue(requests[i], i * 0.1);
+    for (let i = 0; i < N; i++) queues.enqueue(requests[i], i * 100);
     const ms = performance.now() - t;
     sink += queues.size;
     return [ms, N];

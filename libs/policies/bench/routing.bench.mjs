@@ -70,7 +70,7 @@ const viewOf = (n) => {
       kvUtilization: rand(),
       activePrefillTokens: int(4_096),
       activeDecodeBlocks: int(8_000),
-      snapshotAgeMs: int(50),
+      snapshotAgeUs: int(50) * 1_000,
     };
   });
   return { instances, prefix };

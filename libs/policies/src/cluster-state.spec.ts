@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import type { LoadSnapshot } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ClusterState } from './cluster-state.js';
@@ -9,7 +10,7 @@ const snapshot: LoadSnapshot = {
   instanceId: 'i1',
   workerId: 'w1',
   rank: 0,
-  atMs: 100,
+  atUs: microsFromMillis(100),
   queueDepth: 3,
   batchSize: 4,
   inFlight: 7,
@@ -24,45 +25,45 @@ const snapshot: LoadSnapshot = {
 
 describe('ClusterState.view', () => {
   it('reads the load signals as zero before the first snapshot, then from the last one', () => {
-    const state = new ClusterState(3_000);
-    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
-    expect(state.view(50).instances[0]).toMatchObject({ queueDepth: 0, activePrefillTokens: 0, activeDecodeBlocks: 0, snapshotAgeMs: Number.POSITIVE_INFINITY });
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    expect(state.view(microsFromMillis(50)).instances[0]).toMatchObject({ queueDepth: 0, activePrefillTokens: 0, activeDecodeBlocks: 0, snapshotAgeUs: microsFromMillis(Number.POSITIVE_INFINITY) });
     state.onSnapshot(snapshot);
-    expect(state.view(150).instances[0]).toMatchObject({ queueDepth: 3, batchSize: 4, kvUtilization: 0.25, activePrefillTokens: 1_234, activeDecodeBlocks: 56, snapshotAgeMs: 50 });
+    expect(state.view(microsFromMillis(150)).instances[0]).toMatchObject({ queueDepth: 3, batchSize: 4, kvUtilization: 0.25, activePrefillTokens: 1_234, activeDecodeBlocks: 56, snapshotAgeUs: microsFromMillis(50) });
   });
 
-  it("holds identity and signals only: a heartbeat's own fields (type, atMs) do not reach the view", () => {
-    const state = new ClusterState(3_000);
-    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
-    state.onLifecycle({ ...identity, rank: 1, type: 'heartbeat', atMs: 40 });
+  it("holds identity and signals only: a heartbeat's own fields (type, atUs) do not reach the view", () => {
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    state.onLifecycle({ ...identity, rank: 1, type: 'heartbeat', atUs: microsFromMillis(40) });
     // Exactly an InstanceView: the identity, zeros before the first snapshot, nothing else.
-    expect(state.view(50).instances[0]).toEqual(instanceView({ ...identity, rank: 1, snapshotAgeMs: Number.POSITIVE_INFINITY }));
+    expect(state.view(microsFromMillis(50)).instances[0]).toEqual(instanceView({ ...identity, rank: 1, snapshotAgeUs: microsFromMillis(Number.POSITIVE_INFINITY) }));
   });
 
   it('passes the prefix lookup through, and has none unless given one', () => {
-    const state = new ClusterState(3_000);
-    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
-    expect(state.view(0).prefix).toBeUndefined();
-    expect('prefix' in state.view(0)).toBe(false);
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    expect(state.view(microsFromMillis(0)).prefix).toBeUndefined();
+    expect('prefix' in state.view(microsFromMillis(0))).toBe(false);
     const index = new PrefixIndex();
     index.record('i1', blocksNamed('h0', 'h1'));
-    const view = state.view(0, index);
+    const view = state.view(microsFromMillis(0), index);
     expect(view.prefix).toBe(index);
     expect(view.prefix?.matchedBlocks('i1', blocksNamed('h0', 'h1', 'h2'))).toBe(2);
   });
 
   it('on-refresh: a snapshot is seen only after refresh(), with its own age; liveness counts at once', () => {
-    const state = new ClusterState(100, { snapshots: 'on-refresh' });
-    state.onLifecycle({ ...identity, type: 'register', atMs: 0 });
-    state.onSnapshot({ ...snapshot, atMs: 90 });
-    expect(state.view(120).instances[0]).toMatchObject({ queueDepth: 0, snapshotAgeMs: Number.POSITIVE_INFINITY });
+    const state = new ClusterState(microsFromMillis(100), { snapshots: 'on-refresh' });
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    state.onSnapshot({ ...snapshot, atUs: microsFromMillis(90) });
+    expect(state.view(microsFromMillis(120)).instances[0]).toMatchObject({ queueDepth: 0, snapshotAgeUs: microsFromMillis(Number.POSITIVE_INFINITY) });
     // The snapshot kept the instance alive even though policies do not see it yet.
-    expect(state.expire(150)).toEqual([]);
+    expect(state.expire(microsFromMillis(150))).toEqual([]);
     state.refresh();
-    expect(state.view(150).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeMs: 60 });
-    state.onSnapshot({ ...snapshot, atMs: 160, queueDepth: 9 });
-    expect(state.view(170).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeMs: 80 });
+    expect(state.view(microsFromMillis(150)).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeUs: microsFromMillis(60) });
+    state.onSnapshot({ ...snapshot, atUs: microsFromMillis(160), queueDepth: 9 });
+    expect(state.view(microsFromMillis(170)).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeUs: microsFromMillis(80) });
     state.refresh();
-    expect(state.view(170).instances[0]).toMatchObject({ queueDepth: 9, snapshotAgeMs: 10 });
+    expect(state.view(microsFromMillis(170)).instances[0]).toMatchObject({ queueDepth: 9, snapshotAgeUs: microsFromMillis(10) });
   });
 });

@@ -1,9 +1,9 @@
-import type { InstanceIdentity, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import { micros, type InstanceIdentity, type LifecycleEvent, type LoadSnapshot, type Micros } from '@sluice/contracts';
 import type { ClusterView, InstanceView, PrefixLookup } from './cluster-view.js';
 
 interface Entry {
   identity: InstanceIdentity;
-  lastSeenMs: number;
+  lastSeenUs: Micros;
   /** The snapshot policies see. */
   snapshot: LoadSnapshot | undefined;
   /** The newest snapshot received, not yet made visible (snapshots: 'on-refresh'). */
@@ -14,16 +14,11 @@ interface Entry {
 }
 
 /**
- * The cluster as a control-plane service knows it: instances from lifecycle events, their last
- * load snapshots, and the in-flight requests this service dispatched (synchronous, owned here).
- * Pure: the caller passes the wall-clock time of every event.
- */
-/**
- * How often a service should call `expire`: a third of the heartbeat timeout (at least 50 ms), so
+ * How often a stage should call `expire`: a third of the heartbeat timeout (at least 50 ms), so
  * a silent instance leaves the view at most a third of the timeout late.
  */
-export function expirySweepIntervalMs(heartbeatTimeoutMs: number): number {
-  return Math.max(50, Math.floor(heartbeatTimeoutMs / 3));
+export function expirySweepIntervalUs(heartbeatTimeoutUs: Micros): Micros {
+  return micros(Math.max(50_000, Math.floor(heartbeatTimeoutUs / 3)));
 }
 
 export interface ClusterStateOptions {
@@ -41,12 +36,17 @@ function identityOf(event: LifecycleEvent): InstanceIdentity {
   return { instanceId, workerId, rank, model, totalKvBlocks };
 }
 
+/**
+ * The cluster as a control-plane stage knows it: instances from lifecycle events, their last
+ * load snapshots, and the in-flight requests this stage dispatched (synchronous, owned here).
+ * Pure: every time is passed in, in µs (the events carry their senders' epoch µs).
+ */
 export class ClusterState {
   private readonly instances = new Map<string, Entry>();
   private readonly immediate: boolean;
 
   constructor(
-    private readonly heartbeatTimeoutMs: number,
+    private readonly heartbeatTimeoutUs: Micros,
     options: ClusterStateOptions = {},
   ) {
     this.immediate = (options.snapshots ?? 'immediate') === 'immediate';
@@ -61,14 +61,14 @@ export class ClusterState {
     }
     const known = this.instances.get(event.instanceId);
     if (known) {
-      known.lastSeenMs = event.atMs;
+      known.lastSeenUs = event.atUs;
       known.identity = identityOf(event);
       known.draining = event.type === 'drain';
       return [];
     }
     this.instances.set(event.instanceId, {
       identity: identityOf(event),
-      lastSeenMs: event.atMs,
+      lastSeenUs: event.atUs,
       snapshot: undefined,
       latest: undefined,
       inFlight: new Set(),
@@ -82,7 +82,7 @@ export class ClusterState {
     if (!entry) return;
     entry.latest = snapshot;
     if (this.immediate) entry.snapshot = snapshot;
-    entry.lastSeenMs = Math.max(entry.lastSeenMs, snapshot.atMs);
+    entry.lastSeenUs = micros(Math.max(entry.lastSeenUs, snapshot.atUs));
   }
 
   /** Makes every instance's newest snapshot the one policies see (snapshots: 'on-refresh'). */
@@ -100,10 +100,10 @@ export class ClusterState {
   }
 
   /** Removes instances silent for longer than the heartbeat timeout; returns what they held. */
-  expire(nowMs: number): { instanceId: string; inFlight: string[] }[] {
+  expire(nowUs: Micros): { instanceId: string; inFlight: string[] }[] {
     const lost: { instanceId: string; inFlight: string[] }[] = [];
     for (const [id, entry] of this.instances) {
-      if (nowMs - entry.lastSeenMs > this.heartbeatTimeoutMs) {
+      if (nowUs - entry.lastSeenUs > this.heartbeatTimeoutUs) {
         lost.push({ instanceId: id, inFlight: [...entry.inFlight] });
         this.instances.delete(id);
       }
@@ -119,7 +119,7 @@ export class ClusterState {
    * The view policies decide on: live, non-draining instances, in registration order. `prefix`
    * is the caller's prefix index (the router's, or admission's copy), passed through as is.
    */
-  view(nowMs: number, prefix?: PrefixLookup): ClusterView {
+  view(nowUs: Micros, prefix?: PrefixLookup): ClusterView {
     const instances: InstanceView[] = [];
     for (const entry of this.instances.values()) {
       if (entry.draining) continue;
@@ -140,7 +140,7 @@ export class ClusterState {
         kvUtilization: s?.kvUtilization ?? 0,
         activePrefillTokens: s?.activePrefillTokens ?? 0,
         activeDecodeBlocks: s?.activeDecodeBlocks ?? 0,
-        snapshotAgeMs: s ? nowMs - s.atMs : Number.POSITIVE_INFINITY,
+        snapshotAgeUs: micros(s ? nowUs - s.atUs : Number.POSITIVE_INFINITY),
       });
     }
     return prefix ? { instances, prefix } : { instances };

@@ -1,8 +1,8 @@
-import type { BlockId } from '@sluice/contracts';
+import type { BlockId, Micros } from '@sluice/contracts';
 
 /**
  * What a policy sees of the cluster at one decision: one entry per live instance. Router-owned
- * signals (inFlight) are exact; instance-reported ones are as fresh as `snapshotAgeMs` says.
+ * signals (inFlight) are exact; instance-reported ones are as fresh as `snapshotAgeUs` says.
  */
 export interface InstanceView {
   readonly instanceId: string;
@@ -20,7 +20,7 @@ export interface InstanceView {
   /** KV blocks held by decoding requests (busy-threshold divides by totalKvBlocks). */
   readonly activeDecodeBlocks: number;
   /** Age of the instance-reported signals; Infinity before the first snapshot. */
-  readonly snapshotAgeMs: number;
+  readonly snapshotAgeUs: Micros;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { httpStatusOf, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
+import { httpStatusOf, micros, outcomeOf, priorityOf, type LoadSnapshot, type OutcomeReason, type Stage } from '@sluice/contracts';
 import { seededRandom } from '@sluice/collections';
 import { VllmEngine, type LatencyModel, type InstanceSchedulerName, type StepResult } from '@sluice/engine';
 import type { RunRecord, ServedTimings } from '@sluice/metrics';
@@ -125,7 +125,7 @@ export class Twin {
   private readonly flowEnabled: boolean;
   private readonly flowQueues: FlowQueues<Flight>;
   private readonly detector: SaturationDetector;
-  private readonly flowPool = new FlowPool(Number.POSITIVE_INFINITY);
+  private readonly flowPool = new FlowPool(micros(Number.POSITIVE_INFINITY));
   private readonly routing: RoutingPolicy;
   private readonly routerCluster: ClusterState;
   private readonly routerPrefix = new PrefixIndex();
@@ -146,14 +146,14 @@ export class Twin {
     this.blockHasher = options.blockHasher ?? fastBlockIds;
     this.admission = createAdmissionRegistry().create(config.admission.policy, config.admission.policies[config.admission.policy] ?? {});
     // The policy is fixed for the run: keep admission's prefix index only if it reads one.
-    this.admissionCluster = new AdmissionCluster(Number.POSITIVE_INFINITY, { keepPrefixIndex: this.admission.readsPrefix === true });
+    this.admissionCluster = new AdmissionCluster(micros(Number.POSITIVE_INFINITY), { keepPrefixIndex: this.admission.readsPrefix === true });
     const flow = flowControlFrom(config.flowController, createFlowControlRegistry());
     this.flowEnabled = config.flowController.enabled;
     this.flowQueues = new FlowQueues(flow.settings);
     this.detector = flow.detector;
     const seed = options.seed ?? config.router.seed ?? 0;
     this.routing = createRoutingRegistry().create(config.router.policy, config.router.policies[config.router.policy] ?? {}, { random: seededRandom(seed) });
-    this.routerCluster = new ClusterState(Number.POSITIVE_INFINITY, { snapshots: config.router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
+    this.routerCluster = new ClusterState(micros(Number.POSITIVE_INFINITY), { snapshots: config.router.snapshotRefreshIntervalMs > 0 ? 'on-refresh' : 'immediate' });
     const model = config.models.find((m) => m.name === config.worker.model);
     this.maxModelLen = Math.min(model?.maxModelLen ?? options.profileMaxModelLen, options.profileMaxModelLen);
     for (let rank = 0; rank < config.worker.instances; rank++) {
@@ -170,7 +170,7 @@ export class Twin {
       this.instances.push(instance);
       this.byId.set(id, instance);
       const identity = { instanceId: id, workerId: 'twin', rank, model: config.worker.model, totalKvBlocks: options.totalKvBlocks };
-      const registered = { ...identity, type: 'register' as const, atMs: 0 };
+      const registered = { ...identity, type: 'register' as const, atUs: micros(0) };
       this.admissionCluster.onLifecycle(registered);
       this.flowPool.onLifecycle(registered);
       this.routerCluster.onLifecycle(registered);
@@ -240,7 +240,7 @@ export class Twin {
 
   private admit(flight: Flight): void {
     const now = this.queue.nowUs;
-    const decision = this.admission.decide(flight, this.admissionCluster.view(now / 1000), now);
+    const decision = this.admission.decide(flight, this.admissionCluster.view(micros(now)), micros(now));
     flight.timings.admissionMs = this.hops.admissionUs / 1000;
     if (!decision.admit) {
       this.end(flight, now + this.hops.admissionUs + this.hops.returnUs, { reason: decision.reason, stage: 'admission' });
@@ -252,7 +252,7 @@ export class Twin {
   private enqueue(flight: Flight): void {
     const now = this.queue.nowUs;
     if (!this.flowEnabled) {
-      const saturation = this.detector.saturation(this.flowPool.signals(now / 1000));
+      const saturation = this.detector.saturation(this.flowPool.signals(micros(now)));
       if (legacyModeSheds(flight.priority, saturation)) {
         this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'pool_saturated', stage: 'flow' });
         return;
@@ -268,10 +268,10 @@ export class Twin {
         // The JSON body's size: the token ids' digits and separators, a fair stand-in.
         byteSize: 64 + flight.request.inputTokens.length * 6,
         tokens: flight.inputTokens + flight.maxTokens,
-        arrivalMs: flight.arrivalUs / 1000,
+        arrivalUs: micros(flight.arrivalUs),
         payload: flight,
       },
-      now / 1000,
+      micros(now),
     );
     if (!outcome.ok) {
       this.end(flight, now + this.hops.flowUs + this.hops.returnUs, { reason: 'flow_capacity', stage: 'flow' });
@@ -287,12 +287,12 @@ export class Twin {
     const now = this.queue.nowUs;
     // One view of the endpoints per cycle, as the service takes it; the in-flight counts in it
     // are live, so each reading sees the requests this cycle has already released.
-    const signals = this.flowPool.signals(now / 1000);
+    const signals = this.flowPool.signals(micros(now));
     runDispatchCycle(
       this.flowQueues,
       () => this.detector.saturation(signals),
       (item) => {
-        item.payload.timings.flowQueueMs = now / 1000 - item.enqueuedAtMs;
+        item.payload.timings.flowQueueMs = now / 1000 - item.enqueuedAtUs / 1000;
         this.release(item.payload);
       },
     );
@@ -303,9 +303,8 @@ export class Twin {
    * timer: a request dispatched at once never puts a TTL event on the agenda.
    */
   private armTtl(): void {
-    const deadlineMs = this.flowQueues.nextExpiryMs();
-    if (deadlineMs === undefined) return;
-    const atUs = deadlineMs * 1000;
+    const atUs = this.flowQueues.nextExpiryUs();
+    if (atUs === undefined) return;
     if (this.ttlWakeUs !== undefined && this.ttlWakeUs <= atUs) return;
     this.ttlWakeUs = atUs;
     this.queue.at(atUs, 'ttl', () => {
@@ -318,19 +317,19 @@ export class Twin {
 
   private expireQueued(): void {
     const now = this.queue.nowUs;
-    for (const item of this.flowQueues.expire(now / 1000)) this.end(item.payload, now + this.hops.returnUs, { reason: 'ttl_expired', stage: 'flow' });
+    for (const item of this.flowQueues.expire(micros(now))) this.end(item.payload, now + this.hops.returnUs, { reason: 'ttl_expired', stage: 'flow' });
   }
 
   /** Counted in flight before it leaves, so the next saturation reading sees it. */
   private release(flight: Flight): void {
     const now = this.queue.nowUs;
-    this.flowPool.dispatched(flight.id, flight.inputTokens + flight.maxTokens, now / 1000, Number.POSITIVE_INFINITY);
+    this.flowPool.dispatched(flight.id, flight.inputTokens + flight.maxTokens, micros(now), micros(Number.POSITIVE_INFINITY));
     this.queue.at(now + this.hops.flowUs + this.hops.transitUs, 'route', () => this.route(flight));
   }
 
   private route(flight: Flight): void {
     const now = this.queue.nowUs;
-    const decision = this.routing.route(flight, this.routerCluster.view(now / 1000, this.routerPrefix), now);
+    const decision = this.routing.route(flight, this.routerCluster.view(micros(now), this.routerPrefix), micros(now));
     flight.timings.routingMs = this.hops.routerUs / 1000;
     if (!decision) {
       this.flowPool.done(flight.id);
@@ -347,7 +346,7 @@ export class Twin {
   private workerArrive(flight: Flight, instance: Instance): void {
     const now = this.queue.nowUs;
     flight.workerArrivalUs = now;
-    const accepted = instance.engine.enqueue(flight, now);
+    const accepted = instance.engine.enqueue(flight, micros(now));
     if (!accepted.accepted) {
       this.leftInstance(flight, instance, now);
       this.end(flight, now + this.hops.returnUs, { reason: 'unservable', stage: 'worker' });
@@ -361,15 +360,15 @@ export class Twin {
 
   private plan(instance: Instance, atUs: number): void {
     const { engine } = instance;
-    if (engine.canStep(atUs)) {
-      const result = engine.step(atUs);
+    if (engine.canStep(micros(atUs))) {
+      const result = engine.step(micros(atUs));
       instance.busy = true;
       for (const { requestId } of result.admitted) {
         const flight = this.flights.get(requestId);
         if (flight && flight.admittedUs === undefined) flight.admittedUs = atUs;
       }
       if (this.admissionCluster.keepsPrefixIndex && (result.kvStored.length > 0 || result.kvRemoved.length > 0)) {
-        this.admissionCluster.onKv({ instanceId: instance.id, atMs: atUs / 1000, stored: [...result.kvStored], removed: [...result.kvRemoved] });
+        this.admissionCluster.onKv({ instanceId: instance.id, atUs: micros(atUs), stored: [...result.kvStored], removed: [...result.kvRemoved] });
       }
       this.stampTokens(instance, result, atUs + result.durationUs + result.outputDelayUs);
       this.queue.at(atUs + result.durationUs, 'stepEnd', () => this.stepEnd(instance, result));
@@ -454,7 +453,7 @@ export class Twin {
 
   private publishSnapshot(instance: Instance): void {
     const rank = this.instances.indexOf(instance);
-    const snapshot: LoadSnapshot = { ...instance.engine.snapshot(), instanceId: instance.id, workerId: 'twin', rank, atMs: this.queue.nowUs / 1000 };
+    const snapshot: LoadSnapshot = { ...instance.engine.snapshot(), instanceId: instance.id, workerId: 'twin', rank, atUs: micros(this.queue.nowUs) };
     this.admissionCluster.onSnapshot(snapshot);
     this.flowPool.onSnapshot(snapshot);
     this.routerCluster.onSnapshot(snapshot);

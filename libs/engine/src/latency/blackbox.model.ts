@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import type { Micros } from '../engine.types.js';
 import type { LatencyModel } from './latency-model.js';
 
@@ -20,11 +21,11 @@ export interface BlackboxCoefficients {
 export function createBlackboxModel({ alpha, beta }: BlackboxCoefficients): LatencyModel {
   const [a0, a1, a2] = alpha;
   const [b0, b1, b2] = beta;
-  const outputDelay = Math.max(0, Math.trunc(a2));
+  const outputDelay = micros(Math.max(0, Math.trunc(a2)));
   return {
     name: BLACKBOX,
-    queueingDelayUs: (inputTokens: number): Micros => Math.max(0, Math.trunc(a0 + a1 * inputTokens)),
-    stepTimeUs: (prefillTokens: number, decodeTokens: number): Micros => Math.max(1, Math.trunc(b0 + b1 * prefillTokens + b2 * decodeTokens)),
+    queueingDelayUs: (inputTokens: number): Micros => micros(Math.max(0, Math.trunc(a0 + a1 * inputTokens))),
+    stepTimeUs: (prefillTokens: number, decodeTokens: number): Micros => micros(Math.max(1, Math.trunc(b0 + b1 * prefillTokens + b2 * decodeTokens))),
     outputTokenDelayUs: (): Micros => outputDelay,
   };
 }

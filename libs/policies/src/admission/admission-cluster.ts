@@ -1,4 +1,4 @@
-import type { KvEvent, LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import type { KvEvent, LifecycleEvent, LoadSnapshot, Micros } from '@sluice/contracts';
 import { ClusterState } from '../cluster-state.js';
 import type { ClusterView } from '../cluster-view.js';
 import { PrefixIndex } from '../prefix-index/prefix-index.js';
@@ -6,15 +6,15 @@ import { PrefixIndex } from '../prefix-index/prefix-index.js';
 /**
  * What admission knows of the cluster: instances from lifecycle events, their load snapshots, and
  * a prefix index fed by their KV events (blocks stored / removed), the same PrefixIndex the
- * router keeps from its own decisions. Times are passed in (wall clock, or the twin's virtual time).
+ * router keeps from its own decisions. Times are passed in, in µs (wall clock, or the twin's virtual time).
  */
 export class AdmissionCluster {
   private readonly state: ClusterState;
   /** Absent when the caller said its policy never reads one (`keepPrefixIndex: false`). */
   private readonly prefix: PrefixIndex | undefined;
 
-  constructor(heartbeatTimeoutMs: number, options: { readonly keepPrefixIndex?: boolean } = {}) {
-    this.state = new ClusterState(heartbeatTimeoutMs);
+  constructor(heartbeatTimeoutUs: Micros, options: { readonly keepPrefixIndex?: boolean } = {}) {
+    this.state = new ClusterState(heartbeatTimeoutUs);
     this.prefix = (options.keepPrefixIndex ?? true) ? new PrefixIndex() : undefined;
   }
 
@@ -40,14 +40,14 @@ export class AdmissionCluster {
   }
 
   /** Forgets instances silent past the heartbeat timeout; returns their ids. */
-  expire(nowMs: number): string[] {
-    const lost = this.state.expire(nowMs).map((l) => l.instanceId);
+  expire(nowUs: Micros): string[] {
+    const lost = this.state.expire(nowUs).map((l) => l.instanceId);
     for (const id of lost) this.prefix?.dropInstance(id);
     return lost;
   }
 
-  view(nowMs: number): ClusterView {
-    return this.state.view(nowMs, this.prefix);
+  view(nowUs: Micros): ClusterView {
+    return this.state.view(nowUs, this.prefix);
   }
 
   size(): number {

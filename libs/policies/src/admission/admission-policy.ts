@@ -1,4 +1,4 @@
-import type { OutcomeReason } from '@sluice/contracts';
+import type { Micros, OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, PolicyRequest } from '../cluster-view.js';
 
 /** The inputs that drove a decision; they become span attributes. */
@@ -17,5 +17,5 @@ export interface AdmissionPolicy {
    * its policy can be swapped at run time.
    */
   readonly readsPrefix?: boolean;
-  decide(request: PolicyRequest, cluster: ClusterView, nowUs: number): AdmissionDecision;
+  decide(request: PolicyRequest, cluster: ClusterView, nowUs: Micros): AdmissionDecision;
 }

@@ -1,4 +1,4 @@
-import { OUTCOME_REASONS, outcomeOf } from '@sluice/contracts';
+import { OUTCOME_REASONS, outcomeOf, micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { ClusterView } from '../cluster-view.js';
@@ -56,7 +56,7 @@ describe.each(ADMISSION_POLICY_NAMES)('AdmissionPolicy conformance: %s', (name) 
     const policy = createAdmissionRegistry().create(name, {});
     let nowUs = 0;
     for (const request of requests) {
-      const decision = policy.decide(request, clusters[clusterName]!, (nowUs += 1_000));
+      const decision = policy.decide(request, clusters[clusterName]!, (micros(nowUs += 1_000)));
       expect(typeof decision.admit).toBe('boolean');
       for (const [key, value] of Object.entries(decision.inputs)) {
         expect(key).toMatch(/^[a-z][a-z0-9_]*$/); // snake_case: `sluice.admission.<key>`

@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { instanceView } from '../testing/builders.js';
 import { runDispatchCycle } from './dispatch-cycle.js';
@@ -12,10 +13,10 @@ import { createUtilizationDetector } from './saturation/utilization/utilization.
 
 const band = (): BandSettings => ({ maxRequests: 0, maxBytes: 0, fairness: createRoundRobinFairness(), ordering: createFcfsOrdering() });
 const queues = () =>
-  new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlMs: 60_000, bands: new Map([[4, band()], [3, band()], [-2, band()]]), defaultBand: band() });
+  new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlUs: microsFromMillis(60_000), bands: new Map([[4, band()], [3, band()], [-2, band()]]), defaultBand: band() });
 const fill = (q: FlowQueues<null>, spec: readonly [id: string, priority: number, fairnessId: string][], nowMs = 0) => {
   for (const [id, priority, fairnessId] of spec) {
-    const outcome = q.enqueue({ id, flow: { fairnessId, priority }, byteSize: 100, tokens: 1_000, arrivalMs: nowMs, payload: null }, nowMs);
+    const outcome = q.enqueue({ id, flow: { fairnessId, priority }, byteSize: 100, tokens: 1_000, arrivalUs: microsFromMillis(nowMs), payload: null }, microsFromMillis(nowMs));
     expect(outcome.ok).toBe(true);
   }
 };
@@ -34,7 +35,7 @@ const signalsFrom = (ledger: InFlightLedger, endpoints: PoolSignals['endpoints']
   get inFlightTokens() {
     return ledger.tokens;
   },
-  dispatchedWithin: (ageMs) => ledger.dispatchedWithin(nowMs(), ageMs),
+  dispatchedWithin: (ageMs) => ledger.dispatchedWithin(microsFromMillis(nowMs()), ageMs),
 });
 
 describe('runDispatchCycle', () => {
@@ -102,7 +103,7 @@ describe('runDispatchCycle', () => {
     const signals = signalsFrom(ledger, [instanceView({ instanceId: 'i1' }), instanceView({ instanceId: 'i2' })], () => now);
     const sent: string[] = [];
     const dispatch = (item: QueuedRequest) => {
-      ledger.dispatched(item.id, item.tokens, now, item.ttlDeadlineMs);
+      ledger.dispatched(item.id, item.tokens, microsFromMillis(now), item.ttlDeadlineUs);
       sent.push(item.id);
     };
     const first = runDispatchCycle(q, () => detector.saturation(signals), dispatch);
@@ -123,8 +124,8 @@ describe('runDispatchCycle', () => {
     const ledger = new InFlightLedger();
     let now = 5_000;
     const detector = createUtilizationDetector({}); // queueDepthThreshold 5
-    const signals = signalsFrom(ledger, [instanceView({ instanceId: 'i1', snapshotAgeMs: 100 })], () => now);
-    const dispatch = (item: QueuedRequest) => ledger.dispatched(item.id, item.tokens, now, item.ttlDeadlineMs);
+    const signals = signalsFrom(ledger, [instanceView({ instanceId: 'i1', snapshotAgeUs: microsFromMillis(100) })], () => now);
+    const dispatch = (item: QueuedRequest) => ledger.dispatched(item.id, item.tokens, microsFromMillis(now), item.ttlDeadlineUs);
     // Each dispatch adds 1/5 until the 5th reads 1.0.
     expect(runDispatchCycle(q, () => detector.saturation(signals), dispatch)).toEqual({ dispatched: 5, stoppedBy: 'saturated', saturation: 1 });
     // 101 ms later a snapshot of the same age no longer lags those five: the next burst of five goes.

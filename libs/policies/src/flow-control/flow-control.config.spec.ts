@@ -1,4 +1,4 @@
-import { describeZodError } from '@sluice/contracts';
+import { describeZodError, microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { instanceView, poolSignals } from '../testing/builders.js';
 import { FlowControlConfigSchema, flowControlFrom, type FlowControlConfigInput } from './flow-control.config.js';
@@ -133,7 +133,7 @@ describe('flowControlFrom', () => {
     const { settings, detector } = flowControlFrom(config, createFlowControlRegistry());
     expect(settings.maxRequests).toBe(1_000);
     expect(settings.maxBytes).toBe(2 ** 20);
-    expect(settings.defaultRequestTtlMs).toBe(30_000);
+    expect(settings.defaultRequestTtlUs).toBe(30_000_000);
     expect([...settings.bands.keys()]).toEqual([4, -2]);
     const high = settings.bands.get(4)!;
     expect([high.maxRequests, high.maxBytes, high.fairness.name, high.ordering.name]).toEqual([0, 65_536, 'round-robin-fairness-policy', 'edf-ordering-policy']);
@@ -148,14 +148,14 @@ describe('flowControlFrom', () => {
     expect(detector.saturation(poolSignals({ endpoints, inFlightRequests: 12 }))).toBe(1);
     // And the settings drive real queues: the TTL and the default band's limit apply.
     const queues = new FlowQueues<null>(settings);
-    const outcome = queues.enqueue({ id: 'a', flow: { fairnessId: 'x', priority: 1 }, byteSize: 10, tokens: 1, arrivalMs: 0, payload: null }, 100);
-    expect(outcome).toMatchObject({ ok: true, item: { ttlDeadlineMs: 30_100 } });
+    const outcome = queues.enqueue({ id: 'a', flow: { fairnessId: 'x', priority: 1 }, byteSize: 10, tokens: 1, arrivalUs: microsFromMillis(0), payload: null }, microsFromMillis(100));
+    expect(outcome).toMatchObject({ ok: true, item: { ttlDeadlineUs: 30_100_000 } });
   });
 
   it('builds the default utilization detector from an empty config', () => {
     const { detector, settings } = flowControlFrom(FlowControlConfigSchema.parse({}), createFlowControlRegistry());
     expect(detector.name).toBe('utilization-detector');
-    expect(detector.saturation(poolSignals({ endpoints: [instanceView({ instanceId: 'a', queueDepth: 2, kvUtilization: 0.2, snapshotAgeMs: 10 })] }))).toBeCloseTo(0.4, 12);
+    expect(detector.saturation(poolSignals({ endpoints: [instanceView({ instanceId: 'a', queueDepth: 2, kvUtilization: 0.2, snapshotAgeUs: microsFromMillis(10) })] }))).toBeCloseTo(0.4, 12);
     expect(settings.bands.size).toBe(0);
     expect(settings.defaultBand.fairness.name).toBe('global-strict-fairness-policy');
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DurationSchema, QuantitySchema } from '@sluice/contracts';
+import { DurationSchema, QuantitySchema, microsFromMillis } from '@sluice/contracts';
 import { GLOBAL_STRICT_FAIRNESS } from './fairness/global-strict/global-strict.fairness.js';
 import type { BandSettings, FlowQueuesSettings } from './flow-queues.js';
 import { FCFS_ORDERING } from './ordering/fcfs/fcfs.ordering.js';
@@ -70,7 +70,8 @@ export function flowControlFrom(config: FlowControlConfig, registry: FlowControl
     settings: {
       maxRequests: config.maxRequests,
       maxBytes: config.maxBytes,
-      defaultRequestTtlMs: config.defaultRequestTTL,
+      // The config speaks ms (a Go duration like `60s`); the queues keep µs.
+      defaultRequestTtlUs: microsFromMillis(config.defaultRequestTTL),
       bands: new Map(config.priorityBands.map((b) => [b.priority, band(b)])),
       defaultBand: band(config.defaultPriorityBand),
     },

@@ -1,4 +1,4 @@
-import type { LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import type { LifecycleEvent, LoadSnapshot, Micros } from '@sluice/contracts';
 import { ClusterState } from '../cluster-state.js';
 import { InFlightLedger } from './in-flight-ledger.js';
 import type { PoolSignals } from './ports.js';
@@ -6,14 +6,14 @@ import type { PoolSignals } from './ports.js';
 /**
  * What the saturation detector reads: the pool's endpoints from lifecycle events and load
  * snapshots, and this controller's own books of what it dispatched and has not yet seen done.
- * Times are passed in (wall clock in the service, virtual time in the twin).
+ * Times are passed in, in µs (wall clock in the service, virtual time in the twin).
  */
 export class FlowPool {
   private readonly cluster: ClusterState;
   private readonly ledger = new InFlightLedger();
 
-  constructor(heartbeatTimeoutMs: number) {
-    this.cluster = new ClusterState(heartbeatTimeoutMs);
+  constructor(heartbeatTimeoutUs: Micros) {
+    this.cluster = new ClusterState(heartbeatTimeoutUs);
   }
 
   onLifecycle(event: LifecycleEvent): void {
@@ -24,8 +24,8 @@ export class FlowPool {
     this.cluster.onSnapshot(snapshot);
   }
 
-  dispatched(requestId: string, tokens: number, nowMs: number, deadlineMs: number): void {
-    this.ledger.dispatched(requestId, tokens, nowMs, deadlineMs);
+  dispatched(requestId: string, tokens: number, nowUs: Micros, deadlineUs: Micros): void {
+    this.ledger.dispatched(requestId, tokens, nowUs, deadlineUs);
   }
 
   /** The request left the pool; false if this controller did not dispatch it. */
@@ -34,9 +34,9 @@ export class FlowPool {
   }
 
   /** Forgets silent instances and requests past their deadline. */
-  expire(nowMs: number): void {
-    this.cluster.expire(nowMs);
-    this.ledger.expire(nowMs);
+  expire(nowUs: Micros): void {
+    this.cluster.expire(nowUs);
+    this.ledger.expire(nowUs);
   }
 
   get inFlight(): number {
@@ -44,12 +44,12 @@ export class FlowPool {
   }
 
   /**
-   * What the detector reads at `nowMs`. The endpoints are a view taken now; the in-flight counts
+   * What the detector reads at `nowUs`. The endpoints are a view taken now; the in-flight counts
    * are live, so one dispatch cycle's readings see every request it has released so far (the
    * gate of runDispatchCycle depends on it).
    */
-  signals(nowMs: number): PoolSignals {
-    return new LiveSignals(this.cluster.view(nowMs).instances, this.ledger, nowMs);
+  signals(nowUs: Micros): PoolSignals {
+    return new LiveSignals(this.cluster.view(nowUs).instances, this.ledger, nowUs);
   }
 }
 
@@ -62,7 +62,7 @@ class LiveSignals implements PoolSignals {
   constructor(
     readonly endpoints: PoolSignals['endpoints'],
     private readonly ledger: InFlightLedger,
-    private readonly nowMs: number,
+    private readonly nowUs: Micros,
   ) {}
 
   get inFlightRequests(): number {
@@ -73,7 +73,7 @@ class LiveSignals implements PoolSignals {
     return this.ledger.tokens;
   }
 
-  dispatchedWithin(ageMs: number): number {
-    return this.ledger.dispatchedWithin(this.nowMs, ageMs);
+  dispatchedWithin(ageUs: number): number {
+    return this.ledger.dispatchedWithin(this.nowUs, ageUs);
   }
 }

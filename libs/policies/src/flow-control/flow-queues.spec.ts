@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { createGlobalStrictFairness } from './fairness/global-strict/global-strict.fairness.js';
 import { createRoundRobinFairness } from './fairness/round-robin/round-robin.fairness.js';
@@ -17,7 +18,7 @@ const queues = (overrides: Partial<Omit<FlowQueuesSettings, 'bands'>> & { bands?
   new FlowQueues<string>({
     maxRequests: 0,
     maxBytes: 0,
-    defaultRequestTtlMs: 60_000,
+    defaultRequestTtlUs: microsFromMillis(60_000),
     defaultBand: band(),
     ...overrides,
     bands: new Map(overrides.bands ?? [[4, band()], [3, band()], [-2, band()]]),
@@ -27,12 +28,12 @@ const request = (id: string, priority: number, fairnessId = 'default', byteSize 
   flow: { fairnessId, priority },
   byteSize,
   tokens: 640,
-  arrivalMs: 0,
+  arrivalUs: microsFromMillis(0),
   payload: `payload of ${id}`,
   ...extra,
 });
 const enqueueOk = (q: FlowQueues<string>, r: EnqueueRequest<string>, nowMs = 0) => {
-  const outcome = q.enqueue(r, nowMs);
+  const outcome = q.enqueue(r, microsFromMillis(nowMs));
   if (!outcome.ok) throw new Error(outcome.message);
   return outcome.item;
 };
@@ -49,26 +50,26 @@ const ids = (items: readonly QueuedRequest[]) => items.map((i) => i.id);
 
 describe('FlowQueues', () => {
   it('stamps what the caller does not bring: enqueue time, TTL deadline, SLO deadline, sequence', () => {
-    const q = queues({ defaultRequestTtlMs: 30_000 });
-    const a = enqueueOk(q, request('a', 3, 't', 1_000, { arrivalMs: 990, sloTtftMs: 250 }), 1_000);
+    const q = queues({ defaultRequestTtlUs: microsFromMillis(30_000) });
+    const a = enqueueOk(q, request('a', 3, 't', 1_000, { arrivalUs: microsFromMillis(990), sloTtftUs: microsFromMillis(250) }), 1_000);
     const b = enqueueOk(q, request('b', 3), 1_500);
     expect(a).toEqual({
       id: 'a',
       flow: { fairnessId: 't', priority: 3 },
       byteSize: 1_000,
       tokens: 640,
-      arrivalMs: 990,
-      enqueuedAtMs: 1_000,
-      ttlDeadlineMs: 31_000,
-      sloDeadlineMs: 1_240,
+      arrivalUs: 990_000,
+      enqueuedAtUs: 1_000_000,
+      ttlDeadlineUs: 31_000_000,
+      sloDeadlineUs: 1_240_000,
       seq: 0,
       payload: 'payload of a',
     });
-    expect(b).toMatchObject({ enqueuedAtMs: 1_500, ttlDeadlineMs: 31_500, sloDeadlineMs: undefined, seq: 1 });
+    expect(b).toMatchObject({ enqueuedAtUs: 1_500_000, ttlDeadlineUs: 31_500_000, sloDeadlineUs: undefined, seq: 1 });
     expect(q.size).toBe(2);
     expect(q.bytes).toBe(2_000);
     expect(q.has('a')).toBe(true);
-    expect(() => q.enqueue(request('a', 4), 2_000)).toThrow('request a is already queued');
+    expect(() => q.enqueue(request('a', 4), microsFromMillis(2_000))).toThrow('request a is already queued');
   });
 
   it('serves bands in strict priority order: a higher band always goes first, even when it arrives later', () => {
@@ -101,7 +102,7 @@ describe('FlowQueues', () => {
       const q = queues({ bands: [[3, band({ maxRequests: 2 })]] });
       enqueueOk(q, request('a', 3));
       enqueueOk(q, request('b', 3, 'other'));
-      expect(q.enqueue(request('c', 3), 0)).toEqual({
+      expect(q.enqueue(request('c', 3), microsFromMillis(0))).toEqual({
         ok: false,
         reason: 'flow_capacity',
         exceeded: { scope: 'band', resource: 'requests', limit: 2 },
@@ -111,14 +112,14 @@ describe('FlowQueues', () => {
       expect(q.size).toBe(2);
       // Room again once one is dispatched.
       q.take(q.peek()!);
-      expect(q.enqueue(request('c', 3), 0).ok).toBe(true);
+      expect(q.enqueue(request('c', 3), microsFromMillis(0)).ok).toBe(true);
     });
 
     it('rejects at once when the band would hold more than its maxBytes', () => {
       const q = queues({ bands: [[3, band({ maxBytes: 2_500 })]] });
       enqueueOk(q, request('a', 3, 't', 1_000));
       enqueueOk(q, request('b', 3, 't', 1_500)); // exactly at the limit is allowed
-      expect(q.enqueue(request('c', 3, 't', 1), 0)).toEqual({
+      expect(q.enqueue(request('c', 3, 't', 1), microsFromMillis(0))).toEqual({
         ok: false,
         reason: 'flow_capacity',
         exceeded: { scope: 'band', resource: 'bytes', limit: 2_500 },
@@ -126,7 +127,7 @@ describe('FlowQueues', () => {
       });
       // A request bigger than the whole limit never fits, even into an empty band.
       const empty = queues({ bands: [[3, band({ maxBytes: 2_500 })]] });
-      expect(empty.enqueue(request('huge', 3, 't', 2_501), 0)).toMatchObject({
+      expect(empty.enqueue(request('huge', 3, 't', 2_501), microsFromMillis(0))).toMatchObject({
         ok: false,
         exceeded: { scope: 'band', resource: 'bytes', limit: 2_500 },
         message: 'flow control capacity: priority band 3 holds 0 bytes (maxBytes 2500)',
@@ -138,7 +139,7 @@ describe('FlowQueues', () => {
       enqueueOk(q, request('a', 4));
       enqueueOk(q, request('b', 3));
       enqueueOk(q, request('c', -2));
-      expect(q.enqueue(request('d', 4), 0)).toEqual({
+      expect(q.enqueue(request('d', 4), microsFromMillis(0))).toEqual({
         ok: false,
         reason: 'flow_capacity',
         exceeded: { scope: 'global', resource: 'requests', limit: 3 },
@@ -150,7 +151,7 @@ describe('FlowQueues', () => {
       const q = queues({ maxBytes: 10_000 });
       enqueueOk(q, request('a', 4, 't', 6_000));
       enqueueOk(q, request('b', -2, 't', 3_000));
-      expect(q.enqueue(request('c', 3, 't', 1_001), 0)).toEqual({
+      expect(q.enqueue(request('c', 3, 't', 1_001), microsFromMillis(0))).toEqual({
         ok: false,
         reason: 'flow_capacity',
         exceeded: { scope: 'global', resource: 'bytes', limit: 10_000 },
@@ -163,7 +164,7 @@ describe('FlowQueues', () => {
     it('names the band limit before the global one when both would be exceeded', () => {
       const q = queues({ maxRequests: 1, bands: [[3, band({ maxRequests: 1 })]] });
       enqueueOk(q, request('a', 3));
-      expect(q.enqueue(request('b', 3), 0)).toMatchObject({ ok: false, exceeded: { scope: 'band', resource: 'requests', limit: 1 } });
+      expect(q.enqueue(request('b', 3), microsFromMillis(0))).toMatchObject({ ok: false, exceeded: { scope: 'band', resource: 'requests', limit: 1 } });
     });
 
     it('0 means no limit', () => {
@@ -177,7 +178,7 @@ describe('FlowQueues', () => {
       const q = queues({ maxRequests: 4, bands: [[4, band({ maxRequests: 2 })], [-2, band({ maxRequests: 2 })]] });
       enqueueOk(q, request('low1', -2));
       enqueueOk(q, request('low2', -2));
-      expect(q.enqueue(request('low3', -2), 0)).toMatchObject({ ok: false, exceeded: { scope: 'band', resource: 'requests', limit: 2 } });
+      expect(q.enqueue(request('low3', -2), microsFromMillis(0))).toMatchObject({ ok: false, exceeded: { scope: 'band', resource: 'requests', limit: 2 } });
       // The sheddable flood is held to its 2: the critical band still has its 2.
       expect(enqueueOk(q, request('high1', 4)).id).toBe('high1');
       expect(enqueueOk(q, request('high2', 4)).id).toBe('high2');
@@ -190,61 +191,61 @@ describe('FlowQueues', () => {
 
   describe('TTL', () => {
     it('evicts requests at their deadline and not before, oldest deadline first', () => {
-      const q = queues({ defaultRequestTtlMs: 1_000 });
+      const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
       enqueueOk(q, request('a', -2), 0);
       enqueueOk(q, request('b', 4), 300);
       enqueueOk(q, request('c', 3), 300);
-      expect(q.nextExpiryMs()).toBe(1_000);
-      expect(q.expire(999)).toEqual([]);
+      expect(q.nextExpiryUs()).toBe(microsFromMillis(1_000));
+      expect(q.expire(microsFromMillis(999))).toEqual([]);
       expect(q.size).toBe(3);
-      expect(ids(q.expire(1_000))).toEqual(['a']);
+      expect(ids(q.expire(microsFromMillis(1_000)))).toEqual(['a']);
       expect(q.has('a')).toBe(false);
-      expect(q.nextExpiryMs()).toBe(1_300);
-      expect(q.expire(1_299)).toEqual([]);
+      expect(q.nextExpiryUs()).toBe(microsFromMillis(1_300));
+      expect(q.expire(microsFromMillis(1_299))).toEqual([]);
       // Equal deadlines: in enqueue order, whatever their bands.
-      const evicted = q.expire(5_000);
+      const evicted = q.expire(microsFromMillis(5_000));
       expect(ids(evicted)).toEqual(['b', 'c']);
-      expect(evicted[0]).toMatchObject({ ttlDeadlineMs: 1_300, payload: 'payload of b' });
+      expect(evicted[0]).toMatchObject({ ttlDeadlineUs: microsFromMillis(1_300), payload: 'payload of b' });
       expect(q.size).toBe(0);
       expect(q.bytes).toBe(0);
       expect(q.peek()).toBeNull();
-      expect(q.nextExpiryMs()).toBeUndefined();
+      expect(q.nextExpiryUs()).toBeUndefined();
       expect(q.flowStats()).toEqual([]);
     });
 
-    it('does not evict what was dispatched or cancelled, and nextExpiryMs skips them', () => {
-      const q = queues({ defaultRequestTtlMs: 1_000 });
+    it('does not evict what was dispatched or cancelled, and nextExpiryUs skips them', () => {
+      const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
       enqueueOk(q, request('a', 3), 0);
       enqueueOk(q, request('b', 3), 100);
       enqueueOk(q, request('c', 3), 200);
       q.take(q.peek()!); // a
       q.remove('b');
-      expect(q.nextExpiryMs()).toBe(1_200);
-      expect(ids(q.expire(10_000))).toEqual(['c']);
+      expect(q.nextExpiryUs()).toBe(microsFromMillis(1_200));
+      expect(ids(q.expire(microsFromMillis(10_000)))).toEqual(['c']);
     });
 
     it('stays exact over many dispatches (the TTL index is compacted as dispatched entries pile up)', () => {
-      const q = queues({ defaultRequestTtlMs: 10_000 });
+      const q = queues({ defaultRequestTtlUs: microsFromMillis(10_000) });
       for (let i = 0; i < 5_000; i++) enqueueOk(q, request(`r${i}`, 3, `t${i % 10}`), i);
       // Dispatch 4 000 (round robin over 10 flows, FCFS in each: r0..r3999), cancel 500 more.
       expect(dispatchAll(q, 4_000)).toHaveLength(4_000);
       for (let i = 4_000; i < 4_500; i++) expect(q.remove(`r${i}`)!.id).toBe(`r${i}`);
       expect(q.size).toBe(500);
-      expect(q.nextExpiryMs()).toBe(14_500);
-      expect(q.expire(14_499)).toEqual([]);
-      const evicted = q.expire(14_749);
+      expect(q.nextExpiryUs()).toBe(microsFromMillis(14_500));
+      expect(q.expire(microsFromMillis(14_499))).toEqual([]);
+      const evicted = q.expire(microsFromMillis(14_749));
       expect(ids(evicted)).toEqual(Array.from({ length: 250 }, (_, k) => `r${4_500 + k}`));
       expect(q.size).toBe(250);
-      expect(q.nextExpiryMs()).toBe(14_750);
-      expect(q.expire(Number.POSITIVE_INFINITY)).toHaveLength(250);
-      expect(q.nextExpiryMs()).toBeUndefined();
+      expect(q.nextExpiryUs()).toBe(microsFromMillis(14_750));
+      expect(q.expire(microsFromMillis(Number.POSITIVE_INFINITY))).toHaveLength(250);
+      expect(q.nextExpiryUs()).toBeUndefined();
     });
   });
 
   it('remove (cancel) takes a request out: peek skips it, and a second remove finds nothing', () => {
     const q = queues({ bands: [[3, band({ ordering: createSloDeadlineOrdering() })]] });
-    enqueueOk(q, request('a', 3, 't', 1_000, { sloTtftMs: 100 }));
-    enqueueOk(q, request('b', 3, 't', 1_000, { sloTtftMs: 200 }));
+    enqueueOk(q, request('a', 3, 't', 1_000, { sloTtftUs: microsFromMillis(100) }));
+    enqueueOk(q, request('b', 3, 't', 1_000, { sloTtftUs: microsFromMillis(200) }));
     enqueueOk(q, request('c', 3, 't', 1_000));
     expect(q.peek()!.id).toBe('a');
     expect(q.remove('a')).toMatchObject({ id: 'a', payload: 'payload of a' });
@@ -259,7 +260,7 @@ describe('FlowQueues', () => {
   });
 
   it('drain returns everything, highest band first, and leaves nothing', () => {
-    const q = queues({ defaultRequestTtlMs: 1_000 });
+    const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
     enqueueOk(q, request('low', -2, 'x'));
     enqueueOk(q, request('mid-x1', 3, 'x'));
     enqueueOk(q, request('mid-y1', 3, 'y'));
@@ -272,8 +273,8 @@ describe('FlowQueues', () => {
     expect(q.peek()).toBeNull();
     expect(q.flowStats()).toEqual([]);
     expect(q.bandSizes().every((b) => b.requests === 0 && b.bytes === 0)).toBe(true);
-    expect(q.nextExpiryMs()).toBeUndefined();
-    expect(q.expire(1e9)).toEqual([]);
+    expect(q.nextExpiryUs()).toBeUndefined();
+    expect(q.expire(microsFromMillis(1e9))).toEqual([]);
     expect(q.drain()).toEqual([]);
   });
 
@@ -336,7 +337,7 @@ describe('FlowQueues', () => {
     enqueueOk(q, request('seven', 7));
     enqueueOk(q, request('zero', 0, 'z'));
     // The default band's limit applies to each such band on its own.
-    expect(q.enqueue(request('zero2', 0, 'z'), 0)).toMatchObject({
+    expect(q.enqueue(request('zero2', 0, 'z'), microsFromMillis(0))).toMatchObject({
       ok: false,
       exceeded: { scope: 'band', resource: 'requests', limit: 1 },
       message: 'flow control capacity: priority band 0 holds 1 requests (maxRequests 1)',

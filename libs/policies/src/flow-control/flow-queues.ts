@@ -1,5 +1,6 @@
 import { flowKeyId, type FlowKey } from './flow-key.js';
 import { Heap } from '@sluice/collections';
+import { micros, type Micros } from '@sluice/contracts';
 import type { FairnessPolicy, FlowView, OrderingPolicy } from './ports.js';
 import type { QueuedRequest } from './queued-request.js';
 
@@ -16,7 +17,7 @@ export interface FlowQueuesSettings {
   readonly maxRequests: number;
   readonly maxBytes: number;
   /** How long a request may wait before it is evicted (503). */
-  readonly defaultRequestTtlMs: number;
+  readonly defaultRequestTtlUs: Micros;
   /** Bands by priority; a priority not listed gets `defaultBand` when its first request comes. */
   readonly bands: ReadonlyMap<number, BandSettings>;
   readonly defaultBand: BandSettings;
@@ -28,9 +29,9 @@ export interface EnqueueRequest<T> {
   readonly flow: FlowKey;
   readonly byteSize: number;
   readonly tokens: number;
-  readonly arrivalMs: number;
-  /** The client's TTFT objective (`x-slo-ttft-ms`), for SLO-deadline ordering. */
-  readonly sloTtftMs?: number | undefined;
+  readonly arrivalUs: Micros;
+  /** The client's TTFT objective (`x-slo-ttft-ms`, in µs), for SLO-deadline ordering. */
+  readonly sloTtftUs?: Micros | undefined;
   readonly payload: T;
 }
 
@@ -131,7 +132,7 @@ export class FlowQueues<T> {
   private readonly bandsByPriority = new Map<number, Band<T>>();
   private readonly byId = new Map<string, Located<T>>();
   /** Every queued entry by TTL deadline; removed entries are skipped lazily. */
-  private ttlIndex = new Heap<Entry<T>>((a, b) => a.item.ttlDeadlineMs - b.item.ttlDeadlineMs || a.item.seq - b.item.seq);
+  private ttlIndex = new Heap<Entry<T>>((a, b) => a.item.ttlDeadlineUs - b.item.ttlDeadlineUs || a.item.seq - b.item.seq);
   private totalRequests = 0;
   private totalBytes = 0;
   private seq = 0;
@@ -153,7 +154,7 @@ export class FlowQueues<T> {
   }
 
   /** Queues the request, or turns it away at once if a band or global limit would be exceeded. */
-  enqueue(request: EnqueueRequest<T>, nowMs: number): EnqueueOutcome<T> {
+  enqueue(request: EnqueueRequest<T>, nowUs: Micros): EnqueueOutcome<T> {
     if (this.byId.has(request.id)) throw new Error(`request ${request.id} is already queued`);
     const band = this.bandFor(request.flow.priority);
     const exceeded =
@@ -177,10 +178,10 @@ export class FlowQueues<T> {
       flow: request.flow,
       byteSize: request.byteSize,
       tokens: request.tokens,
-      arrivalMs: request.arrivalMs,
-      enqueuedAtMs: nowMs,
-      ttlDeadlineMs: nowMs + this.settings.defaultRequestTtlMs,
-      sloDeadlineMs: request.sloTtftMs === undefined ? undefined : request.arrivalMs + request.sloTtftMs,
+      arrivalUs: request.arrivalUs,
+      enqueuedAtUs: nowUs,
+      ttlDeadlineUs: micros(nowUs + this.settings.defaultRequestTtlUs),
+      sloDeadlineUs: request.sloTtftUs === undefined ? undefined : micros(request.arrivalUs + request.sloTtftUs),
       seq: this.seq++,
       payload: request.payload,
     };
@@ -227,8 +228,8 @@ export class FlowQueues<T> {
     return located.entry.item;
   }
 
-  /** Evicts every request whose TTL ran out by `nowMs`, oldest deadline first. */
-  expire(nowMs: number): QueuedRequest<T>[] {
+  /** Evicts every request whose TTL ran out by `nowUs`, oldest deadline first. */
+  expire(nowUs: Micros): QueuedRequest<T>[] {
     const evicted: QueuedRequest<T>[] = [];
     for (;;) {
       const top = this.ttlIndex.peek();
@@ -237,7 +238,7 @@ export class FlowQueues<T> {
         this.ttlIndex.pop();
         continue;
       }
-      if (top.item.ttlDeadlineMs > nowMs) break;
+      if (top.item.ttlDeadlineUs > nowUs) break;
       this.ttlIndex.pop();
       evicted.push(this.remove(top.item.id)!);
     }
@@ -245,9 +246,9 @@ export class FlowQueues<T> {
   }
 
   /** When the next TTL eviction is due, if anything is queued. */
-  nextExpiryMs(): number | undefined {
+  nextExpiryUs(): Micros | undefined {
     while (this.ttlIndex.peek()?.removed) this.ttlIndex.pop();
-    return this.ttlIndex.peek()?.item.ttlDeadlineMs;
+    return this.ttlIndex.peek()?.item.ttlDeadlineUs;
   }
 
   /** Removes and returns everything queued, highest band first (shutdown). */
@@ -292,7 +293,7 @@ export class FlowQueues<T> {
   /** Dispatched entries linger in the TTL index until their deadline; rebuild when they dominate. */
   private compactTtlIndex(): void {
     if (this.ttlIndex.size < 1024 || this.ttlIndex.size < 4 * this.totalRequests) return;
-    const index = new Heap<Entry<T>>((a, b) => a.item.ttlDeadlineMs - b.item.ttlDeadlineMs || a.item.seq - b.item.seq);
+    const index = new Heap<Entry<T>>((a, b) => a.item.ttlDeadlineUs - b.item.ttlDeadlineUs || a.item.seq - b.item.seq);
     for (const { entry } of this.byId.values()) index.push(entry);
     this.ttlIndex = index;
   }

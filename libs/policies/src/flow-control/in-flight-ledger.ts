@@ -1,25 +1,26 @@
 import { Heap } from '@sluice/collections';
+import type { Micros } from '@sluice/contracts';
 
 interface LedgerEntry {
   readonly id: string;
   readonly tokens: number;
-  readonly forgetAtMs: number;
-  /** Dispatch order: ties of `forgetAtMs` are forgotten in it. */
+  readonly forgetAtUs: number;
+  /** Dispatch order: ties of `forgetAtUs` are forgotten in it. */
   readonly seq: number;
 }
 
-const byDeadline = (a: LedgerEntry, b: LedgerEntry) => a.forgetAtMs - b.forgetAtMs || a.seq - b.seq;
+const byDeadline = (a: LedgerEntry, b: LedgerEntry) => a.forgetAtUs - b.forgetAtUs || a.seq - b.seq;
 
 /**
  * The flow controller's own books of what it has dispatched and not yet seen done: the
  * concurrency detector's input, and the utilization detector's correction for snapshots that lag.
  * An entry the worker never reports done (the router refused it, a message was lost) is forgotten
- * at `forgetAtMs`, the request's own deadline, so the books cannot leak. Times are the caller's ms.
+ * at `forgetAtUs`, the request's own deadline, so the books cannot leak. Times are the caller's µs.
  */
 export class InFlightLedger {
   private readonly entries = new Map<string, LedgerEntry>();
   /**
-   * Every entry by `forgetAtMs`, earliest first: deadlines need not follow dispatch order (a long
+   * Every entry by `forgetAtUs`, earliest first: deadlines need not follow dispatch order (a long
    * request sent first must not keep a lost short one on the books). Done entries are skipped
    * when they surface, and the heap is rebuilt when they dominate it.
    */
@@ -30,8 +31,8 @@ export class InFlightLedger {
   private recent: number[] = [];
   private start = 0;
 
-  /** @param recentWindowMs how far back `dispatchedWithin` can look (the longest snapshot age that matters). */
-  constructor(private readonly recentWindowMs = 60_000) {}
+  /** @param recentWindowUs how far back `dispatchedWithin` can look (the longest snapshot age that matters). */
+  constructor(private readonly recentWindowUs = 60_000_000) {}
 
   get requests(): number {
     return this.entries.size;
@@ -41,14 +42,14 @@ export class InFlightLedger {
     return this.tokenSum;
   }
 
-  dispatched(id: string, tokens: number, nowMs: number, forgetAtMs: number): void {
+  dispatched(id: string, tokens: number, nowUs: Micros, forgetAtUs: Micros): void {
     if (this.entries.has(id)) return;
-    const entry: LedgerEntry = { id, tokens, forgetAtMs, seq: this.seq++ };
+    const entry: LedgerEntry = { id, tokens, forgetAtUs, seq: this.seq++ };
     this.entries.set(id, entry);
     this.deadlines.push(entry);
     this.tokenSum += tokens;
-    this.recent.push(nowMs);
-    this.prune(nowMs);
+    this.recent.push(nowUs);
+    this.prune(nowUs);
   }
 
   /** The request left the pool (done, dropped, failed, never accepted). False if it was not here. */
@@ -61,10 +62,10 @@ export class InFlightLedger {
     return true;
   }
 
-  /** Forgets every entry whose deadline is at or before `nowMs`, earliest deadline first; returns their ids. */
-  expire(nowMs: number): string[] {
+  /** Forgets every entry whose deadline is at or before `nowUs`, earliest deadline first; returns their ids. */
+  expire(nowUs: Micros): string[] {
     const forgotten: string[] = [];
-    for (let top = this.deadlines.peek(); top !== undefined && top.forgetAtMs <= nowMs; top = this.deadlines.peek()) {
+    for (let top = this.deadlines.peek(); top !== undefined && top.forgetAtUs <= nowUs; top = this.deadlines.peek()) {
       this.deadlines.pop();
       // Skip entries already done (or done and dispatched again under the same id: a new entry).
       if (this.entries.get(top.id) !== top) continue;
@@ -75,10 +76,10 @@ export class InFlightLedger {
     return forgotten;
   }
 
-  /** Dispatches in the last `ageMs` (done or not: the snapshot of that age saw none of them). */
-  dispatchedWithin(nowMs: number, ageMs: number): number {
-    if (!(ageMs >= 0)) return 0;
-    const since = nowMs - ageMs;
+  /** Dispatches in the last `ageUs` (done or not: the snapshot of that age saw none of them). */
+  dispatchedWithin(nowUs: Micros, ageUs: number): number {
+    if (!(ageUs >= 0)) return 0;
+    const since = nowUs - ageUs;
     let lo = this.start;
     let hi = this.recent.length;
     while (lo < hi) {
@@ -97,8 +98,8 @@ export class InFlightLedger {
     this.deadlines = deadlines;
   }
 
-  private prune(nowMs: number): void {
-    const horizon = nowMs - this.recentWindowMs;
+  private prune(nowUs: Micros): void {
+    const horizon = nowUs - this.recentWindowUs;
     while (this.start < this.recent.length && this.recent[this.start]! < horizon) this.start++;
     if (this.start > 1024 && this.start * 2 > this.recent.length) {
       this.recent = this.recent.slice(this.start);

@@ -51,10 +51,10 @@ export interface PoolSignals {
   /** Their tokens (prompt + max output). */
   readonly inFlightTokens: number;
   /**
-   * Requests dispatched in the last `ageMs`: the load an endpoint's snapshot of that age cannot
+   * Requests dispatched in the last `ageUs` µs: the load an endpoint's snapshot of that age cannot
    * show yet. Lets a detector fed by periodic snapshots stop a burst before the next snapshot.
    */
-  dispatchedWithin(ageMs: number): number;
+  dispatchedWithin(ageUs: number): number;
 }
 
 /** Gates dispatch: 1.0 or more means saturated, and the head of the queue waits. */

@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { seededRandom } from '@sluice/collections';
@@ -51,7 +52,7 @@ describe('routing registry', () => {
     const view = clusterView(instanceViews(4));
     const picks = () => {
       const policy = createRoutingRegistry().create('least-loaded', {});
-      return Array.from({ length: 20 }, () => policy.route(policyRequest(), view, 0)!.instance.instanceId);
+      return Array.from({ length: 20 }, () => policy.route(policyRequest(), view, micros(0))!.instance.instanceId);
     };
     const first = picks();
     expect(picks()).toEqual(first);

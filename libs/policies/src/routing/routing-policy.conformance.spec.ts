@@ -1,3 +1,4 @@
+import { micros, microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, PolicyRequest } from '../cluster-view.js';
@@ -24,7 +25,7 @@ const scenario = fc.record({
       batchSize: fc.nat({ max: 6 }),
       inFlight: fc.nat({ max: 4 }),
       kvUtilization: fc.constantFrom(0, 0.25, 0.5, 1),
-      snapshotAgeMs: fc.oneof(fc.nat({ max: 200 }), fc.constant(60_000), fc.constant(Number.POSITIVE_INFINITY)),
+      snapshotAgeUs: fc.oneof(fc.nat({ max: 200 }), fc.constant(60_000), fc.constant(Number.POSITIVE_INFINITY)).map(microsFromMillis),
       cached: fc.subarray(HASHES),
     }),
     { maxLength: 8 },
@@ -60,9 +61,9 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
 
   it('returns null with no instances, or only instances of other models', () => {
     const policy = create(1);
-    expect(policy.route(policyRequest(), clusterView([]), 0)).toBeNull();
+    expect(policy.route(policyRequest(), clusterView([]), micros(0))).toBeNull();
     const others = clusterView([instanceView({ instanceId: 'a', model: 'llama-3-8b' }), instanceView({ instanceId: 'b', model: 'mistral-7b' })]);
-    expect(policy.route(policyRequest({ model: MODEL }), others, 0)).toBeNull();
+    expect(policy.route(policyRequest({ model: MODEL }), others, micros(0))).toBeNull();
   });
 
   it('chooses a candidate of the model, ranks every candidate once best first, and its regret is best − chosen ≥ 0', () => {
@@ -72,7 +73,7 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
         const policy = create(s.seed);
         for (const request of requests) {
           const candidates = view.instances.filter((i) => i.model === request.model);
-          const decision = policy.route(request, view, 1_000);
+          const decision = policy.route(request, view, micros(1_000));
           if (candidates.length === 0) {
             expect(decision).toBeNull();
             continue;
@@ -113,7 +114,7 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
         // The decision's data (its `top` method is compared through `ranked`).
         const run = (): (Omit<RoutingDecision, 'top'> | null)[] => {
           const policy = create(s.seed);
-          return requests.map((r) => policy.route(r, view, 1_000)).map((d) => d && { instance: d.instance, regret: d.regret, ranked: d.ranked });
+          return requests.map((r) => policy.route(r, view, micros(1_000))).map((d) => d && { instance: d.instance, regret: d.regret, ranked: d.ranked });
         };
         expect(run()).toEqual(run());
       }),
@@ -126,7 +127,7 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
     index.record('i0', blocksNamed('h0', 'h1'));
     const view = clusterView([instanceView({ instanceId: 'i0', queueDepth: 3 }), instanceView({ instanceId: 'i1', inFlight: 1 })], index);
     const before = structuredClone(view.instances);
-    create(3).route(policyRequest({ blockHashes: blocksNamed('h0', 'h1', 'h2') }), view, 0);
+    create(3).route(policyRequest({ blockHashes: blocksNamed('h0', 'h1', 'h2') }), view, micros(0));
     expect(view.instances).toEqual(before);
     expect(index.matchedBlocks('i0', blocksNamed('h0', 'h1'))).toBe(2);
   });

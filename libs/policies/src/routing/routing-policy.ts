@@ -1,3 +1,4 @@
+import type { Micros } from '@sluice/contracts';
 import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
 
 /** One candidate as the policy ranked it, for the decision's span and for counterfactual regret. */
@@ -37,7 +38,7 @@ export interface RoutingDecision {
  */
 export interface RoutingPolicy {
   readonly name: string;
-  route(request: PolicyRequest, cluster: ClusterView, nowUs: number): RoutingDecision | null;
+  route(request: PolicyRequest, cluster: ClusterView, nowUs: Micros): RoutingDecision | null;
 }
 
 /**

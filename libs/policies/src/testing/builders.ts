@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import type { ClusterView, InstanceView, PolicyRequest, PrefixLookup } from '../cluster-view.js';
 import type { PoolSignals } from '../flow-control/ports.js';
 import type { QueuedRequest } from '../flow-control/queued-request.js';
@@ -15,7 +16,7 @@ export function instanceView(overrides: Partial<InstanceView> & Pick<InstanceVie
     kvUtilization: 0,
     activePrefillTokens: 0,
     activeDecodeBlocks: 0,
-    snapshotAgeMs: 0,
+    snapshotAgeUs: micros(0),
     ...overrides,
   };
 }
@@ -49,37 +50,37 @@ export function policyRequest(overrides: Partial<PolicyRequest> = {}): PolicyReq
 
 /**
  * A request as it sits in a flow queue. `seq` is the only field a test must name; times default
- * to seq (enqueued at seq ms, 60 s TTL), so a list built by seq is in FCFS order.
+ * to seq (enqueued at seq µs, 60 s TTL), so a list built by seq is in FCFS order.
  */
 export function queuedRequest(overrides: Partial<QueuedRequest> & Pick<QueuedRequest, 'seq'>): QueuedRequest {
-  const enqueuedAtMs = overrides.enqueuedAtMs ?? overrides.seq;
+  const enqueuedAtUs = overrides.enqueuedAtUs ?? micros(overrides.seq);
   return {
     id: `q${overrides.seq}`,
     flow: { fairnessId: 'default', priority: 0 },
     byteSize: 1_000,
     tokens: 640,
-    arrivalMs: enqueuedAtMs,
-    enqueuedAtMs,
-    ttlDeadlineMs: enqueuedAtMs + 60_000,
-    sloDeadlineMs: undefined,
+    arrivalUs: enqueuedAtUs,
+    enqueuedAtUs,
+    ttlDeadlineUs: micros(enqueuedAtUs + 60_000_000),
+    sloDeadlineUs: undefined,
     payload: undefined,
     ...overrides,
   };
 }
 
 /**
- * What a saturation detector reads. `dispatched` lists the times (ms before now, ≥ 0) of recent
- * dispatches; `dispatchedWithin(age)` counts those at most `age` ago. Default: nothing in flight.
+ * What a saturation detector reads. `dispatchedAgoUs` lists the times (µs before now, ≥ 0) of
+ * recent dispatches; `dispatchedWithin(age)` counts those at most `age` ago. Default: nothing in flight.
  */
 export function poolSignals(
-  overrides: Partial<Omit<PoolSignals, 'dispatchedWithin'>> & { readonly dispatchedAgoMs?: readonly number[] } = {},
+  overrides: Partial<Omit<PoolSignals, 'dispatchedWithin'>> & { readonly dispatchedAgoUs?: readonly number[] } = {},
 ): PoolSignals {
-  const { dispatchedAgoMs = [], ...rest } = overrides;
+  const { dispatchedAgoUs = [], ...rest } = overrides;
   return {
     endpoints: [],
     inFlightRequests: 0,
     inFlightTokens: 0,
-    dispatchedWithin: (ageMs) => dispatchedAgoMs.filter((ago) => ago <= ageMs).length,
+    dispatchedWithin: (ageUs) => dispatchedAgoUs.filter((ago) => ago <= ageUs).length,
     ...rest,
   };
 }

@@ -1,4 +1,4 @@
-import { SLO_CLASS_PRIORITY } from '@sluice/contracts';
+import { SLO_CLASS_PRIORITY, micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, InstanceView } from '../../cluster-view.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
@@ -32,7 +32,7 @@ describe('slo-predictive', () => {
 
   it('admits within budget and reports the estimate', () => {
     // 10000·14 + 10000 + 100·400 = 190000 ≤ 200000.
-    expect(policy.decide(policyRequest({ priority: STANDARD, inputTokens: 400 }), one(14), 0)).toEqual({
+    expect(policy.decide(policyRequest({ priority: STANDARD, inputTokens: 400 }), one(14), micros(0))).toEqual({
       admit: true,
       inputs: { predicted_ttft_us: 190_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1 },
     });
@@ -40,13 +40,13 @@ describe('slo-predictive', () => {
 
   it('always admits critical, even far over its budget', () => {
     // 10000·100 + 10000 + 100·1000 = 1110000, 11× the 100000 budget.
-    const d = policy.decide(policyRequest({ priority: CRITICAL, inputTokens: 1_000 }), one(100), 0);
+    const d = policy.decide(policyRequest({ priority: CRITICAL, inputTokens: 1_000 }), one(100), micros(0));
     expect(d).toMatchObject({ admit: true, inputs: { predicted_ttft_us: 1_110_000, budget_us: 100_000, slo_group: 'critical' } });
   });
 
   it('admits standard between 1× and 2× its budget (2× inclusive), and rejects above 2×', () => {
     const standard = (queueDepth: number, inputTokens: number) =>
-      policy.decide(policyRequest({ priority: STANDARD, inputTokens }), one(queueDepth), 0);
+      policy.decide(policyRequest({ priority: STANDARD, inputTokens }), one(queueDepth), micros(0));
     // 250000 + 10000 + 50000 = 310000: over 200000, within 400000.
     expect(standard(25, 500)).toMatchObject({ admit: true, inputs: { predicted_ttft_us: 310_000 } });
     // 330000 + 10000 + 60000 = 400000: exactly 2×.
@@ -59,14 +59,14 @@ describe('slo-predictive', () => {
       inputs: { predicted_ttft_us: 410_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1 },
     });
     // Priority 0 (no or unknown objective) is standard too.
-    expect(policy.decide(policyRequest({ priority: 0, inputTokens: 500 }), one(35), 0)).toMatchObject({ admit: false, inputs: { slo_group: 'standard' } });
+    expect(policy.decide(policyRequest({ priority: 0, inputTokens: 500 }), one(35), micros(0))).toMatchObject({ admit: false, inputs: { slo_group: 'standard' } });
   });
 
   it('rejects sheddable just over 1× its budget', () => {
     // 240000 + 10000 + 50000 = 300000: exactly the budget → admitted.
-    expect(policy.decide(policyRequest({ priority: SHEDDABLE, inputTokens: 500 }), one(24), 0)).toMatchObject({ admit: true });
+    expect(policy.decide(policyRequest({ priority: SHEDDABLE, inputTokens: 500 }), one(24), micros(0))).toMatchObject({ admit: true });
     // One token more: 300100.
-    expect(policy.decide(policyRequest({ priority: SHEDDABLE, inputTokens: 501 }), one(24), 0)).toEqual({
+    expect(policy.decide(policyRequest({ priority: SHEDDABLE, inputTokens: 501 }), one(24), micros(0))).toEqual({
       admit: false,
       reason: 'ttft_over_budget',
       message: 'predicted TTFT over budget: 300.1 ms on the best instance, over the sheddable budget of 300.0 ms × headroom 1',
@@ -74,7 +74,7 @@ describe('slo-predictive', () => {
     });
     // batch and background share the sheddable budget.
     for (const priority of [SLO_CLASS_PRIORITY.batch, SLO_CLASS_PRIORITY.background]) {
-      expect(policy.decide(policyRequest({ priority, inputTokens: 501 }), one(24), 0)).toMatchObject({ admit: false, inputs: { slo_group: 'sheddable' } });
+      expect(policy.decide(policyRequest({ priority, inputTokens: 501 }), one(24), micros(0))).toMatchObject({ admit: false, inputs: { slo_group: 'sheddable' } });
     }
   });
 
@@ -85,17 +85,17 @@ describe('slo-predictive', () => {
     const instances = [instanceView({ instanceId: 'i1', queueDepth: 20 })];
 
     // Nothing cached: 200000 + 10000 + 100·1600 = 370000 > 300000.
-    expect(policy.decide(request, { instances, prefix: index }, 0)).toMatchObject({ admit: false, inputs: { predicted_ttft_us: 370_000, cached_tokens: 0 } });
+    expect(policy.decide(request, { instances, prefix: index }, micros(0))).toMatchObject({ admit: false, inputs: { predicted_ttft_us: 370_000, cached_tokens: 0 } });
 
     // The first 80 blocks cached: 1280 tokens, 320 to prefill: 200000 + 10000 + 32000 = 242000.
     index.record('i1', hashes(80));
-    expect(policy.decide(request, { instances, prefix: index }, 0)).toEqual({
+    expect(policy.decide(request, { instances, prefix: index }, micros(0))).toEqual({
       admit: true,
       inputs: { predicted_ttft_us: 242_000, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 1_280, instances: 1 },
     });
 
     // The same view without a prefix lookup assumes nothing is cached.
-    expect(policy.decide(request, { instances }, 0)).toMatchObject({ admit: false, inputs: { predicted_ttft_us: 370_000 } });
+    expect(policy.decide(request, { instances }, micros(0))).toMatchObject({ admit: false, inputs: { predicted_ttft_us: 370_000 } });
   });
 
   it('chooses the best instance of the model, counting its cached prefix', () => {
@@ -113,7 +113,7 @@ describe('slo-predictive', () => {
         instanceView({ instanceId: 'other-model', model: 'llama-3.1-8b', queueDepth: 0 }), // 10000, but not this model
       ],
     };
-    expect(policy.decide(request, cluster, 0)).toMatchObject({
+    expect(policy.decide(request, cluster, micros(0))).toMatchObject({
       admit: true,
       inputs: { predicted_ttft_us: 50_000, best_instance: 'c', cached_tokens: 800, instances: 3 },
     });
@@ -121,27 +121,27 @@ describe('slo-predictive', () => {
 
   it('keeps the first instance in view order on a tie', () => {
     const cluster: ClusterView = { instances: [instanceView({ instanceId: 'x', queueDepth: 1 }), instanceView({ instanceId: 'y', queueDepth: 1 })] };
-    expect(policy.decide(policyRequest(), cluster, 0).inputs).toMatchObject({ best_instance: 'x' });
+    expect(policy.decide(policyRequest(), cluster, micros(0)).inputs).toMatchObject({ best_instance: 'x' });
   });
 
   it('headroom scales the budget', () => {
     // Sheddable, 100000 + 10000 + 50000 = 160000: within 300000, over 300000·0.5 = 150000.
     const request = policyRequest({ priority: SHEDDABLE, inputTokens: 500 });
-    expect(createSloPredictive({ ...ROUND, headroom: 1 }).decide(request, one(10), 0)).toMatchObject({ admit: true });
-    expect(createSloPredictive({ ...ROUND, headroom: 0.5 }).decide(request, one(10), 0)).toMatchObject({
+    expect(createSloPredictive({ ...ROUND, headroom: 1 }).decide(request, one(10), micros(0))).toMatchObject({ admit: true });
+    expect(createSloPredictive({ ...ROUND, headroom: 0.5 }).decide(request, one(10), micros(0))).toMatchObject({
       admit: false,
       message: 'predicted TTFT over budget: 160.0 ms on the best instance, over the sheddable budget of 300.0 ms × headroom 0.5',
       inputs: { budget_us: 150_000 },
     });
     // Standard, 500000 + 10000 + 100000 = 610000: over 2 × 200000·1.5 = 600000.
-    const tight = createSloPredictive({ ...ROUND, headroom: 1.5 }).decide(policyRequest({ priority: STANDARD, inputTokens: 1_000 }), one(50), 0);
+    const tight = createSloPredictive({ ...ROUND, headroom: 1.5 }).decide(policyRequest({ priority: STANDARD, inputTokens: 1_000 }), one(50), micros(0));
     expect(tight).toMatchObject({
       admit: false,
       message: 'predicted TTFT over budget: 610.0 ms on the best instance, over the standard budget of 200.0 ms × 2 × headroom 1.5',
       inputs: { budget_us: 300_000 },
     });
     // 580000 ≤ 600000 with headroom 1.5 (would be rejected at headroom 1: > 400000).
-    expect(createSloPredictive({ ...ROUND, headroom: 1.5 }).decide(policyRequest({ priority: STANDARD, inputTokens: 700 }), one(50), 0)).toMatchObject({
+    expect(createSloPredictive({ ...ROUND, headroom: 1.5 }).decide(policyRequest({ priority: STANDARD, inputTokens: 700 }), one(50), micros(0))).toMatchObject({
       admit: true,
       inputs: { predicted_ttft_us: 580_000 },
     });
@@ -149,9 +149,9 @@ describe('slo-predictive', () => {
 
   it('admits when no instance serves the model (the router answers no_worker)', () => {
     const request = policyRequest({ priority: SHEDDABLE });
-    expect(policy.decide(request, { instances: [] }, 0)).toMatchObject({ admit: true, inputs: { instances: 0 } });
+    expect(policy.decide(request, { instances: [] }, micros(0))).toMatchObject({ admit: true, inputs: { instances: 0 } });
     const elsewhere = { instances: [instanceView({ instanceId: 'l1', model: 'llama-3.1-8b' })] };
-    expect(policy.decide(request, elsewhere, 0)).toMatchObject({ admit: true, inputs: { instances: 0 } });
+    expect(policy.decide(request, elsewhere, micros(0))).toMatchObject({ admit: true, inputs: { instances: 0 } });
   });
 
   it('defaults: qwen3-14b coefficients and budgets 150/300/500 ms', () => {
@@ -167,7 +167,7 @@ describe('slo-predictive', () => {
     // A partial budgets object keeps the other defaults.
     expect(SloPredictiveParamsSchema.parse({ budgetsUs: { critical: 1 } }).budgetsUs).toEqual({ critical: 1, standard: 300_000, sheddable: 500_000 });
     // 2·13605 + 13578.186663 + 39.444656·1000 = 27210 + 13578.186663 + 39444.656 = 80232.842663.
-    const d = createSloPredictive({}).decide(policyRequest({ inputTokens: 1_000 }), one(2), 0);
+    const d = createSloPredictive({}).decide(policyRequest({ inputTokens: 1_000 }), one(2), micros(0));
     expect(d.admit).toBe(true);
     expect(d.inputs.predicted_ttft_us).toBeCloseTo(80_232.842663, 6);
     expect(d.inputs.budget_us).toBe(300_000);

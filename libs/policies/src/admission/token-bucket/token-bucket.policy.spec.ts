@@ -1,3 +1,4 @@
+import { micros } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../../cluster-view.js';
@@ -8,7 +9,7 @@ import { TokenBucketParamsSchema, createTokenBucket } from './token-bucket.polic
 const cluster: ClusterView = { instances: [] };
 const ask = (capacity: number, refillRate: number) => {
   const policy = createTokenBucket({ capacity, refillRate });
-  return (inputTokens: number, nowUs: number): AdmissionDecision => policy.decide(policyRequest({ inputTokens }), cluster, nowUs);
+  return (inputTokens: number, nowUs: number): AdmissionDecision => policy.decide(policyRequest({ inputTokens }), cluster, micros(nowUs));
 };
 
 describe('token-bucket', () => {

@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { queuedRequest } from '../../testing/builders.js';
@@ -21,10 +22,10 @@ const items = fc
       const arrivalMs = s.enqueuedAtMs - s.arrivalBeforeMs;
       return queuedRequest({
         seq,
-        enqueuedAtMs: s.enqueuedAtMs,
-        arrivalMs,
-        ttlDeadlineMs: s.enqueuedAtMs + s.ttlMs,
-        sloDeadlineMs: s.sloTtftMs === undefined ? undefined : arrivalMs + s.sloTtftMs,
+        enqueuedAtUs: microsFromMillis(s.enqueuedAtMs),
+        arrivalUs: microsFromMillis(arrivalMs),
+        ttlDeadlineUs: microsFromMillis(s.enqueuedAtMs + s.ttlMs),
+        sloDeadlineUs: s.sloTtftMs === undefined ? undefined : microsFromMillis(arrivalMs + s.sloTtftMs),
       });
     }),
   );
@@ -58,10 +59,10 @@ describe.each(createFlowControlRegistry().ordering.names())('OrderingPolicy conf
   });
 
   it('falls back to enqueue order (seq) when everything else ties', () => {
-    const same = { enqueuedAtMs: 10, arrivalMs: 5, ttlDeadlineMs: 60_010 };
-    for (const sloDeadlineMs of [undefined, 300]) {
-      const first = queuedRequest({ seq: 7, ...same, sloDeadlineMs });
-      const second = queuedRequest({ seq: 8, ...same, sloDeadlineMs });
+    const same = { enqueuedAtUs: microsFromMillis(10), arrivalUs: microsFromMillis(5), ttlDeadlineUs: microsFromMillis(60_010) };
+    for (const sloDeadlineUs of [undefined, microsFromMillis(300)]) {
+      const first = queuedRequest({ seq: 7, ...same, sloDeadlineUs });
+      const second = queuedRequest({ seq: 8, ...same, sloDeadlineUs });
       expect(policy.compare(first, second)).toBeLessThan(0);
       expect(policy.compare(second, first)).toBeGreaterThan(0);
     }

@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { instanceView, poolSignals } from '../../testing/builders.js';
@@ -10,13 +11,13 @@ const load = fc.record({
     fc.record({
       queueDepth: fc.nat({ max: 40 }),
       kvUtilization: fc.double({ min: 0, max: 1, noNaN: true }),
-      snapshotAgeMs: fc.oneof(fc.nat({ max: 200 }), fc.nat({ max: 5_000 }), fc.constant(Number.POSITIVE_INFINITY)),
+      snapshotAgeUs: fc.oneof(fc.nat({ max: 200 }), fc.nat({ max: 5_000 }), fc.constant(Number.POSITIVE_INFINITY)).map(microsFromMillis),
     }),
     { minLength: 1, maxLength: 6 },
   ),
   inFlightRequests: fc.nat({ max: 2_000 }),
   inFlightTokens: fc.nat({ max: 10_000_000 }),
-  dispatchedAgoMs: fc.array(fc.nat({ max: 1_000 }), { maxLength: 30 }),
+  dispatchedAgoUs: fc.array(fc.nat({ max: 1_000 }), { maxLength: 30 }),
 });
 type Load = typeof load extends fc.Arbitrary<infer L> ? L : never;
 
@@ -26,7 +27,7 @@ const more = fc.record({
   kvUtilization: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
   inFlightRequests: fc.nat({ max: 500 }),
   inFlightTokens: fc.nat({ max: 1_000_000 }),
-  dispatchedAgoMs: fc.array(fc.nat({ max: 1_000 }), { maxLength: 20 }),
+  dispatchedAgoUs: fc.array(fc.nat({ max: 1_000 }), { maxLength: 20 }),
 });
 type More = typeof more extends fc.Arbitrary<infer M> ? M : never;
 
@@ -35,7 +36,7 @@ const signalsOf = (l: Load) =>
     endpoints: l.endpoints.map((e, i) => instanceView({ instanceId: `i${i}`, ...e })),
     inFlightRequests: l.inFlightRequests,
     inFlightTokens: l.inFlightTokens,
-    dispatchedAgoMs: l.dispatchedAgoMs,
+    dispatchedAgoUs: l.dispatchedAgoUs,
   });
 const heavier = (l: Load, m: More): Load => ({
   endpoints: l.endpoints.map((e, i) => ({
@@ -45,7 +46,7 @@ const heavier = (l: Load, m: More): Load => ({
   })),
   inFlightRequests: l.inFlightRequests + m.inFlightRequests,
   inFlightTokens: l.inFlightTokens + m.inFlightTokens,
-  dispatchedAgoMs: [...l.dispatchedAgoMs, ...m.dispatchedAgoMs],
+  dispatchedAgoUs: [...l.dispatchedAgoUs, ...m.dispatchedAgoUs],
 });
 
 /** The SaturationDetector contract, over every registered detector with its default parameters. */
@@ -63,7 +64,7 @@ describe.each(createFlowControlRegistry().saturation.names())('SaturationDetecto
 
   it('reads 0 (not saturated) for idle endpoints with fresh snapshots', () => {
     for (const count of [1, 2, 8]) {
-      const endpoints = Array.from({ length: count }, (_, i) => instanceView({ instanceId: `i${i}`, snapshotAgeMs: 10 }));
+      const endpoints = Array.from({ length: count }, (_, i) => instanceView({ instanceId: `i${i}`, snapshotAgeUs: microsFromMillis(10) }));
       const reading = detector.saturation(poolSignals({ endpoints }));
       expect(reading).toBe(0);
       expect(isSaturated(reading)).toBe(false);

@@ -1,3 +1,4 @@
+import { micros, microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { ClusterView } from '../../cluster-view.js';
@@ -5,7 +6,7 @@ import { seededRandom } from '@sluice/collections';
 import { clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createAlwaysBusiest } from './always-busiest.policy.js';
 
-const pick = (view: ClusterView, seed = 1) => createAlwaysBusiest({}, { random: seededRandom(seed) }).route(policyRequest(), view, 0);
+const pick = (view: ClusterView, seed = 1) => createAlwaysBusiest({}, { random: seededRandom(seed) }).route(policyRequest(), view, micros(0));
 
 describe('always-busiest', () => {
   it('picks the most effective load, and its regret is the spread to the idlest', () => {
@@ -33,7 +34,7 @@ describe('always-busiest', () => {
     ]);
     for (let k = 0; k < 5; k++) {
       const view = clusterView([...inFlight].map(([instanceId, n]) => instanceView({ instanceId, inFlight: n })));
-      const decision = policy.route(policyRequest(), view, 0)!;
+      const decision = policy.route(policyRequest(), view, micros(0))!;
       expect(decision.instance.instanceId).toBe('b');
       expect(decision.regret).toBe(k + 1);
       inFlight.set('b', inFlight.get('b')! + 1);
@@ -53,7 +54,7 @@ describe('always-busiest', () => {
   });
 
   it('all idle (nothing reported yet): any of them, regret 0', () => {
-    const decision = pick(clusterView([instanceView({ instanceId: 'a', snapshotAgeMs: Infinity }), instanceView({ instanceId: 'b', snapshotAgeMs: Infinity })]))!;
+    const decision = pick(clusterView([instanceView({ instanceId: 'a', snapshotAgeUs: microsFromMillis(Infinity) }), instanceView({ instanceId: 'b', snapshotAgeUs: microsFromMillis(Infinity) })]))!;
     expect(decision.regret).toBe(0);
     expect(decision.ranked[0]!.instanceId).toBe(decision.instance.instanceId);
   });

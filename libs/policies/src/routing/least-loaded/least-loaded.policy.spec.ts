@@ -1,3 +1,4 @@
+import { micros, microsFromMillis } from '@sluice/contracts';
 import type { LoadSnapshot } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
@@ -7,7 +8,7 @@ import { seededRandom } from '@sluice/collections';
 import { clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createLeastLoaded } from './least-loaded.policy.js';
 
-const pick = (view: ClusterView, seed = 1) => createLeastLoaded({}, { random: seededRandom(seed) }).route(policyRequest(), view, 0);
+const pick = (view: ClusterView, seed = 1) => createLeastLoaded({}, { random: seededRandom(seed) }).route(policyRequest(), view, micros(0));
 
 /** How often each instance is chosen by fresh policies over `seeds` seeds. */
 const tally = (view: ClusterView, seeds = 200) => {
@@ -67,24 +68,24 @@ describe('least-loaded', () => {
   it('one policy spreads a tie over its decisions (the random source advances)', () => {
     const policy = createLeastLoaded({}, { random: seededRandom(9) });
     const view = clusterView([instanceView({ instanceId: 'a' }), instanceView({ instanceId: 'b' })]);
-    const picks = new Set(Array.from({ length: 50 }, () => policy.route(policyRequest(), view, 0)!.instance.instanceId));
+    const picks = new Set(Array.from({ length: 50 }, () => policy.route(policyRequest(), view, micros(0))!.instance.instanceId));
     expect(picks).toEqual(new Set(['a', 'b']));
   });
 
   it('does not filter stale signals: a minute-old idle snapshot still wins over a fresh busy one', () => {
-    const view = clusterView([instanceView({ instanceId: 'fresh', queueDepth: 3, snapshotAgeMs: 5 }), instanceView({ instanceId: 'stale', snapshotAgeMs: 60_000 })]);
+    const view = clusterView([instanceView({ instanceId: 'fresh', queueDepth: 3, snapshotAgeUs: microsFromMillis(5) }), instanceView({ instanceId: 'stale', snapshotAgeUs: microsFromMillis(60_000) })]);
     expect(pick(view)!.instance.instanceId).toBe('stale');
   });
 
   it('reads snapshot signals as 0 before the first snapshot (only in-flight counts then)', () => {
-    const state = new ClusterState(3_000);
+    const state = new ClusterState(micros(3_000));
     const identity = { workerId: 'w1', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
-    state.onLifecycle({ ...identity, instanceId: 'i1', type: 'register', atMs: 0 });
-    state.onLifecycle({ ...identity, instanceId: 'i2', type: 'register', atMs: 0 });
+    state.onLifecycle({ ...identity, instanceId: 'i1', type: 'register', atUs: microsFromMillis(0) });
+    state.onLifecycle({ ...identity, instanceId: 'i2', type: 'register', atUs: microsFromMillis(0) });
     const snapshot: LoadSnapshot = {
       ...identity,
       instanceId: 'i1',
-      atMs: 10,
+      atUs: microsFromMillis(10),
       queueDepth: 1,
       batchSize: 0,
       inFlight: 1,
@@ -96,10 +97,10 @@ describe('least-loaded', () => {
       preemptions: 0,
     };
     state.onSnapshot(snapshot);
-    expect(pick(state.view(20))!.instance.instanceId).toBe('i2'); // i2: never refreshed, reads 0
+    expect(pick(state.view(micros(20)))!.instance.instanceId).toBe('i2'); // i2: never refreshed, reads 0
     state.dispatched('i2', 'r1');
     state.dispatched('i2', 'r2');
-    const decision = pick(state.view(20))!;
+    const decision = pick(state.view(micros(20)))!;
     expect(decision.instance.instanceId).toBe('i1'); // i1: 1 queued; i2: 2 in flight
     expect(decision.ranked.map((r) => [r.instanceId, r.effectiveLoad])).toEqual([
       ['i1', 1],

@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
@@ -14,7 +15,7 @@ const scenario = fc.record({
       batchSize: fc.nat({ max: 256 }),
       inFlight: fc.nat({ max: 100 }),
       kvUtilization: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: -1, max: 2, noNaN: true })),
-      snapshotAgeMs: fc.oneof(fc.nat({ max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)),
+      snapshotAgeUs: fc.oneof(fc.nat({ max: 100_000 }), fc.constant(Number.POSITIVE_INFINITY)).map(microsFromMillis),
       cached: fc.subarray(HASHES),
     }),
     { minLength: 1, maxLength: 10 },

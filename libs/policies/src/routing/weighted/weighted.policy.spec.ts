@@ -1,3 +1,4 @@
+import { micros, microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
@@ -9,7 +10,7 @@ import { createWeighted, WeightedParamsSchema } from './weighted.policy.js';
 
 const blocks = (n: number, tag = 'p') => blocksNamed(...Array.from({ length: n }, (_, i) => `${tag}${i}`));
 const weighted = (params: unknown = {}, seed = 1) => createWeighted(params, { random: seededRandom(seed) });
-const route = (view: ClusterView, request: PolicyRequest = policyRequest(), params: unknown = {}, seed = 1) => weighted(params, seed).route(request, view, 0)!;
+const route = (view: ClusterView, request: PolicyRequest = policyRequest(), params: unknown = {}, seed = 1) => weighted(params, seed).route(request, view, micros(0))!;
 
 describe('weighted', () => {
   describe('with the default weights (prefix-affinity:3, queue-depth:2, kv-utilization:2)', () => {
@@ -108,9 +109,9 @@ describe('weighted', () => {
 
   it('reads signals as they are: stale snapshots are not filtered, never-refreshed ones read 0', () => {
     const view = clusterView([
-      instanceView({ instanceId: 'fresh', kvUtilization: 0.9, queueDepth: 2, snapshotAgeMs: 10 }),
-      instanceView({ instanceId: 'stale', kvUtilization: 0.1, snapshotAgeMs: 120_000 }),
-      instanceView({ instanceId: 'new', kvUtilization: 0, snapshotAgeMs: Number.POSITIVE_INFINITY, inFlight: 1 }),
+      instanceView({ instanceId: 'fresh', kvUtilization: 0.9, queueDepth: 2, snapshotAgeUs: microsFromMillis(10) }),
+      instanceView({ instanceId: 'stale', kvUtilization: 0.1, snapshotAgeUs: microsFromMillis(120_000) }),
+      instanceView({ instanceId: 'new', kvUtilization: 0, snapshotAgeUs: microsFromMillis(Number.POSITIVE_INFINITY), inFlight: 1 }),
     ]);
     const decision = route(view);
     // stale: (0 + 2·1 + 2·0.9)/7 = 3.8/7; new: (0 + 2·0.5 + 2·1)/7 = 3/7; fresh: (0 + 0 + 2·0.1)/7.

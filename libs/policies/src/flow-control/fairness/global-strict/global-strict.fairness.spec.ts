@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { FlowQueues, type BandSettings } from '../../flow-queues.js';
 import { createEdfOrdering } from '../../ordering/edf/edf.ordering.js';
@@ -17,7 +18,7 @@ const flowView = (fairnessId: string, ordinal: number, head: QueuedRequest): Flo
 });
 const queues = (ordering: OrderingPolicy) => {
   const band: BandSettings = { maxRequests: 0, maxBytes: 0, fairness: strict, ordering };
-  return new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlMs: 60_000, bands: new Map([[0, band]]), defaultBand: band });
+  return new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlUs: microsFromMillis(60_000), bands: new Map([[0, band]]), defaultBand: band });
 };
 
 describe('global-strict-fairness-policy', () => {
@@ -34,9 +35,9 @@ describe('global-strict-fairness-policy', () => {
 
   it('applies the band’s ordering to the heads: with EDF the earliest deadline wins', () => {
     const flows = [
-      flowView('a', 0, queuedRequest({ seq: 1, ttlDeadlineMs: 9_000 })),
-      flowView('b', 1, queuedRequest({ seq: 2, ttlDeadlineMs: 4_000 })),
-      flowView('c', 2, queuedRequest({ seq: 3, ttlDeadlineMs: 7_000 })),
+      flowView('a', 0, queuedRequest({ seq: 1, ttlDeadlineUs: microsFromMillis(9_000) })),
+      flowView('b', 1, queuedRequest({ seq: 2, ttlDeadlineUs: microsFromMillis(4_000) })),
+      flowView('c', 2, queuedRequest({ seq: 3, ttlDeadlineUs: microsFromMillis(7_000) })),
     ];
     expect(strict.pick(flows, null, createEdfOrdering())).toBe(flows[1]);
     expect(strict.pick(flows, null, createFcfsOrdering())).toBe(flows[0]);
@@ -45,7 +46,7 @@ describe('global-strict-fairness-policy', () => {
   it('dispatches one global FCFS order across tenants: no isolation, a flood queued first is served first', () => {
     const q = queues(createFcfsOrdering());
     const arrivals = ['flood', 'flood', 'small', 'flood', 'other', 'small', 'flood'];
-    arrivals.forEach((fairnessId, i) => q.enqueue({ id: `r${i}`, flow: { fairnessId, priority: 0 }, byteSize: 10, tokens: 1, arrivalMs: i, payload: null }, i));
+    arrivals.forEach((fairnessId, i) => q.enqueue({ id: `r${i}`, flow: { fairnessId, priority: 0 }, byteSize: 10, tokens: 1, arrivalUs: microsFromMillis(i), payload: null }, microsFromMillis(i)));
     const order: string[] = [];
     for (let next = q.peek(); next; next = q.peek()) {
       q.take(next);

@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { FlowQueues, type BandSettings } from '../../flow-queues.js';
 import { createFcfsOrdering } from '../../ordering/fcfs/fcfs.ordering.js';
@@ -8,7 +9,7 @@ import { ROUND_ROBIN_FAIRNESS, createRoundRobinFairness } from './round-robin.fa
 const rr = createRoundRobinFairness();
 const fcfs = createFcfsOrdering();
 const band: BandSettings = { maxRequests: 0, maxBytes: 0, fairness: rr, ordering: fcfs };
-const queues = () => new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlMs: 60_000, bands: new Map([[3, band]]), defaultBand: band });
+const queues = () => new FlowQueues<null>({ maxRequests: 0, maxBytes: 0, defaultRequestTtlUs: microsFromMillis(60_000), bands: new Map([[3, band]]), defaultBand: band });
 const flowView = (fairnessId: string, ordinal: number): FlowView => ({
   key: { fairnessId, priority: 3 },
   ordinal,
@@ -42,8 +43,8 @@ describe('round-robin-fairness-policy', () => {
   it('alternates between a flooding flow and a small one: each gets half of the dispatches', () => {
     const q = queues();
     let n = 0;
-    for (let i = 0; i < 1_000; i++) q.enqueue({ id: `flood${n++}`, flow: { fairnessId: 'flood', priority: 3 }, byteSize: 100, tokens: 1, arrivalMs: 0, payload: null }, 0);
-    for (let i = 0; i < 10; i++) q.enqueue({ id: `small${n++}`, flow: { fairnessId: 'small', priority: 3 }, byteSize: 100, tokens: 1, arrivalMs: 0, payload: null }, 0);
+    for (let i = 0; i < 1_000; i++) q.enqueue({ id: `flood${n++}`, flow: { fairnessId: 'flood', priority: 3 }, byteSize: 100, tokens: 1, arrivalUs: microsFromMillis(0), payload: null }, microsFromMillis(0));
+    for (let i = 0; i < 10; i++) q.enqueue({ id: `small${n++}`, flow: { fairnessId: 'small', priority: 3 }, byteSize: 100, tokens: 1, arrivalUs: microsFromMillis(0), payload: null }, microsFromMillis(0));
     const order: string[] = [];
     for (let i = 0; i < 20; i++) {
       const next = q.peek()!;
@@ -58,7 +59,7 @@ describe('round-robin-fairness-policy', () => {
   it('keeps the shares even while the flood keeps arriving (3 per dispatch against 1)', () => {
     const q = queues();
     let n = 0;
-    const add = (fairnessId: string) => q.enqueue({ id: `${fairnessId}${n++}`, flow: { fairnessId, priority: 3 }, byteSize: 100, tokens: 1, arrivalMs: 0, payload: null }, 0);
+    const add = (fairnessId: string) => q.enqueue({ id: `${fairnessId}${n++}`, flow: { fairnessId, priority: 3 }, byteSize: 100, tokens: 1, arrivalUs: microsFromMillis(0), payload: null }, microsFromMillis(0));
     add('flood');
     add('small');
     const served = { flood: 0, small: 0 };

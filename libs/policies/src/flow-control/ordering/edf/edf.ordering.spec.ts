@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { queuedRequest } from '../../../testing/builders.js';
 import { Heap } from '@sluice/collections';
@@ -25,28 +26,28 @@ describe('edf-ordering-policy', () => {
   it('serves the earliest TTL deadline first, where FCFS serves the earliest enqueue', () => {
     // Enqueued at 0, 10, 20 ms with TTLs 60 s, 5 s, 30 s: deadlines 60 000, 5 010, 30 020.
     const list = [
-      queuedRequest({ seq: 0, id: 'a', enqueuedAtMs: 0, ttlDeadlineMs: 60_000 }),
-      queuedRequest({ seq: 1, id: 'b', enqueuedAtMs: 10, ttlDeadlineMs: 5_010 }),
-      queuedRequest({ seq: 2, id: 'c', enqueuedAtMs: 20, ttlDeadlineMs: 30_020 }),
+      queuedRequest({ seq: 0, id: 'a', enqueuedAtUs: microsFromMillis(0), ttlDeadlineUs: microsFromMillis(60_000) }),
+      queuedRequest({ seq: 1, id: 'b', enqueuedAtUs: microsFromMillis(10), ttlDeadlineUs: microsFromMillis(5_010) }),
+      queuedRequest({ seq: 2, id: 'c', enqueuedAtUs: microsFromMillis(20), ttlDeadlineUs: microsFromMillis(30_020) }),
     ];
     expect(drain(edf, list)).toEqual(['b', 'c', 'a']);
     expect(drain(createFcfsOrdering(), list)).toEqual(['a', 'b', 'c']);
   });
 
   it('with one TTL for every request it is FCFS', () => {
-    const list = [5, 1, 4, 2, 3].map((seq) => queuedRequest({ seq, id: `r${seq}`, enqueuedAtMs: seq * 7, ttlDeadlineMs: seq * 7 + 60_000 }));
+    const list = [5, 1, 4, 2, 3].map((seq) => queuedRequest({ seq, id: `r${seq}`, enqueuedAtUs: microsFromMillis(seq * 7), ttlDeadlineUs: microsFromMillis(seq * 7 + 60_000) }));
     expect(drain(edf, list)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
   });
 
   it('ignores the SLO deadline', () => {
-    const noSlo = queuedRequest({ seq: 0, ttlDeadlineMs: 1_000 });
-    const urgentSlo = queuedRequest({ seq: 1, ttlDeadlineMs: 2_000, sloDeadlineMs: 10 });
+    const noSlo = queuedRequest({ seq: 0, ttlDeadlineUs: microsFromMillis(1_000) });
+    const urgentSlo = queuedRequest({ seq: 1, ttlDeadlineUs: microsFromMillis(2_000), sloDeadlineUs: microsFromMillis(10) });
     expect(edf.compare(noSlo, urgentSlo)).toBeLessThan(0);
   });
 
   it('breaks equal deadlines by enqueue order', () => {
-    const a = queuedRequest({ seq: 3, ttlDeadlineMs: 1_000 });
-    const b = queuedRequest({ seq: 9, ttlDeadlineMs: 1_000 });
+    const a = queuedRequest({ seq: 3, ttlDeadlineUs: microsFromMillis(1_000) });
+    const b = queuedRequest({ seq: 9, ttlDeadlineUs: microsFromMillis(1_000) });
     expect(edf.compare(a, b)).toBeLessThan(0);
     expect(edf.compare(b, a)).toBeGreaterThan(0);
   });

@@ -8,7 +8,7 @@ export const EDF_ORDERING = 'edf-ordering-policy';
  */
 export const edfOrdering: OrderingPolicy = {
   name: EDF_ORDERING,
-  compare: (a, b) => a.ttlDeadlineMs - b.ttlDeadlineMs || a.seq - b.seq,
+  compare: (a, b) => a.ttlDeadlineUs - b.ttlDeadlineUs || a.seq - b.seq,
 };
 
 export function createEdfOrdering(): OrderingPolicy {

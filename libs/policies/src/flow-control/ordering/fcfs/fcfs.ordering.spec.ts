@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { queuedRequest } from '../../../testing/builders.js';
 import { FCFS_ORDERING, createFcfsOrdering } from './fcfs.ordering.js';
@@ -11,8 +12,8 @@ describe('fcfs-ordering-policy', () => {
   });
 
   it('orders by enqueue sequence alone, whatever the deadlines say', () => {
-    const early = queuedRequest({ seq: 1, ttlDeadlineMs: 90_000, sloDeadlineMs: 5_000 });
-    const late = queuedRequest({ seq: 2, ttlDeadlineMs: 1_000, sloDeadlineMs: 100 });
+    const early = queuedRequest({ seq: 1, ttlDeadlineUs: microsFromMillis(90_000), sloDeadlineUs: microsFromMillis(5_000) });
+    const late = queuedRequest({ seq: 2, ttlDeadlineUs: microsFromMillis(1_000), sloDeadlineUs: microsFromMillis(100) });
     expect(fcfs.compare(early, late)).toBeLessThan(0);
     expect(fcfs.compare(late, early)).toBeGreaterThan(0);
   });

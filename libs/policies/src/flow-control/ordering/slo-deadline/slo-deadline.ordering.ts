@@ -9,8 +9,8 @@ export const SLO_DEADLINE_ORDERING = 'slo-deadline-ordering-policy';
 export const sloDeadlineOrdering: OrderingPolicy = {
   name: SLO_DEADLINE_ORDERING,
   compare(a, b) {
-    const da = a.sloDeadlineMs ?? Number.POSITIVE_INFINITY;
-    const db = b.sloDeadlineMs ?? Number.POSITIVE_INFINITY;
+    const da = a.sloDeadlineUs ?? Number.POSITIVE_INFINITY;
+    const db = b.sloDeadlineUs ?? Number.POSITIVE_INFINITY;
     if (da !== db) return da < db ? -1 : 1;
     return a.seq - b.seq;
   },

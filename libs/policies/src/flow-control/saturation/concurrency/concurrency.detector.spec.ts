@@ -1,10 +1,11 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { instanceView, poolSignals } from '../../../testing/builders.js';
 import { isSaturated } from '../../ports.js';
 import { CONCURRENCY_DETECTOR, ConcurrencyDetectorParamsSchema, createConcurrencyDetector } from './concurrency.detector.js';
 
-const endpoints = (n: number) => Array.from({ length: n }, (_, i) => instanceView({ instanceId: `i${i}`, queueDepth: 50, kvUtilization: 0.99, snapshotAgeMs: 10_000 }));
+const endpoints = (n: number) => Array.from({ length: n }, (_, i) => instanceView({ instanceId: `i${i}`, queueDepth: 50, kvUtilization: 0.99, snapshotAgeUs: microsFromMillis(10_000) }));
 const issuesOf = (params: unknown) => {
   try {
     createConcurrencyDetector(params);

@@ -1,9 +1,13 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { instanceView, poolSignals } from '../../../testing/builders.js';
 import { UTILIZATION_DETECTOR, UtilizationDetectorParamsSchema, createUtilizationDetector } from './utilization.detector.js';
 
-const endpoint = (instanceId: string, queueDepth: number, kvUtilization: number, snapshotAgeMs = 50) => instanceView({ instanceId, queueDepth, kvUtilization, snapshotAgeMs });
+const endpoint = (instanceId: string, queueDepth: number, kvUtilization: number, snapshotAgeMs = 50) =>
+  instanceView({ instanceId, queueDepth, kvUtilization, snapshotAgeUs: microsFromMillis(snapshotAgeMs) });
+/** Dispatch times, in ms before now, as the µs the detector reads. */
+const agoUs = (...agoMs: number[]) => agoMs.map((ms) => ms * 1_000);
 const issuesOf = (params: unknown) => {
   try {
     createUtilizationDetector(params);
@@ -61,18 +65,18 @@ describe('utilization-detector', () => {
   it('adds the dispatches its snapshot cannot show yet to queue depth, spread over the endpoints', () => {
     // Two idle endpoints, snapshots 50 ms old; 4 dispatches in the last 50 ms (and one 80 ms ago,
     // which the snapshots already show): 2 unseen per endpoint → 2/5 = 0.4 each → 0.4.
-    const dispatchedAgoMs = [0, 10, 30, 50, 80];
-    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0), endpoint('b', 0, 0)], dispatchedAgoMs }))).toBeCloseTo(0.4, 12);
+    const dispatchedAgoUs = agoUs(0, 10, 30, 50, 80);
+    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0), endpoint('b', 0, 0)], dispatchedAgoUs }))).toBeCloseTo(0.4, 12);
     // Each endpoint counts by its own snapshot's age: a at 10 ms sees 2 unseen → 1/5; b at 100 ms
     // sees all 5 → 2.5/5 = 0.5; average 0.35.
     expect(
-      detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0, 10), endpoint('b', 0, 0, 100)], dispatchedAgoMs })),
+      detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0, 10), endpoint('b', 0, 0, 100)], dispatchedAgoUs })),
     ).toBeCloseTo(0.35, 12);
     // Unseen dispatches add to queue depth, not to the KV score: queueDepth 1 + 2 unseen → 3/5 = 0.6
     // against kv 0.4/0.8 = 0.5.
-    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 1, 0.4)], dispatchedAgoMs: [0, 5] }))).toBeCloseTo(0.6, 12);
+    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 1, 0.4)], dispatchedAgoUs: agoUs(0, 5) }))).toBeCloseTo(0.6, 12);
     // A burst is stopped before the next snapshot: 5 dispatches since a 0-depth snapshot saturate one endpoint.
-    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0)], dispatchedAgoMs: [1, 2, 3, 4, 5] }))).toBe(1);
+    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0)], dispatchedAgoUs: agoUs(1, 2, 3, 4, 5) }))).toBe(1);
   });
 
   it('reads the in-flight books not at all (that is the concurrency detector)', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DurationSchema } from '@sluice/contracts';
+import { DurationSchema, microsFromMillis } from '@sluice/contracts';
 import { snapSaturation, type SaturationDetector } from '../../ports.js';
 
 export const UTILIZATION_DETECTOR = 'utilization-detector';
@@ -26,6 +26,8 @@ export type UtilizationDetectorParams = z.infer<typeof UtilizationDetectorParams
  */
 export function createUtilizationDetector(params: unknown): SaturationDetector {
   const { queueDepthThreshold, kvCacheUtilThreshold, metricsStalenessThreshold } = UtilizationDetectorParamsSchema.parse(params);
+  // The parameter is a duration in ms, as the Endpoint Picker's config writes it; ages are µs.
+  const stalenessUs = microsFromMillis(metricsStalenessThreshold);
   return {
     name: UTILIZATION_DETECTOR,
     saturation(signals) {
@@ -34,11 +36,11 @@ export function createUtilizationDetector(params: unknown): SaturationDetector {
       if (endpoints.length === 0) return 1;
       let sum = 0;
       for (const e of endpoints) {
-        if (!(e.snapshotAgeMs <= metricsStalenessThreshold)) {
+        if (!(e.snapshotAgeUs <= stalenessUs)) {
           sum += 1;
           continue;
         }
-        const unseen = signals.dispatchedWithin(e.snapshotAgeMs) / endpoints.length;
+        const unseen = signals.dispatchedWithin(e.snapshotAgeUs) / endpoints.length;
         sum += Math.max((e.queueDepth + unseen) / queueDepthThreshold, e.kvUtilization / kvCacheUtilThreshold);
       }
       return snapSaturation(sum / endpoints.length);

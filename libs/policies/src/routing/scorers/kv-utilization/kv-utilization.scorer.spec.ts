@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { clusterView, instanceViews, policyRequest } from '../../../testing/builders.js';
 import { createKvUtilizationScorer } from './kv-utilization.scorer.js';
@@ -14,7 +15,7 @@ describe('kv-utilization scorer', () => {
   });
 
   it('is 1 before the first snapshot (utilization reads 0), whatever the age', () => {
-    const candidates = instanceViews(2, (i) => ({ snapshotAgeMs: i === 0 ? Number.POSITIVE_INFINITY : 90_000 }));
+    const candidates = instanceViews(2, (i) => ({ snapshotAgeUs: microsFromMillis(i === 0 ? Number.POSITIVE_INFINITY : 90_000) }));
     expect(scorer.score(policyRequest(), candidates, clusterView(candidates))).toEqual([1, 1]);
   });
 

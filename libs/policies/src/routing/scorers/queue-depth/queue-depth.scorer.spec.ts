@@ -1,3 +1,4 @@
+import { microsFromMillis } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import type { InstanceView } from '../../../cluster-view.js';
 import { clusterView, instanceView, policyRequest } from '../../../testing/builders.js';
@@ -23,7 +24,7 @@ describe('queue-depth scorer', () => {
   });
 
   it('before any snapshot, every instance reads 0 load: all 1 (in-flight still counts)', () => {
-    const fresh = (id: string, inFlight = 0) => instanceView({ instanceId: id, snapshotAgeMs: Number.POSITIVE_INFINITY, inFlight });
+    const fresh = (id: string, inFlight = 0) => instanceView({ instanceId: id, snapshotAgeUs: microsFromMillis(Number.POSITIVE_INFINITY), inFlight });
     expect(score([fresh('a'), fresh('b')])).toEqual([1, 1]);
     expect(score([fresh('a', 2), fresh('b'), fresh('c', 1)])).toEqual([0, 1, 0.5]);
   });
