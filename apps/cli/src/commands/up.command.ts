@@ -9,7 +9,7 @@ import {
   type NatsKind,
   type ServiceExit,
   type ServiceInfo,
-} from '@sluice/testing';
+} from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
 import { splitArgs } from '../args.js';
 import { removeClusterState, writeClusterState } from '../cluster-state.js';
@@ -76,7 +76,7 @@ export const upCommand: Command = {
     const stopCluster = (code: number): void => {
       const deadline = setTimeout(() => {
         err.line(err.red(`sluice: services still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; killing them`));
-        // The harness SIGKILLs whatever it started when this process exits.
+        // The launcher SIGKILLs whatever it started when this process exits.
         process.exit(EXIT.FAILURE);
       }, STOP_DEADLINE_MS);
       deadline.unref();
@@ -121,7 +121,7 @@ export const upCommand: Command = {
           onExit,
         });
       } catch (error) {
-        if (stopping) return EXIT.OK; // Ctrl-C during start-up: the harness has stopped what it started.
+        if (stopping) return EXIT.OK; // Ctrl-C during start-up: the launcher has stopped what it started.
         return reportStartError(error, ctx);
       }
 
