@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { metricSum, runSluice } from '@sluice/testing';
-import type { RunReportFile } from './run-report.js';
+import type { RunReportFile } from '@sluice/report';
 
 /**
  * `sluice run` as a user runs it (the built CLI, a child process) against a real cluster at
