@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
+import { parseCommandLine } from '@sluice/config';
 import { compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
-import { splitArgs } from '../args.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
@@ -19,7 +19,7 @@ export const compareCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], maxPositionals: 16 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], maxPositionals: 16 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;

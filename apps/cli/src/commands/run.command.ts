@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '@sluice/config';
+import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
 import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
 import { readClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
 import { EXIT, type CliContext, type Command } from './command.js';
@@ -30,7 +29,7 @@ export const runCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;

@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig, loadProfile } from '@sluice/config';
+import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
 import { createLatencyModel } from '@sluice/engine';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies } from '@sluice/twin';
 import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
 import { printRunSummary } from '../run/print-run-summary.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -32,7 +31,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;

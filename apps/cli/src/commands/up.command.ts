@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { ConfigError } from '@sluice/config';
+import { ConfigError, parseCommandLine } from '@sluice/config';
 import {
   ClusterStartError,
   NatsUnavailableError,
@@ -11,7 +11,6 @@ import {
   type ServiceInfo,
 } from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
 import { removeClusterState, writeClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
 import { EXIT, type CliContext, type Command } from './command.js';
@@ -53,7 +52,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = splitArgs(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
