@@ -1,7 +1,7 @@
 import { parseCommandLine } from '@sluice/config';
 import { AdmissionPolicyStateSchema, subjects, type AdmissionPolicyState } from '@sluice/contracts';
 import { ADMISSION_POLICY_NAMES } from '@sluice/policies';
-import { ControlError, resultsOf, withControlBus } from '../control-bus.js';
+import { ControlError, resultsOf, withControlBus } from './control-bus.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice admission get [--json]

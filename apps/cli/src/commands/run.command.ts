@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
 import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
-import { readClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
+import { readClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice run WORKLOAD.yaml [--gateway URL] [--out DIR] [--retries N] [--json]

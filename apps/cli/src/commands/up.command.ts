@@ -11,8 +11,8 @@ import {
   type ServiceInfo,
 } from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
-import { removeClusterState, writeClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
+import { removeClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--key.path=value ...]

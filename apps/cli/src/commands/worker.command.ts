@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { parseCommandLine } from '@sluice/config';
 import { InjectedFailureSchema, SetWorkerFaultsSchema, WorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
-import { ControlError, resultsOf, withControlBus } from '../control-bus.js';
+import { ControlError, resultsOf, withControlBus } from './control-bus.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice worker faults [--instance ID] [knobs] [--json] [--config FILE] [--nats.url=URL]

@@ -4,7 +4,7 @@ import { seededRandom } from '@sluice/collections';
 import { buildReport } from '@sluice/metrics';
 import { writeRunReports, type RunReportFile } from '@sluice/report';
 import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
-import type { Output } from '../output.js';
+import type { Output } from '../terminal/output.js';
 import { printRunSummary } from './print-run-summary.js';
 import { Progress } from './progress.js';
 import { runWorkload } from './run-workload.js';

@@ -1,6 +1,6 @@
 import type { RunReport } from '@sluice/metrics';
 import { summaryTable, type RunReportPaths } from '@sluice/report';
-import type { Output } from '../output.js';
+import type { Output } from '../terminal/output.js';
 
 /**
  * What `sluice run`, `sluice simulate` and the demo of `sluice up` print once the reports are

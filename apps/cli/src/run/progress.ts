@@ -1,5 +1,5 @@
 import { percentile } from '@sluice/metrics';
-import type { TextStream } from '../output.js';
+import type { TextStream } from '../terminal/output.js';
 import type { RunRecord } from '@sluice/metrics';
 
 /** Live counts of a run, drawn as one rewritten line on a terminal or plain periodic lines elsewhere. */
