@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
+import { formatFieldIssue } from '@sluice/contracts';
 import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
 import { executeRun } from '../run/execute-run.js';
 import { readClusterState } from './cluster-state.js';
@@ -52,7 +53,7 @@ export const runCommand: Command = {
     } catch (error) {
       if (error instanceof WorkloadError) {
         err.line(`sluice run: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
         return EXIT.USAGE;
       }
       err.line(`sluice run: cannot read ${file}: ${(error as Error).message}`);

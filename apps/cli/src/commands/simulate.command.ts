@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
+import { formatFieldIssue } from '@sluice/contracts';
 import { createLatencyModel } from '@sluice/engine';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
@@ -62,7 +63,7 @@ export const simulateCommand: Command = {
     } catch (error) {
       if (error instanceof WorkloadError) {
         err.line(`sluice simulate: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
       } else if (error instanceof ConfigError) {
         for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else {
