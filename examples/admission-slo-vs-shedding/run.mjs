@@ -10,7 +10,7 @@
 // 40% sheddable) sent as a real streaming client. Only the admission policy differs.
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { connect } from '@nats-io/transport-node';
 import { Bus } from '@sluice/bus';
 import { InferenceRequestSchema } from '@sluice/contracts';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
 
 const n = Number(process.argv[process.argv.indexOf('--n') + 1]) || 2000;
 const pct = (xs, p) => {

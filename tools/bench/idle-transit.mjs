@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
-import { startNats } from '@sluice/testing';
+import { startNats } from '@sluice/launcher';
 
 const wallMs = () => performance.timeOrigin + performance.now();
 

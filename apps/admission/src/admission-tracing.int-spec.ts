@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postCompletion, runSluice, startTracedCluster, type LocalCluster, type OtlpReceiver, type TracedCluster } from '@sluice/testing';
+import type { LocalCluster } from '@sluice/launcher';
+import { postCompletion, runSluice, startTracedCluster, type OtlpReceiver, type TracedCluster } from '@sluice/testing';
 
 /** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
 let traced: TracedCluster;

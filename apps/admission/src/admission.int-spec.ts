@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricValue, postCompletion, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricValue, postCompletion, runSluice } from '@sluice/testing';
 
 /** Admission policies through the real gateway, on a real cluster. */
 

@@ -1,5 +1,5 @@
 import { COMMANDS, EXIT, findCommand, type CliContext } from './commands/index.js';
-import { Output, type TextStream } from './output.js';
+import { Output, type TextStream } from './terminal/output.js';
 import { REPO_ROOT } from './paths.js';
 
 export interface CliIo {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
-import { clusterStateFile, readClusterState } from './cluster-state.js';
+import { clusterStateFile, readClusterState } from './commands/cluster-state.js';
 import { REPO_ROOT } from './paths.js';
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startNats, type LocalCluster, type NatsServerHandle } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startNats, type LocalCluster, type NatsServerHandle } from '@sluice/launcher';
 import { runCli } from './cli.js';
 
 /** `sluice worker faults` against two real worker processes (two instances each) on a real NATS. */

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
-import { eventually, FREE_PORT_ARGS, metricSum, metricValue, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricSum, metricValue, postCompletion } from '@sluice/testing';
 
 /**
  * Flow control through the real gateway, admission, router and a worker, modelled on the Endpoint

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, sseData, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { sseData } from '@sluice/testing';
 
 /**
  * The OpenAI-compatible surface against a real cluster: nats-server and the five services as

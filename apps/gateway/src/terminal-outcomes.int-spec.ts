@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, FREE_PORT_ARGS, metricValue, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricValue, postCompletion } from '@sluice/testing';
 
 /** Every request ends in exactly one terminal outcome, also when a stage is missing or slow. */
 

@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  attributeMatches,
-  readTelemetryDoc,
-  postCompletion,
-  startTracedCluster,
-  type DocumentedAttribute,
-  type LocalCluster,
-  type OtlpReceiver,
-  type ReceivedSpan,
-  type TracedCluster,
-} from '@sluice/testing';
+import type { LocalCluster } from '@sluice/launcher';
+import { attributeMatches, readTelemetryDoc, postCompletion, startTracedCluster, type DocumentedAttribute, type OtlpReceiver, type ReceivedSpan, type TracedCluster } from '@sluice/testing';
 
 /**
  * One request, one trace across all five services: the gateway's server span, then admission,

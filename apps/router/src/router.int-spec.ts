@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@sluice/collections';
-import { eventually, FREE_PORT_ARGS, metricSum, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricSum, postCompletion } from '@sluice/testing';
 
 /**
  * Routing policies on a live cluster of four instances (one worker process), through the real

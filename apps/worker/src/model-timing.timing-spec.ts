@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
-import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, sseData, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { postCompletion, sseData } from '@sluice/testing';
 
 /**
  * The model's numbers, seen through the whole cluster at timeScale 1. For a 512-token prompt and

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { httpHeaders, KvEventSchema, LoadSnapshotSchema, subjectPatterns, subjects, type KvEvent, type LoadSnapshot } from '@sluice/contracts';
-import { FREE_PORT_ARGS, postCompletion, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/testing';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { postCompletion } from '@sluice/testing';
 
 /** The worker service on a real bus: vLLM's metrics, KV events, load snapshots and fault knobs. */
 let cluster: LocalCluster;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { describeZodError } from '@sluice/contracts';
+import { parseCommandLine } from './command-line.js';
 import { ConfigError } from './config.error.js';
 import { ConfigSchema, type SluiceConfig } from './config.schema.js';
 
@@ -12,7 +13,7 @@ export interface ConfigSources {
   /** Path of a sluice.yaml; also taken from `--config FILE` in argv or SLUICE_CONFIG. */
   file?: string;
   env?: NodeJS.ProcessEnv;
-  /** Flags: `--config FILE`, `--gateway.port=8081` or `--gateway.port 8081`. */
+  /** Flags: `--config FILE`, `--gateway.port=8081` or `--gateway.port 8081`; anything else is a ConfigError. */
   argv?: readonly string[];
 }
 
@@ -44,28 +45,6 @@ function setPath(tree: Tree, path: readonly string[], value: unknown): void {
   });
 }
 
-/** Splits argv into the config file flag and `key.path=value` overrides. */
-export function parseConfigFlags(argv: readonly string[]): { file?: string; overrides: [string[], unknown][] } {
-  const overrides: [string[], unknown][] = [];
-  let file: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (!arg.startsWith('--')) continue;
-    const eq = arg.indexOf('=');
-    const key = arg.slice(2, eq === -1 ? undefined : eq);
-    let value = eq === -1 ? undefined : arg.slice(eq + 1);
-    if (value === undefined) {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) continue; // a boolean CLI flag, not config
-      value = next;
-      i++;
-    }
-    if (key === 'config') file = value;
-    else if (key.includes('.')) overrides.push([key.split('.'), parseScalar(value)]);
-  }
-  return { file, overrides };
-}
-
 function readFileTree(file: string): Tree {
   let text: string;
   try {
@@ -89,8 +68,10 @@ function readFileTree(file: string): Tree {
 /** Resolves defaults < file < env < flags into one validated config, or throws ConfigError. */
 export function loadConfig(sources: ConfigSources = {}): SluiceConfig {
   const env = sources.env ?? {};
-  const flags = parseConfigFlags(sources.argv ?? []);
-  const file = flags.file ?? sources.file ?? env[CONFIG_FILE_ENV];
+  // The same reading of flags as every command's (config flags only: a service takes nothing else).
+  const flags = parseCommandLine(sources.argv ?? []);
+  if (flags.problems.length > 0) throw new ConfigError(flags.problems);
+  const file = flags.configFile ?? sources.file ?? env[CONFIG_FILE_ENV];
   const tree: Tree = file ? readFileTree(file) : {};
 
   if (env.NATS_URL) setPath(tree, ['nats', 'url'], env.NATS_URL);
@@ -99,7 +80,7 @@ export function loadConfig(sources: ConfigSources = {}): SluiceConfig {
     // SLUICE_FLOW_CONTROLLER__PORT → flowController.port
     setPath(tree, name.slice(ENV_PREFIX.length).split('__').map(camelFromScreaming), parseScalar(raw));
   }
-  for (const [path, value] of flags.overrides) setPath(tree, path, value);
+  for (const { path, text } of flags.overrides) setPath(tree, path, parseScalar(text));
 
   const result = ConfigSchema.safeParse(tree);
   if (!result.success) throw new ConfigError(describeZodError(result.error));

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dockerCliAvailable, freePorts, REPO_ROOT } from '@sluice/launcher';
 import { ComposeProject, composeLeftovers, findCompose } from './compose.js';
-import { dockerAvailable } from './docker.js';
-import { freePorts } from './net.js';
 import { buildOfflineImages } from './offline-images.js';
 import { eventually } from './probes.js';
 import { promQuery, promScalar } from './prometheus-api.js';
-import { REPO_ROOT } from './repo-root.js';
 
 /**
  * docker-compose.yml as a user runs it on a machine without registries: the offline stand-in
@@ -15,7 +13,7 @@ import { REPO_ROOT } from './repo-root.js';
  * scraped every service and replica and hold the request counter and the TTFT histograms; `down
  * -v` must leave nothing behind. In CI a missing Docker engine or Compose fails this suite.
  */
-const dockerUp = await dockerAvailable();
+const dockerUp = await dockerCliAvailable();
 const compose = dockerUp ? await findCompose() : null;
 const required = process.env.CI === 'true';
 

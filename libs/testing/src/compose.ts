@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { docker, type DockerResult } from './docker.js';
+import { docker, type DockerResult } from '@sluice/launcher';
 
 /**
  * A Docker Compose project driven from a test: one project name (so it never touches a user's

@@ -1,7 +1,7 @@
-// testcontainers is loaded on first use only: `sluice up` imports this lib and must neither pay
-// for it at start-up nor need it installed (it is a dev dependency).
+// testcontainers is loaded on first use only: most specs import this lib without starting a
+// container, and need not pay for loading it (nor have it installed: it is a dev dependency).
 import type { StartedTestContainer } from 'testcontainers';
-import { DEFAULT_NATS_IMAGE } from './nats-server.js';
+import { DEFAULT_NATS_IMAGE } from '@sluice/launcher';
 
 export interface NatsContainer {
   /** `nats://<host>:<mapped port>`. */

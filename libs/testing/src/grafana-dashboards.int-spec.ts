@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster, type ServiceName } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
 import { dashboardQueries, loadDashboards } from './grafana-dashboards.js';
-import { startLocalCluster, type LocalCluster, type ServiceName } from './local-cluster.js';
 import { readMetricsDoc } from './metrics-doc.js';
 import { parseExposition, seriesNames, type MetricFamily } from './prometheus-exposition.js';
 import { metricSum } from './probes.js';
 import { metricNamesIn, metricNamesInVariableQuery } from './promql-metric-names.js';
-import { FREE_PORT_ARGS, REPO_ROOT } from './repo-root.js';
 
 /**
  * The dashboards and docs/metrics.md against what a live cluster really exposes: every service

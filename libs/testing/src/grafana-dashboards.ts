@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from './repo-root.js';
+import { REPO_ROOT } from '@sluice/launcher';
 
 /** grafana/: provisioning files and the dashboards they load (docker-compose.yml mounts them). */
 export const GRAFANA_DIR = join(REPO_ROOT, 'grafana');

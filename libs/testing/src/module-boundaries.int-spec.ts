@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from './repo-root.js';
+import { REPO_ROOT } from '@sluice/launcher';
 
 /**
  * The module boundaries are lint rules, so they must actually fire: a probe file is written into

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { postCompletion, sseData } from './completions.js';
 import { dockerAvailable, startNatsContainer, type NatsContainer } from './containers.js';
-import { startLocalCluster, type LocalCluster } from './local-cluster.js';
-import { FREE_PORT_ARGS, REPO_ROOT } from './repo-root.js';
 
 /**
  * NATS in a Docker container (Testcontainers), the services as processes against it, one

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from './repo-root.js';
+import { REPO_ROOT } from '@sluice/launcher';
 
 export const OFFLINE_IMAGES_SCRIPT = join(REPO_ROOT, 'infra', 'offline', 'build-images.sh');
 

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SERVICE_NAMES } from './local-cluster.js';
-import { REPO_ROOT } from './repo-root.js';
+import { REPO_ROOT, SERVICE_NAMES } from '@sluice/launcher';
 
 function runService(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {

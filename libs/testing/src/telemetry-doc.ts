@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from './repo-root.js';
+import { REPO_ROOT } from '@sluice/launcher';
 
 export const TELEMETRY_DOC = join(REPO_ROOT, 'docs', 'telemetry.md');
 

@@ -1,6 +1,5 @@
-import { startLocalCluster, type LocalCluster } from './local-cluster.js';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
-import { FREE_PORT_ARGS, REPO_ROOT } from './repo-root.js';
 
 /** A local cluster on free ports whose services export their spans to an OTLP/HTTP receiver of the test's own. */
 export interface TracedCluster {

@@ -1,7 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { issuePath } from '@sluice/contracts';
-import { valueAt } from './value-at.js';
+import { formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
 
 /**
  * A workload spec, compatible with the parts of BLIS's workload spec v2 that apply here: a seed,
@@ -111,55 +110,20 @@ export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
 export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
 
 /** One problem in a spec: where (`clients[1].arrival.cv`) and what (`must be > 0`). */
-export interface WorkloadIssue {
-  path: string;
-  message: string;
-}
+export type WorkloadIssue = FieldIssue;
 
 /** A spec that does not parse or validate; `issues` lists every problem, each naming its key path. */
 export class WorkloadError extends Error {
   constructor(readonly issues: readonly WorkloadIssue[]) {
-    super(`invalid workload spec:\n${issues.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
+    super(`invalid workload spec:\n${issues.map((i) => `  ${formatFieldIssue(i)}`).join('\n')}`);
     this.name = 'WorkloadError';
   }
-}
-
-function formatIssue(issue: WorkloadIssue): string {
-  return issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`;
-}
-
-
-function describeType(expected: string): string {
-  if (expected === 'array') return 'a list';
-  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
-}
-
-function toIssues(error: z.ZodError, input: unknown): WorkloadIssue[] {
-  const issues: WorkloadIssue[] = [];
-  for (const issue of error.issues) {
-    const path = issue.path;
-    const missing = valueAt(input, path) === undefined;
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) issues.push({ path: issuePath([...path, key]), message: 'unknown key' });
-    } else if (issue.code === 'invalid_union' && 'options' in issue && Array.isArray(issue.options)) {
-      // A discriminated union (arrival.process, *_distribution.type) without a matching tag.
-      const list = issue.options.map(String).join(' | ');
-      issues.push({ path: issuePath(path), message: missing ? `is required (one of ${list})` : `must be one of ${list}` });
-    } else if (issue.code === 'invalid_value') {
-      issues.push({ path: issuePath(path), message: missing ? 'is required' : `must be one of ${issue.values.map(String).join(' | ')}` });
-    } else if (issue.code === 'invalid_type') {
-      issues.push({ path: issuePath(path), message: missing ? 'is required' : `must be ${describeType(issue.expected)}` });
-    } else {
-      issues.push({ path: issuePath(path), message: issue.message });
-    }
-  }
-  return issues;
 }
 
 /** Validates a parsed spec (e.g. from YAML or JSON); throws WorkloadError listing every problem. */
 export function validateWorkloadSpec(input: unknown): WorkloadSpec {
   const result = WorkloadSpecSchema.safeParse(input);
-  if (!result.success) throw new WorkloadError(toIssues(result.error, input));
+  if (!result.success) throw new WorkloadError(zodFieldIssues(result.error, { input }));
   return result.data;
 }
 

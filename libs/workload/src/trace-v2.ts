@@ -1,11 +1,10 @@
-import { issuePath } from '@sluice/contracts';
 import { seededRandom } from '@sluice/collections';
+import { formatFieldIssue, zodFieldIssues } from '@sluice/contracts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import type { WorkloadRequest } from './generate.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 import { SLO_CLASSES, type SloClass, type WorkloadSpec } from './spec.js';
-import { valueAt } from './value-at.js';
 
 /**
  * BLIS "TraceV2" traces: a YAML header and a CSV with one row per request, in two texts (BLIS
@@ -171,7 +170,7 @@ export function formatTraceV2Issue(issue: TraceV2Issue): string {
   if (issue.request !== undefined) where.push(`request ${issue.request}`);
   if (issue.row !== undefined) where.push(issue.row === 0 ? 'header row' : `row ${issue.row}`);
   if (issue.column !== undefined) where.push(`column ${issue.column}`);
-  return where.length === 0 ? issue.message : `${where.join(', ')}: ${issue.message}`;
+  return formatFieldIssue({ path: where.join(', '), message: issue.message });
 }
 
 const MAX_REPORTED_ISSUES = 50;
@@ -223,20 +222,9 @@ export function tracePrefixesFromSpec(spec: WorkloadSpec): Record<string, TraceP
 
 // ---------------------------------------------------------------- header
 
-
-function headerIssues(error: z.ZodError, input: unknown): TraceV2Issue[] {
-  const issues: TraceV2Issue[] = [];
-  for (const issue of error.issues) {
-    if (issue.code === 'unrecognized_keys') for (const key of issue.keys) issues.push({ key: issuePath([...issue.path, key]), message: 'unknown key' });
-    else if (valueAt(input, issue.path) === undefined) issues.push({ key: issuePath(issue.path), message: 'is required' });
-    else issues.push({ key: issuePath(issue.path), message: issue.message });
-  }
-  return issues;
-}
-
 function validateHeader(input: unknown): TraceV2Header {
   const result = TraceV2HeaderSchema.safeParse(input);
-  if (!result.success) throw new TraceV2Error(headerIssues(result.error, input));
+  if (!result.success) throw new TraceV2Error(zodFieldIssues(result.error, { input }).map(({ path, message }) => ({ key: path, message })));
   return result.data;
 }
 

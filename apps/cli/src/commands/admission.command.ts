@@ -1,7 +1,7 @@
+import { parseCommandLine } from '@sluice/config';
 import { AdmissionPolicyStateSchema, subjects, type AdmissionPolicyState } from '@sluice/contracts';
 import { ADMISSION_POLICY_NAMES } from '@sluice/policies';
-import { splitArgs } from '../args.js';
-import { ControlError, resultsOf, withControlBus } from '../control-bus.js';
+import { ControlError, resultsOf, withControlBus } from './control-bus.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice admission get [--json]
@@ -60,7 +60,7 @@ export const admissionCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], maxPositionals: 64 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], maxPositionals: 64 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;

@@ -1,4 +1,4 @@
-import type { Output } from '../output.js';
+import type { Output } from '../terminal/output.js';
 
 export interface CliContext {
   /** The repo root (apps/, libs/, .sluice/). */

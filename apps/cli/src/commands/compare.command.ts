@@ -1,8 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
-import { splitArgs } from '../args.js';
-import { compareReports, comparisonTable } from '../run/compare-reports.js';
-import { readReportFile } from '../run/report-file.js';
-import type { RunReportFile } from '../run/run-report.js';
+import { parseCommandLine } from '@sluice/config';
+import { compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
@@ -21,7 +19,7 @@ export const compareCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], maxPositionals: 16 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], maxPositionals: 16 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -36,7 +34,7 @@ export const compareCommand: Command = {
     const reports: RunReportFile[] = [];
     for (const file of parsed.positionals) {
       try {
-        const report = readReportFile(resolve(ctx.cwd, file), { records: false });
+        const report = readReportJson(resolve(ctx.cwd, file), { records: false });
         if (report.version !== 1 || report.summary === undefined) throw new Error('not a sluice report.json (version 1)');
         reports.push(report);
       } catch (error) {

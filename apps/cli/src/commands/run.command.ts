@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '@sluice/config';
+import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
+import { formatFieldIssue } from '@sluice/contracts';
 import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
-import { readClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
+import { readClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice run WORKLOAD.yaml [--gateway URL] [--out DIR] [--retries N] [--json]
@@ -30,7 +30,7 @@ export const runCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -53,7 +53,7 @@ export const runCommand: Command = {
     } catch (error) {
       if (error instanceof WorkloadError) {
         err.line(`sluice run: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
         return EXIT.USAGE;
       }
       err.line(`sluice run: cannot read ${file}: ${(error as Error).message}`);

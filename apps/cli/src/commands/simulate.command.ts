@@ -1,15 +1,13 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig, loadProfile } from '@sluice/config';
+import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
+import { formatFieldIssue } from '@sluice/contracts';
 import { createLatencyModel } from '@sluice/engine';
 import { buildReport } from '@sluice/metrics';
+import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies } from '@sluice/twin';
 import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
-import { renderReportHtml } from '../report/render-html.js';
-import { readReportFile, writeReportFile } from '../run/report-file.js';
-import type { RunReportFile } from '../run/run-report.js';
-import { summaryTable } from '../run/summary-table.js';
+import { printRunSummary } from '../run/print-run-summary.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice simulate WORKLOAD.yaml [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--json]
@@ -34,7 +32,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -61,11 +59,11 @@ export const simulateCommand: Command = {
       config = loadConfig({ env: ctx.env, argv: parsed.configArgs });
       profile = loadProfile(config);
       const hopFile = parsed.values.get('hop-latency-from');
-      if (hopFile) hops = hopsFromRecords(readReportFile(resolve(ctx.cwd, hopFile)).records);
+      if (hopFile) hops = hopsFromRecords(readReportJson(resolve(ctx.cwd, hopFile)).records);
     } catch (error) {
       if (error instanceof WorkloadError) {
         err.line(`sluice simulate: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${issue.path ? `${issue.path}: ` : ''}${issue.message}`);
+        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
       } else if (error instanceof ConfigError) {
         for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else {
@@ -95,18 +93,7 @@ export const simulateCommand: Command = {
       records,
     };
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `simulate-${new Date().toISOString().replace(/[:.]/g, '-')}`));
-    mkdirSync(outDir, { recursive: true });
-    const jsonFile = join(outDir, 'report.json');
-    const htmlFile = join(outDir, 'report.html');
-    writeReportFile(jsonFile, report);
-    writeFileSync(htmlFile, renderReportHtml(report));
-    if (parsed.flags.has('json')) out.line(JSON.stringify({ report: jsonFile, html: htmlFile, summary: report.summary }));
-    else {
-      out.line(summaryTable(report.summary));
-      out.line('');
-      out.line(`report: ${jsonFile}`);
-      out.line(`        ${htmlFile}`);
-    }
+    printRunSummary(out, report.summary, writeRunReports(outDir, report), parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },
 };

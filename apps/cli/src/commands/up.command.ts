@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { ConfigError } from '@sluice/config';
+import { ConfigError, parseCommandLine } from '@sluice/config';
 import {
   ClusterStartError,
   NatsUnavailableError,
@@ -9,11 +9,10 @@ import {
   type NatsKind,
   type ServiceExit,
   type ServiceInfo,
-} from '@sluice/testing';
+} from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
-import { splitArgs } from '../args.js';
-import { removeClusterState, writeClusterState } from '../cluster-state.js';
 import { executeRun } from '../run/execute-run.js';
+import { removeClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--key.path=value ...]
@@ -53,7 +52,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = splitArgs(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -76,7 +75,7 @@ export const upCommand: Command = {
     const stopCluster = (code: number): void => {
       const deadline = setTimeout(() => {
         err.line(err.red(`sluice: services still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; killing them`));
-        // The harness SIGKILLs whatever it started when this process exits.
+        // The launcher SIGKILLs whatever it started when this process exits.
         process.exit(EXIT.FAILURE);
       }, STOP_DEADLINE_MS);
       deadline.unref();
@@ -121,7 +120,7 @@ export const upCommand: Command = {
           onExit,
         });
       } catch (error) {
-        if (stopping) return EXIT.OK; // Ctrl-C during start-up: the harness has stopped what it started.
+        if (stopping) return EXIT.OK; // Ctrl-C during start-up: the launcher has stopped what it started.
         return reportStartError(error, ctx);
       }
 

@@ -1,7 +1,7 @@
-import { InjectedFailureSchema, SetWorkerFaultsSchema, WorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
 import { z } from 'zod';
-import { splitArgs } from '../args.js';
-import { ControlError, resultsOf, withControlBus } from '../control-bus.js';
+import { parseCommandLine } from '@sluice/config';
+import { InjectedFailureSchema, SetWorkerFaultsSchema, WorkerFaultsSchema, subjects, type WorkerFaults } from '@sluice/contracts';
+import { ControlError, resultsOf, withControlBus } from './control-bus.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice worker faults [--instance ID] [knobs] [--json] [--config FILE] [--nats.url=URL]
@@ -39,7 +39,7 @@ export const workerCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = splitArgs(argv, { flags: ['help', 'json', 'hang', 'no-hang'], values: ['instance', ...Object.keys(KNOBS)], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'hang', 'no-hang'], values: ['instance', ...Object.keys(KNOBS)], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;

@@ -1,17 +1,13 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildReport } from '@sluice/metrics';
 import { seededRandom } from '@sluice/collections';
+import { buildReport } from '@sluice/metrics';
+import { writeRunReports, type RunReportFile } from '@sluice/report';
 import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
-import type { Output } from '../output.js';
-import { renderReportHtml } from '../report/render-html.js';
+import type { Output } from '../terminal/output.js';
+import { printRunSummary } from './print-run-summary.js';
 import { Progress } from './progress.js';
-import { writeReportFile } from './report-file.js';
-import type { RunReportFile } from './run-report.js';
 import { runWorkload } from './run-workload.js';
-import { summaryTable } from './summary-table.js';
 
 export interface RunSettings {
   readonly workloadFile: string;
@@ -54,18 +50,9 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     summary: buildReport(records, { expectedRequests: requests.length }),
     records,
   };
-  mkdirSync(settings.outDir, { recursive: true });
-  const jsonFile = join(settings.outDir, 'report.json');
-  const htmlFile = join(settings.outDir, 'report.html');
-  writeReportFile(jsonFile, report);
-  writeFileSync(htmlFile, renderReportHtml(report));
-  if (settings.json) out.line(JSON.stringify({ report: jsonFile, html: htmlFile, summary: report.summary }));
-  else {
-    out.line('');
-    out.line(summaryTable(report.summary));
-    out.line('');
-    out.line(`report: ${jsonFile}`);
-    out.line(`        ${htmlFile}`);
-  }
-  return { report, jsonFile, htmlFile };
+  const paths = writeRunReports(settings.outDir, report);
+  // Below the progress line, which the table must not continue.
+  if (!settings.json) out.line('');
+  printRunSummary(out, report.summary, paths, settings.json);
+  return { report, ...paths };
 }

@@ -1,7 +1,7 @@
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
 import type { WorkloadRequest } from '@sluice/workload';
 import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
-import type { RunRecord } from './run-report.js';
+import type { RunRecord } from '@sluice/metrics';
 import { sseData } from './sse-reader.js';
 
 export interface LoadClientOptions {

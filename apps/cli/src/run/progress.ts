@@ -1,6 +1,6 @@
 import { percentile } from '@sluice/metrics';
-import type { TextStream } from '../output.js';
-import type { RunRecord } from './run-report.js';
+import type { TextStream } from '../terminal/output.js';
+import type { RunRecord } from '@sluice/metrics';
 
 /** Live counts of a run, drawn as one rewritten line on a terminal or plain periodic lines elsewhere. */
 export class Progress {

@@ -1,6 +1,6 @@
 import type { WorkloadRequest } from '@sluice/workload';
 import { sendRequest, type LoadClientOptions } from './load-client.js';
-import type { RunRecord } from './run-report.js';
+import type { RunRecord } from '@sluice/metrics';
 
 export interface RunHooks {
   /** A request was sent (at its arrival time). */

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, runSluice, startLocalCluster, type LocalCluster } from '@sluice/testing';
-import type { RunReportFile } from './run-report.js';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { runSluice } from '@sluice/testing';
+import type { RunReportFile } from '@sluice/report';
 
 /**
  * The twin against the live cluster: one small workload at light load, run live at timeScale 1

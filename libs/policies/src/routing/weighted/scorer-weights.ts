@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatFieldIssue } from '@sluice/contracts';
 import { SCORER_NAMES, type ScorerName } from '../scorers/registry.js';
 
 /** A weight per scorer; a scorer left out (or weighted 0) is not run. */
@@ -87,6 +88,6 @@ export const ScorerWeightsSchema = z.union([z.string(), z.record(z.string(), z.u
 /** Reads weights in either form, or throws a ScorerWeightsError naming each problem. */
 export function parseScorerWeights(input: string | Readonly<Record<string, unknown>>): ScorerWeights {
   const { weights, issues } = readScorerWeights(input);
-  if (issues.length > 0) throw new ScorerWeightsError(issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message)));
+  if (issues.length > 0) throw new ScorerWeightsError(issues.map(formatFieldIssue));
   return weights;
 }

@@ -1,7 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 
 /**
- * Last line of defence against leftovers: whatever the harness started and has not stopped yet is
+ * Last line of defence against leftovers: whatever the launcher started and has not stopped yet is
  * killed when this process exits (also on `process.exit()` from an error path). A graceful stop
  * always goes through the handles' `stop()`; this only runs synchronously at exit, so it SIGKILLs.
  * It cannot help against SIGKILL of this process itself.

@@ -120,7 +120,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /**
- * A port this harness picked for a service (port 0 in the config) was bound by another process
+ * A port this launcher picked for a service (port 0 in the config) was bound by another process
  * between the pick and the service's listen: a race with whatever else runs on the machine (other
  * clusters of a parallel test run, outgoing connections taking ephemeral ports), not a fault of
  * the config, so startLocalCluster tries again with fresh ports.

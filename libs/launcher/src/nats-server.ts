@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { docker, dockerAvailable } from './docker.js';
+import { docker, dockerCliAvailable } from './docker.js';
 import { canConnect, delay, freePorts, natsAnswers, urlHostPort } from './net.js';
 import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
 import { trackChild, trackContainer, untrackContainer } from './reaper.js';
@@ -114,7 +114,7 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsSer
   const binary = options.binary === false ? undefined : (options.binary ?? findNatsServer(options.env));
   if (binary) return startProcess(binary, options);
 
-  if (options.docker !== false && (await dockerAvailable())) return startContainer(options);
+  if (options.docker !== false && (await dockerCliAvailable())) return startContainer(options);
 
   throw new NatsUnavailableError(
     `no NATS server: NATS_URL is not set, nats-server is not installed (searched PATH and ${EXTRA_BIN_DIRS.join(', ')})` +
@@ -146,7 +146,7 @@ async function startProcess(binary: string, options: StartNatsOptions): Promise<
     if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
     const log = new OutputLog(options.logFile, 20);
     log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}`);
-    // Its own process group: a Ctrl-C in the terminal reaches the harness, which stops NATS only
+    // Its own process group: a Ctrl-C in the terminal reaches the launcher, which stops NATS only
     // after the services have drained their connections.
     const child = spawn(binary, ['-a', host, '-p', String(port), '-m', String(monitorPort)], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
-import { buildReport } from '@sluice/metrics';
-import type { RunRecord, RunReportFile } from '../run/run-report.js';
+import { buildReport, type RunRecord } from '@sluice/metrics';
+import type { RunReportFile } from './run-report-file.js';
 
 /**
  * Test fixture: a deterministic report of `n` requests, 100 ms apart, over 2 SLO classes, 2

@@ -56,11 +56,11 @@ export class OutputLog {
     if (path) {
       mkdirSync(dirname(path), { recursive: true });
       this.file = createWriteStream(path, { flags: 'a' });
-      this.file.on('error', () => undefined); // a full disk must not crash the harness
+      this.file.on('error', () => undefined); // a full disk must not crash the launcher
     }
   }
 
-  /** A line from the harness itself (not the child), e.g. a start marker; file only. */
+  /** A line from the launcher itself (not the child), e.g. a start marker; file only. */
   note(line: string): void {
     this.file?.write(`${line}\n`);
   }

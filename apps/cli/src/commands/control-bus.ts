@@ -1,7 +1,7 @@
 import { Bus, type ControlAnswer } from '@sluice/bus';
 import { ConfigError, loadConfig } from '@sluice/config';
 import { readClusterState } from './cluster-state.js';
-import { EXIT, type CliContext } from './commands/command.js';
+import { EXIT, type CliContext } from './command.js';
 
 /** Why a control command could not talk to the cluster, already worded for the user. */
 export class ControlError extends Error {

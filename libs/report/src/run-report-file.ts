@@ -1,7 +1,5 @@
 import type { RunRecord, RunReport } from '@sluice/metrics';
 
-export type { RunRecord } from '@sluice/metrics';
-
 /** `report.json`: what a run produced and what produced it. */
 export interface RunReportFile {
   readonly version: 1;
@@ -18,7 +16,7 @@ export interface RunReportFile {
   };
   /** The cluster's resolved config, when the run could read it (a local `sluice up`). */
   readonly config: unknown;
-  /** Aggregates by the rules of BEHAVIOUR.md §5 (libs/metrics). */
+  /** Aggregates by the rules of libs/metrics (docs/metrics.md). */
   readonly summary: RunReport;
   readonly records: readonly RunRecord[];
 }

@@ -1,4 +1,4 @@
-import type { RunRecord } from '../run/run-report.js';
+import type { RunRecord } from '@sluice/metrics';
 import { latencyOverTime, loadPerWorker, outcomesPerSecond, queuePerPriority, ttftCdfBySloClass, type Series } from './series.js';
 import { MAX_POINTS_PER_SERIES, thinSeries } from './thin.js';
 

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { RunRecord, RunReportFile } from './run-report.js';
+import type { RunRecord } from '@sluice/metrics';
+import type { RunReportFile } from './run-report-file.js';
 
 /**
  * report.json, written and read one record per line. It stays one JSON document (any JSON reader
@@ -16,7 +17,7 @@ const RECORDS_CLOSE = '  ]';
 /** Records joined into one write: few syscalls, and strings far below the limit. */
 const RECORDS_PER_WRITE = 1_000;
 
-export function writeReportFile(file: string, report: RunReportFile): void {
+export function writeReportJson(file: string, report: RunReportFile): void {
   const { records, ...head } = report;
   const fd = openSync(file, 'w');
   try {
@@ -41,11 +42,11 @@ export function writeReportFile(file: string, report: RunReportFile): void {
 }
 
 /**
- * Reads a report.json. One written by `writeReportFile` is read line by line, so its size is not
+ * Reads a report.json. One written by `writeReportJson` is read line by line, so its size is not
  * bounded by the longest string; with `records: false` reading stops where the records begin (a
  * comparison needs only the summaries). Any other layout of the same JSON is parsed whole.
  */
-export function readReportFile(file: string, options: { readonly records?: boolean } = {}): RunReportFile {
+export function readReportJson(file: string, options: { readonly records?: boolean } = {}): RunReportFile {
   const wantRecords = options.records ?? true;
   const head: string[] = [];
   const records: RunRecord[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../run/run-report.js';
+import type { RunRecord } from '@sluice/metrics';
 import { cdf, concurrency, flowQueueInterval, latencyOverTime, loadPerWorker, outcomesPerSecond, queuePerPriority, ttftCdfBySloClass, workerInterval } from './series.js';
 
 const rec = (over: Partial<RunRecord> & Pick<RunRecord, 'id' | 'arrivalMs' | 'outcome'>): RunRecord => ({

@@ -17,7 +17,7 @@ import {
 } from './index.js';
 
 /**
- * The harness itself, with stand-in services (a few lines of node:http that read their port from
+ * The launcher itself, with stand-in services (a few lines of node:http that read their port from
  * the same flags the real ones get), so its start, failure and stop paths can be forced. The real
  * services run through it in the apps' integration specs and `sluice up`.
  */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { dockerAvailable } from './docker.js';
+import { dockerCliAvailable } from './docker.js';
 import { canConnect, natsAnswers, parseNatsServers, startNats } from './index.js';
 
 /** The third way `sluice up` gets NATS: no URL, no binary, so a container via the docker CLI. */
-const docker = await dockerAvailable();
+const docker = await dockerCliAvailable();
 const required = process.env.CI === 'true';
 
 describe.runIf(docker || required)('startNats falling back to Docker', () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { syntheticReport } from '../report/synthetic-report.js';
-import { readReportFile, writeReportFile } from './report-file.js';
+import { syntheticReport } from './synthetic-report.js';
+import { readReportJson, writeReportJson } from './report-json.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sluice-report-file-'));
 /** A run, and a tenant of two-byte characters, that put the file's 4 MB read-buffer boundary inside a character. */
@@ -14,19 +14,19 @@ describe('report.json', () => {
   it('is one JSON document with one record per line, read back as written', () => {
     const report = syntheticReport(40);
     const file = join(dir, 'small.json');
-    writeReportFile(file, report);
+    writeReportJson(file, report);
     const text = readFileSync(file, 'utf8');
     expect(JSON.parse(text)).toEqual(report);
     const recordLines = text.split('\n').filter((line) => line.startsWith('    {"id":'));
     expect(recordLines).toHaveLength(40);
-    expect(readReportFile(file)).toEqual(report);
+    expect(readReportJson(file)).toEqual(report);
   });
 
   it('reads the summaries without the records when asked to', () => {
     const report = syntheticReport(40);
     const file = join(dir, 'summary-only.json');
-    writeReportFile(file, report);
-    const { records, ...head } = readReportFile(file, { records: false });
+    writeReportJson(file, report);
+    const { records, ...head } = readReportJson(file, { records: false });
     expect(records).toEqual([]);
     const { records: _all, ...expected } = report;
     expect(head).toEqual(expected);
@@ -36,22 +36,22 @@ describe('report.json', () => {
     // Past the 4 MB read buffer, which ends inside an 'é': a UTF-8 continuation byte sits there.
     const report = syntheticReport(N_LARGE, TENANT_OF_E);
     const file = join(dir, 'large.json');
-    writeReportFile(file, report);
+    writeReportJson(file, report);
     const bytes = readFileSync(file);
     expect(bytes.length).toBeGreaterThan(1 << 22);
     expect(bytes[1 << 22]! & 0xc0).toBe(0x80);
-    expect(readReportFile(file)).toEqual(report);
+    expect(readReportJson(file)).toEqual(report);
   });
 
   it('writes a run without records, and reads reports pretty-printed whole', () => {
     const empty = { ...syntheticReport(0), records: [] };
-    writeReportFile(join(dir, 'empty.json'), empty);
+    writeReportJson(join(dir, 'empty.json'), empty);
     expect(JSON.parse(readFileSync(join(dir, 'empty.json'), 'utf8'))).toEqual(empty);
-    expect(readReportFile(join(dir, 'empty.json'))).toEqual(empty);
+    expect(readReportJson(join(dir, 'empty.json'))).toEqual(empty);
     const report = syntheticReport(12);
     writeFileSync(join(dir, 'pretty.json'), JSON.stringify(report, null, 2));
-    expect(readReportFile(join(dir, 'pretty.json'))).toEqual(report);
+    expect(readReportJson(join(dir, 'pretty.json'))).toEqual(report);
     writeFileSync(join(dir, 'compact.json'), JSON.stringify(report));
-    expect(readReportFile(join(dir, 'compact.json'))).toEqual(report);
+    expect(readReportJson(join(dir, 'compact.json'))).toEqual(report);
   });
 });

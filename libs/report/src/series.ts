@@ -1,5 +1,4 @@
-import type { Outcome } from '@sluice/metrics';
-import type { RunRecord } from '../run/run-report.js';
+import type { Outcome, RunRecord } from '@sluice/metrics';
 
 /**
  * The plot series of a run, computed from its records. Pure functions. Times on the x axis are

@@ -1,5 +1,5 @@
 import type { LatencyStats, Summary } from '@sluice/metrics';
-import type { RunReportFile } from '../run/run-report.js';
+import type { RunReportFile } from './run-report-file.js';
 import { buildPlots } from './plots.js';
 import { REPORT_SCRIPT } from './report-script.js';
 import { REPORT_STYLE } from './report-style.js';
@@ -29,7 +29,7 @@ function summaryRow(name: string, s: Summary): string {
   );
 }
 
-function summaryTable(report: RunReportFile): string {
+function summaryTableHtml(report: RunReportFile): string {
   const { summary } = report;
   const group = (title: string, rows: Record<string, Summary>): string =>
     Object.keys(rows).length === 0 ? '' : `<tr class="group"><td colspan="20">${title}</td></tr>` + Object.entries(rows).map(([k, s]) => summaryRow(k, s)).join('');
@@ -92,7 +92,7 @@ export function renderReportHtml(report: RunReportFile): string {
 <body>
 ${header(report)}
 <h2>Summary</h2>
-${summaryTable(report)}
+${summaryTableHtml(report)}
 <h2>Plots</h2>
 ${figures}
 <script type="application/json" id="report-data">${jsonForScript(data)}</script>

@@ -17,6 +17,6 @@ export function docker(args: readonly string[], timeoutMs = 30_000): Promise<Doc
 }
 
 /** True if the docker CLI is installed and its daemon answers (`docker info`). */
-export async function dockerAvailable(timeoutMs = 10_000): Promise<boolean> {
+export async function dockerCliAvailable(timeoutMs = 10_000): Promise<boolean> {
   return (await docker(['info', '--format', '{{.ServerVersion}}'], timeoutMs)).code === 0;
 }

@@ -1,0 +1,6 @@
+export type { RunReportFile } from './run-report-file.js';
+export { readReportJson, writeReportJson } from './report-json.js';
+export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
+export { renderReportHtml } from './render-html.js';
+export { summaryTable } from './summary-table.js';
+export { compareReports, comparisonTable, type ComparedRow } from './compare-reports.js';
