@@ -8,6 +8,7 @@
 // One live cluster per arm (2 qwen3-14b instances at timeScale 1), the same seeded open-loop
 // workload (Poisson arrivals; 2048-token prompts, 32 output tokens; 20% critical, 40% standard,
 // 40% sheddable) sent as a real streaming client. Only the admission policy differs.
+// The same experiment runs in the twin as examples/workloads/predictive-admission.yaml (README.md).
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
