@@ -13,7 +13,7 @@ import {
   type LoadSnapshot,
   type SetAdmissionPolicy,
 } from '@sluice/contracts';
-import { ControlRefusal } from './admission-policy.store.js';
+import { ControlRefusal } from '@sluice/stages';
 import { AdmissionService } from './admission.service.js';
 
 /** A refused control request answers `{ok: false, message}` with the reason (Nest would hide it). */

@@ -18,7 +18,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
 import { SpanKind, SpanStatusCode, context, trace } from '@sluice/telemetry';
 import { AdmissionMetrics } from './admission.metrics.js';
-import { AdmissionPolicyStore } from './admission-policy.store.js';
+import { AdmissionPolicyStore } from '@sluice/stages';
 
 /** The shell around the admission policy: keep a view of the cluster, decide, pass on or reject. */
 @Injectable()

@@ -19,7 +19,9 @@ import {
 type Params = Record<string, unknown>;
 
 /** A control request that cannot be applied; the message says what to fix. */
-export class ControlRefusal extends Error {}
+export class ControlRefusal extends Error {
+  override readonly name = 'ControlRefusal';
+}
 
 const BUSY = 'busy-threshold' satisfies AdmissionPolicyName;
 
@@ -35,7 +37,7 @@ export class AdmissionPolicyStore {
   private instance: AdmissionPolicy;
 
   constructor(
-    initial: { readonly policy: AdmissionPolicyName; readonly policies: Record<string, Params> },
+    initial: { readonly policy: AdmissionPolicyName; readonly policies: Readonly<Record<string, Readonly<Params>>> },
     private readonly models: readonly string[],
   ) {
     this.params = Object.fromEntries(ADMISSION_POLICY_NAMES.map((name) => [name, { ...(initial.policies[name] ?? {}) }]));

@@ -1,0 +1,110 @@
+import type {
+  AdmissionPolicyState,
+  BusyThresholdEntry,
+  BusyThresholdList,
+  BusyThresholdUpdate,
+  KvEvent,
+  LifecycleEvent,
+  LoadSnapshot,
+  Micros,
+  SetAdmissionPolicy,
+} from '@sluice/contracts';
+import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
+import type { StageRequest } from '../stage-request.js';
+import { Periodic, type WakeUps } from '../wake-ups.js';
+import type { AdmissionEffects } from './admission.effects.js';
+import { AdmissionPolicyStore } from './admission-policy.store.js';
+import type { AdmissionSettings } from './admission.settings.js';
+
+export type AdmissionWakeUp = 'sweep';
+
+/**
+ * The admission stage (docs/behaviour.md §2): the first gate. It keeps admission's view of the
+ * cluster (lifecycle, load snapshots, KV events into a prefix index), asks the active policy
+ * about each request, and either hands the request on or ends it with the policy's reason. The
+ * policy and its parameters can change at run time (control verbs, Dynamo's busy thresholds).
+ * Pure: the caller passes the time of every call; its effects go through `AdmissionEffects`.
+ */
+export class AdmissionStage<R extends StageRequest, C = undefined> {
+  private readonly store: AdmissionPolicyStore;
+  private readonly cluster: AdmissionCluster;
+  private readonly sweep: Periodic<AdmissionWakeUp>;
+
+  constructor(
+    settings: AdmissionSettings,
+    private readonly effects: AdmissionEffects<R, C>,
+    wakeUps: WakeUps<AdmissionWakeUp>,
+  ) {
+    this.store = new AdmissionPolicyStore(settings, settings.models);
+    const keepPrefixIndex = settings.prefixIndex === 'always' || this.store.policy.readsPrefix === true;
+    this.cluster = new AdmissionCluster(settings.heartbeatTimeoutUs, { keepPrefixIndex });
+    this.sweep = new Periodic('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
+  }
+
+  /** Starts the sweep that forgets instances gone silent. */
+  start(nowUs: Micros): void {
+    this.sweep.start(nowUs);
+  }
+
+  stop(): void {
+    this.sweep.stop();
+  }
+
+  /** Whether KV events are worth delivering here (a prefix index is kept). */
+  get wantsKvEvents(): boolean {
+    return this.cluster.keepsPrefixIndex;
+  }
+
+  submit(request: R, nowUs: Micros, carried: C): void {
+    const policy = this.store.policy;
+    const decision = policy.decide(request, this.cluster.view(nowUs), nowUs);
+    this.effects.decided(request, carried, policy.name, decision);
+    if (decision.admit) this.effects.handOn(request, carried);
+    else this.effects.reject(request, carried, decision.reason, decision.message);
+  }
+
+  /** Flow control did not take the request (no responder, no ack): it ends here, not at the deadline. */
+  handoffRefused(request: R, carried: C, message: string): void {
+    this.effects.reject(request, carried, 'flow_unavailable', message);
+  }
+
+  onLifecycle(event: LifecycleEvent): void {
+    this.cluster.onLifecycle(event);
+  }
+
+  onSnapshot(snapshot: LoadSnapshot): void {
+    this.cluster.onSnapshot(snapshot);
+  }
+
+  onKv(event: KvEvent): void {
+    this.cluster.onKv(event);
+  }
+
+  wake(kind: AdmissionWakeUp, atUs: Micros): void {
+    if (kind !== 'sweep' || !this.sweep.due(atUs)) return;
+    const lost = this.cluster.expire(atUs);
+    if (lost.length > 0) this.effects.instancesLost(lost);
+  }
+
+  policyState(): AdmissionPolicyState {
+    return this.store.state();
+  }
+
+  /** Switches policy or merges parameters (throws ControlRefusal naming what is wrong). */
+  setPolicy(change: SetAdmissionPolicy): AdmissionPolicyState {
+    return this.store.set(change);
+  }
+
+  busyThresholds(): BusyThresholdList {
+    return this.store.busyThresholds();
+  }
+
+  setBusyThreshold(update: BusyThresholdUpdate): BusyThresholdEntry {
+    return this.store.setBusyThreshold(update);
+  }
+
+  /** Live instances admission knows of. */
+  instanceCount(): number {
+    return this.cluster.size();
+  }
+}

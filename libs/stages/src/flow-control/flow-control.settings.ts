@@ -1,0 +1,23 @@
+import { microsFromMillis, type Micros } from '@sluice/contracts';
+import { flowControlFrom, type FlowControlConfig, type FlowControlRegistry, type FlowQueuesSettings, type SaturationDetector } from '@sluice/policies';
+
+/** The keys of the config's `flowController` section the core reads (a parsed sluice.yaml fits). */
+export interface FlowControllerConfig extends FlowControlConfig {
+  /** false: no queue; sheddable requests are shed while the pool is saturated (legacy mode). */
+  readonly enabled: boolean;
+  readonly heartbeatTimeoutMs: number;
+}
+
+export interface FlowControlSettings {
+  readonly enabled: boolean;
+  readonly queues: FlowQueuesSettings;
+  readonly detector: SaturationDetector;
+  /** An instance silent this long leaves the pool. */
+  readonly heartbeatTimeoutUs: Micros;
+}
+
+/** Settings from the config's `flowController` section, plugins resolved through the registry. */
+export function flowControlSettingsFrom(config: FlowControllerConfig, registry: FlowControlRegistry): FlowControlSettings {
+  const { settings, detector } = flowControlFrom(config, registry);
+  return { enabled: config.enabled, queues: settings, detector, heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs) };
+}

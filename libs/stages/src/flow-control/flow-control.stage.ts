@@ -1,0 +1,232 @@
+import { millisFromMicros, type CancelRequest, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import {
+  FlowPool,
+  FlowQueues,
+  expirySweepIntervalUs,
+  legacyModeSheds,
+  runDispatchCycle,
+  type FlowStats,
+  type QueuedRequest,
+  type SaturationDetector,
+} from '@sluice/policies';
+import type { StageRequest } from '../stage-request.js';
+import { Periodic, type WakeUps } from '../wake-ups.js';
+import type { FlowControlEffects, FlowEviction } from './flow-control.effects.js';
+import type { FlowControlSettings } from './flow-control.settings.js';
+
+export type FlowControlWakeUp = 'ttl' | 'sweep';
+
+/** A queued request: the request and the driver's context for it. */
+interface Waiting<R, C> {
+  readonly request: R;
+  readonly carried: C;
+}
+
+const EVICTION_MESSAGES: Record<FlowEviction, string> = {
+  ttl_expired: 'evicted from the flow-control queue: its TTL ran out before capacity freed up',
+  client_disconnected: 'evicted from the flow-control queue: the client disconnected',
+  timeout: 'evicted from the flow-control queue: the gateway gave up on it',
+  shutdown: 'evicted from the flow-control queue: the flow controller is shutting down',
+};
+
+/**
+ * The flow-control stage (docs/behaviour.md §3): requests from admission are queued by band and
+ * flow and released to the router by the gated dispatch cycle whenever the saturation detector
+ * sees room; they are evicted on TTL, cancel or shutdown. The cycle runs on every event that can
+ * add work or free capacity (an arrival, a snapshot, a lifecycle event, a done event), so nothing
+ * waits while there is capacity, and one wake-up is kept at the earliest TTL deadline. With flow
+ * control disabled (legacy mode) nothing is queued and sheddable requests are shed while the pool
+ * is saturated. Pure: the caller passes the time of every call.
+ */
+export class FlowControlStage<R extends StageRequest, C = undefined> {
+  private readonly enabled: boolean;
+  private readonly queues: FlowQueues<Waiting<R, C>>;
+  private readonly detector: SaturationDetector;
+  private readonly pool: FlowPool;
+  private readonly queued = new Map<string, number>();
+  private readonly sweep: Periodic<FlowControlWakeUp>;
+  /** The pending TTL wake-up, if one is asked for. */
+  private ttlAtUs: Micros | undefined;
+  private stopping = false;
+
+  constructor(
+    settings: FlowControlSettings,
+    private readonly effects: FlowControlEffects<R, C>,
+    private readonly wakeUps: WakeUps<FlowControlWakeUp>,
+  ) {
+    this.enabled = settings.enabled;
+    this.queues = new FlowQueues(settings.queues);
+    this.detector = settings.detector;
+    this.pool = new FlowPool(settings.heartbeatTimeoutUs);
+    this.sweep = new Periodic<FlowControlWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
+  }
+
+  get mode(): 'queue' | 'legacy' {
+    return this.enabled ? 'queue' : 'legacy';
+  }
+
+  /** Starts the sweep that forgets silent instances and dispatches past their deadline. */
+  start(nowUs: Micros): void {
+    this.sweep.start(nowUs);
+  }
+
+  submit(request: R, nowUs: Micros, carried: C): void {
+    if (this.stopping) {
+      this.effects.arrived(request, carried, { outcome: 'shutdown' });
+      this.effects.reject(request, carried, 'shutdown', EVICTION_MESSAGES.shutdown);
+      return;
+    }
+    if (!this.enabled) {
+      // Legacy mode: no queue; only sheddable requests are refused, and only while saturated.
+      const saturation = this.saturation(nowUs);
+      if (legacyModeSheds(request.priority, saturation)) {
+        this.effects.arrived(request, carried, { outcome: 'pool_saturated', saturation });
+        this.effects.reject(request, carried, 'pool_saturated', `the pool is saturated (${saturation.toFixed(2)}) and the request is sheddable (priority ${request.priority})`);
+        return;
+      }
+      this.effects.arrived(request, carried, { outcome: 'passed_through', saturation });
+      request.timings.flowQueueMs = 0;
+      this.release(request, carried, saturation, nowUs, nowUs);
+      return;
+    }
+    const outcome = this.queues.enqueue(
+      {
+        id: request.id,
+        flow: { fairnessId: request.fairnessId, priority: request.priority },
+        byteSize: request.bodyBytes,
+        tokens: request.inputTokens + request.maxTokens,
+        arrivalUs: request.arrivalUs,
+        sloTtftUs: request.sloTtftUs,
+        payload: { request, carried },
+      },
+      nowUs,
+    );
+    if (!outcome.ok) {
+      this.effects.arrived(request, carried, { outcome: 'flow_capacity', exceeded: outcome.exceeded });
+      this.effects.reject(request, carried, 'flow_capacity', outcome.message);
+      return;
+    }
+    this.queued.set(request.model, (this.queued.get(request.model) ?? 0) + 1);
+    this.effects.arrived(request, carried, { outcome: 'enqueued', queueSize: this.queues.size });
+    this.dispatch(nowUs);
+    this.armTtl();
+  }
+
+  /** The router did not take a released request: it leaves the books and ends here. */
+  handoffRefused(request: R, carried: C, message: string): void {
+    this.pool.done(request.id);
+    this.effects.reject(request, carried, 'router_unavailable', message);
+  }
+
+  onLifecycle(event: LifecycleEvent, nowUs: Micros): void {
+    this.pool.onLifecycle(event);
+    this.dispatch(nowUs);
+  }
+
+  /** A fresher snapshot can show freed capacity. */
+  onSnapshot(snapshot: LoadSnapshot, nowUs: Micros): void {
+    this.pool.onSnapshot(snapshot);
+    this.dispatch(nowUs);
+  }
+
+  onDone(done: RequestDone, nowUs: Micros): void {
+    if (this.pool.done(done.requestId)) this.dispatch(nowUs);
+  }
+
+  /** The gateway let the request go (client disconnect, its deadline): still queued, it never reaches a worker. */
+  onCancel(cancel: CancelRequest, _nowUs: Micros): void {
+    const item = this.queues.remove(cancel.requestId);
+    if (item) this.evict(item, cancel.reason);
+  }
+
+  wake(kind: FlowControlWakeUp, atUs: Micros): void {
+    switch (kind) {
+      case 'ttl':
+        if (atUs !== this.ttlAtUs) return; // superseded by an earlier one, or stopped
+        this.ttlAtUs = undefined;
+        for (const item of this.queues.expire(atUs)) this.evict(item, 'ttl_expired');
+        this.armTtl();
+        return;
+      case 'sweep':
+        if (this.sweep.due(atUs)) this.pool.expire(atUs);
+        return;
+    }
+  }
+
+  /** Shutdown: every queued request is evicted with 500, and nothing more is taken. Returns how many. */
+  stop(): number {
+    this.stopping = true;
+    this.sweep.stop();
+    this.ttlAtUs = undefined;
+    const drained = this.queues.drain();
+    for (const item of drained) this.evict(item, 'shutdown');
+    return drained.length;
+  }
+
+  /** The detector's reading of the pool at `nowUs`. */
+  saturation(nowUs: Micros): number {
+    return this.detector.saturation(this.pool.signals(nowUs));
+  }
+
+  /** Queued requests and bytes per flow (the queue-size gauges). */
+  flowStats(): FlowStats[] {
+    return this.queues.flowStats();
+  }
+
+  /** Queued requests per model (Dynamo's queued-requests gauge). */
+  queuedByModel(): ReadonlyMap<string, number> {
+    return this.queued;
+  }
+
+  /** Requests this controller dispatched and has not seen done. */
+  get inFlight(): number {
+    return this.pool.inFlight;
+  }
+
+  /** The gated dispatch cycle: one view of the endpoints, live in-flight counts (docs/behaviour.md §3). */
+  private dispatch(nowUs: Micros): void {
+    if (this.stopping || this.queues.size === 0) return;
+    this.effects.cycleStarted();
+    const signals = this.pool.signals(nowUs);
+    const result = runDispatchCycle(
+      this.queues,
+      () => this.detector.saturation(signals),
+      (item, saturation) => {
+        this.left(item);
+        const { request, carried } = item.payload;
+        request.timings.flowQueueMs = millisFromMicros(nowUs) - millisFromMicros(item.enqueuedAtUs);
+        this.release(request, carried, saturation, nowUs, item.enqueuedAtUs);
+      },
+    );
+    this.effects.cycleFinished(result);
+  }
+
+  /** Counted in flight before it leaves, so the next saturation reading sees it. */
+  private release(request: R, carried: C, saturation: number, nowUs: Micros, enqueuedAtUs: Micros): void {
+    this.pool.dispatched(request.id, request.inputTokens + request.maxTokens, nowUs, request.deadlineUs);
+    this.effects.handOn(request, carried, { saturation, enqueuedAtUs });
+  }
+
+  private evict(item: QueuedRequest<Waiting<R, C>>, reason: FlowEviction): void {
+    this.left(item);
+    const { request, carried } = item.payload;
+    this.effects.evict(request, carried, reason, EVICTION_MESSAGES[reason], item.enqueuedAtUs);
+  }
+
+  /** Books a request out of the queue (the per-model count). */
+  private left(item: QueuedRequest<Waiting<R, C>>): void {
+    const model = item.payload.request.model;
+    const left = (this.queued.get(model) ?? 1) - 1;
+    if (left > 0) this.queued.set(model, left);
+    else this.queued.delete(model);
+  }
+
+  /** One wake-up, at the earliest TTL deadline among the queued requests. */
+  private armTtl(): void {
+    const next = this.queues.nextExpiryUs();
+    if (next === undefined || this.stopping) return;
+    if (this.ttlAtUs !== undefined && this.ttlAtUs <= next) return;
+    this.ttlAtUs = next;
+    this.wakeUps.wakeAt('ttl', next);
+  }
+}

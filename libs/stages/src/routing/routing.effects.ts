@@ -1,0 +1,22 @@
+import type { OutcomeReason } from '@sluice/contracts';
+import type { ClusterView, RoutingDecision } from '@sluice/policies';
+
+/**
+ * What the routing core does to the world. `carried` is the driver's own context for the request
+ * (a span), passed back untouched.
+ */
+export interface RoutingEffects<R, C> {
+  /** The policy's choice (null: nothing could take it) and the view it chose from (a span's candidates). */
+  decided(request: R, carried: C, policy: string, decision: RoutingDecision | null, view: ClusterView): void;
+  /** Hand it to the chosen instance. A refused handoff comes back as `handoffRefused`. */
+  handOn(request: R, carried: C, instanceId: string): void;
+  /** Ends the request here with a reason: an error frame to its gateway. */
+  reject(request: R, carried: C, reason: OutcomeReason, message: string): void;
+  /** An instance registered. */
+  instanceJoined(instanceId: string, workerId: string): void;
+  /**
+   * An instance left routing (deregistered, or silent past the heartbeat timeout) holding these
+   * requests: each one's gateway gets a `migrate` frame and decides what becomes of it.
+   */
+  instanceLost(instanceId: string, held: readonly R[], why: 'deregistered' | 'silent'): void;
+}

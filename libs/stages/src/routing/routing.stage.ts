@@ -1,0 +1,131 @@
+import { seededRandom } from '@sluice/collections';
+import type { LifecycleEvent, LoadSnapshot, Micros, RequestDone } from '@sluice/contracts';
+import { ClusterState, PrefixIndex, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
+import type { StageRequest } from '../stage-request.js';
+import { Periodic, type WakeUps } from '../wake-ups.js';
+import type { RoutingEffects } from './routing.effects.js';
+import type { RoutingSettings } from './routing.settings.js';
+
+export type RoutingWakeUp = 'sweep' | 'refresh';
+
+/**
+ * The routing stage (docs/behaviour.md §4): picks an instance for each request with the routing
+ * policy, and owns what the policy reads synchronously: in-flight accounting (+1 at dispatch, −1
+ * when the instance reports the request done) and the router-side prefix index (the request's
+ * blocks recorded on the chosen instance right after each decision). Instance-reported signals
+ * become visible every snapshot-refresh interval (at once when it is 0). An instance that
+ * deregisters or goes silent leaves routing, and the requests it held are reported lost.
+ * Pure: the caller passes the time of every call.
+ */
+export class RoutingStage<R extends StageRequest, C = undefined> {
+  private readonly policy: RoutingPolicy;
+  private readonly cluster: ClusterState;
+  private readonly prefix = new PrefixIndex();
+  /** Requests handed to an instance and not yet done, by id: the ones a lost instance held. */
+  private readonly owners = new Map<string, R>();
+  private readonly sweep: Periodic<RoutingWakeUp>;
+  private readonly refresh: Periodic<RoutingWakeUp> | undefined;
+
+  constructor(
+    settings: RoutingSettings,
+    registry: RoutingPolicyRegistry,
+    private readonly effects: RoutingEffects<R, C>,
+    wakeUps: WakeUps<RoutingWakeUp>,
+  ) {
+    this.policy = registry.create(settings.policy, settings.params, { random: seededRandom(settings.seed) });
+    const onRefresh = settings.snapshotRefreshIntervalUs > 0;
+    this.cluster = new ClusterState(settings.heartbeatTimeoutUs, { snapshots: onRefresh ? 'on-refresh' : 'immediate' });
+    this.sweep = new Periodic<RoutingWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
+    this.refresh = onRefresh ? new Periodic<RoutingWakeUp>('refresh', settings.snapshotRefreshIntervalUs, wakeUps) : undefined;
+  }
+
+  get policyName(): string {
+    return this.policy.name;
+  }
+
+  /** Makes the snapshots received so far visible, then refreshes them every interval; starts the sweep. */
+  start(nowUs: Micros): void {
+    if (this.refresh) {
+      this.cluster.refresh();
+      this.refresh.start(nowUs);
+    }
+    this.sweep.start(nowUs);
+  }
+
+  stop(): void {
+    this.refresh?.stop();
+    this.sweep.stop();
+  }
+
+  route(request: R, nowUs: Micros, carried: C): void {
+    const view = this.cluster.view(nowUs, this.prefix);
+    const decision = this.policy.route(request, view, nowUs);
+    this.effects.decided(request, carried, this.policy.name, decision, view);
+    if (!decision) {
+      this.effects.reject(request, carried, 'no_worker', `no worker instance serves model "${request.model}"`);
+      return;
+    }
+    const instanceId = decision.instance.instanceId;
+    // Synchronous signals, updated before the handoff so the next decision sees them.
+    this.cluster.dispatched(instanceId, request.id);
+    this.prefix.record(instanceId, request.blockHashes);
+    this.owners.set(request.id, request);
+    this.effects.handOn(request, carried, instanceId);
+  }
+
+  /** The instance did not take the request (no responder, no ack): undo its accounting and end it here. */
+  handoffRefused(request: R, carried: C, instanceId: string, message: string): void {
+    this.cluster.done(instanceId, request.id);
+    this.owners.delete(request.id);
+    this.effects.reject(request, carried, 'worker_unreachable', message);
+  }
+
+  onLifecycle(event: LifecycleEvent): void {
+    if (event.type === 'register') this.effects.instanceJoined(event.instanceId, event.workerId);
+    const held = this.cluster.onLifecycle(event);
+    if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered');
+  }
+
+  onSnapshot(snapshot: LoadSnapshot): void {
+    this.cluster.onSnapshot(snapshot);
+  }
+
+  onDone(done: RequestDone): void {
+    this.cluster.done(done.instanceId, done.requestId);
+    this.owners.delete(done.requestId);
+  }
+
+  wake(kind: RoutingWakeUp, atUs: Micros): void {
+    switch (kind) {
+      case 'refresh':
+        if (this.refresh?.due(atUs)) this.cluster.refresh();
+        return;
+      case 'sweep':
+        if (!this.sweep.due(atUs)) return;
+        for (const lost of this.cluster.expire(atUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent');
+        return;
+    }
+  }
+
+  /** The instances as the policy sees them now (the in-flight gauge). */
+  instances(nowUs: Micros): readonly InstanceView[] {
+    return this.cluster.view(nowUs).instances;
+  }
+
+  instanceCount(): number {
+    return this.cluster.size();
+  }
+
+  /** An instance left routing: its prefix beliefs go, and the requests it held are reported. */
+  private instanceGone(instanceId: string, requestIds: readonly string[], why: 'deregistered' | 'silent'): void {
+    this.prefix.dropInstance(instanceId);
+    const held: R[] = [];
+    for (const id of requestIds) {
+      const request = this.owners.get(id);
+      if (!request) continue;
+      this.owners.delete(id);
+      held.push(request);
+    }
+    this.effects.instanceLost(instanceId, held, why);
+  }
+}

@@ -1,0 +1,36 @@
+import type { Micros } from '@sluice/contracts';
+import type { EngineRequest } from '@sluice/engine';
+
+/**
+ * What the worker stage marks on each request an instance holds, in engine µs. The driver's own
+ * request object carries these fields and the stage owns them (it sets them all when it accepts
+ * the request): one object per request for the engine, the stage and the driver, so a step's
+ * tokens reach what they belong to without a lookup (the twin keeps a million of them).
+ */
+export interface WorkerMarks {
+  /** When it reached the instance. */
+  workerArrivalUs: Micros;
+  /** When it first entered the running batch. */
+  admittedUs: Micros | undefined;
+  /** Prompt tokens found in the prefix cache at that first admission. */
+  cachedTokens: number;
+  firstTokenUs: Micros | undefined;
+  lastTokenUs: Micros | undefined;
+  /** Tokens sent so far. */
+  generated: number;
+  /** Cancelled: a step already under way that includes it sends none of its tokens. */
+  gone: boolean;
+}
+
+export interface HeldRequest extends EngineRequest, WorkerMarks {}
+
+/** A request's time on its instance, for the end frame and the client's record (engine µs). */
+export interface WorkerCompletion {
+  readonly outputTokens: number;
+  /** Arrival at the instance → entry into the running batch. */
+  readonly workerQueueUs: number;
+  /** Entry into the batch → first token. */
+  readonly prefillUs: number;
+  /** First token → last token. */
+  readonly decodeUs: number;
+}

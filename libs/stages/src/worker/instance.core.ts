@@ -1,0 +1,228 @@
+import { WorkerFaultsSchema, micros, type InstanceIdentity, type Micros, type OutcomeReason, type WorkerFaults } from '@sluice/contracts';
+import type { StepResult, VllmEngine } from '@sluice/engine';
+import type { HeldRequest } from './held-request.js';
+import type { InstanceWakeUp, WorkerEffects } from './worker.effects.js';
+
+const INJECTED: Record<WorkerFaults['failureTypes'][number], { reason: OutcomeReason; message: string }> = {
+  rate_limit: { reason: 'injected_rate_limit', message: 'injected failure: rate limit exceeded' },
+  server_error: { reason: 'injected_server_error', message: 'injected failure: internal server error' },
+  invalid_request: { reason: 'injected_invalid_request', message: 'injected failure: invalid request' },
+};
+
+/**
+ * One synthetic GPU instance as the worker stage runs it: its engine, its fault knobs (slow-down,
+ * failure injection, hang, as llm-d-inference-sim has them) and the requests it holds. Steps run
+ * back to back: when one ends the next starts at its end time, not when a driver got round to it,
+ * so the schedule never drifts; an idle instance waits for its next request to leave its queueing
+ * delay. Every step's state changes apply at its start, its tokens are due at its end plus α2
+ * (docs/behaviour.md §1). Pure: the caller passes the time; effects go through `WorkerEffects`.
+ */
+export class InstanceCore<H extends HeldRequest> {
+  private readonly held = new Map<string, H>();
+  /** Accepted while `hang` was on: never scheduled. */
+  private readonly hung = new Map<string, H>();
+  private faults: WorkerFaults = WorkerFaultsSchema.parse({});
+  /** The step under way, and when it ends (slow-down included). */
+  private step: StepResult<H> | undefined;
+  private stepEndUs: Micros | undefined;
+  /** The pending wake-up for a request leaving its queueing delay. */
+  private readyAtUs: Micros | undefined;
+
+  constructor(
+    readonly identity: InstanceIdentity,
+    private readonly engine: VllmEngine<H>,
+    private readonly effects: WorkerEffects<H>,
+    private readonly random: () => number,
+    /** Publish a load snapshot on every change (loadIntervalMs = 0): each arrival, step start and cancel. */
+    private readonly publishOnChange: boolean,
+  ) {}
+
+  get instanceId(): string {
+    return this.identity.instanceId;
+  }
+
+  get rank(): number {
+    return this.identity.rank;
+  }
+
+  get slowdown(): number {
+    return this.faults.slowdown;
+  }
+
+  currentFaults(): WorkerFaults {
+    return this.faults;
+  }
+
+  /** Changes the named knobs; the others keep their values. */
+  setFaults(change: Partial<WorkerFaults>): WorkerFaults {
+    this.faults = WorkerFaultsSchema.parse({ ...this.faults, ...change });
+    return this.faults;
+  }
+
+  /** A request reached the instance: fault knobs, then the engine's queue (or a clear refusal). */
+  accept(request: H, nowUs: Micros): void {
+    request.workerArrivalUs = nowUs;
+    request.admittedUs = undefined;
+    request.cachedTokens = 0;
+    request.firstTokenUs = undefined;
+    request.lastTokenUs = undefined;
+    request.generated = 0;
+    request.gone = false;
+    this.effects.received(this, request, nowUs);
+    if (this.faults.failureRate > 0 && this.random() < this.faults.failureRate) {
+      const type = this.faults.failureTypes[Math.floor(this.random() * this.faults.failureTypes.length)] ?? 'server_error';
+      this.fail(request, INJECTED[type].reason, INJECTED[type].message, nowUs);
+      return;
+    }
+    if (this.faults.hang) {
+      this.hung.set(request.id, request);
+      this.effects.hung(this, request);
+      return;
+    }
+    const result = this.engine.enqueue(request, nowUs);
+    if (!result.accepted) {
+      this.fail(request, 'unservable', result.message, nowUs);
+      return;
+    }
+    this.held.set(request.id, request);
+    this.effects.accepted(this, request, nowUs);
+    this.loadChanged(nowUs);
+    if (this.step === undefined) this.plan(nowUs);
+  }
+
+  /** The gateway let the request go: it leaves the engine (its KV blocks freed). False if not held here. */
+  cancel(requestId: string, reason: OutcomeReason, nowUs: Micros): boolean {
+    const hung = this.hung.get(requestId);
+    if (hung) {
+      this.hung.delete(requestId);
+      this.effects.cancelled(this, hung, nowUs);
+      this.effects.done(this, hung, reason, nowUs);
+      return true;
+    }
+    const request = this.held.get(requestId);
+    if (!request) return false;
+    this.engine.cancel(requestId, nowUs);
+    this.held.delete(requestId);
+    request.gone = true;
+    this.loadChanged(nowUs);
+    this.effects.cancelled(this, request, nowUs);
+    this.effects.done(this, request, reason, nowUs);
+    return true;
+  }
+
+  holds(requestId: string): boolean {
+    return this.held.has(requestId) || this.hung.has(requestId);
+  }
+
+  /** Anything in its queues or batch (hung requests excepted: they never run). */
+  hasWork(): boolean {
+    return this.engine.hasWork();
+  }
+
+  /** A wake-up it asked for: a step's end, or a request leaving its queueing delay. Stale ones are ignored. */
+  wake(kind: InstanceWakeUp, atUs: Micros): void {
+    switch (kind) {
+      case 'step':
+        if (this.step === undefined || atUs !== this.stepEndUs) return;
+        this.endStep(this.step, atUs);
+        this.plan(atUs);
+        return;
+      case 'ready':
+        if (atUs !== this.readyAtUs) return;
+        this.readyAtUs = undefined;
+        if (this.step === undefined) this.plan(atUs);
+        return;
+    }
+  }
+
+  publishLoad(nowUs: Micros): void {
+    this.effects.load(this, this.engine.snapshot(), nowUs);
+  }
+
+  /**
+   * Throws if the engine's books do not balance, or if it holds work with neither a step nor a
+   * wake-up pending (work would never be done): for tests and the twin's checked runs.
+   */
+  checkInvariants(): void {
+    this.engine.checkInvariants();
+    if (this.engine.hasWork() && this.step === undefined && this.readyAtUs === undefined) {
+      throw new Error(`work conservation broken: ${this.instanceId} holds requests with no step or wake-up pending`);
+    }
+  }
+
+  /** Starts a step at `atUs` if there is anything to do, else waits for the next request to be ready. */
+  private plan(atUs: Micros): void {
+    if (this.engine.canStep(atUs)) {
+      this.beginStep(atUs);
+      return;
+    }
+    const ready = this.engine.nextReadyUs();
+    if (ready === undefined || (this.readyAtUs !== undefined && this.readyAtUs <= ready)) return;
+    this.readyAtUs = ready;
+    this.effects.wakeInstance(this, 'ready', ready);
+  }
+
+  private beginStep(startUs: Micros): void {
+    const result = this.engine.step(startUs);
+    this.step = result;
+    this.stepEndUs = micros(startUs + result.durationUs * this.faults.slowdown);
+    for (const { requestId, cachedTokens } of result.admitted) {
+      const request = this.held.get(requestId);
+      if (!request) continue;
+      const first = request.admittedUs === undefined;
+      if (first) {
+        request.admittedUs = startUs;
+        request.cachedTokens = cachedTokens;
+      }
+      this.effects.admitted(this, request, cachedTokens, first, startUs);
+    }
+    for (const requestId of result.preempted) {
+      const request = this.held.get(requestId);
+      if (request) this.effects.preempted(this, request, startUs);
+    }
+    if (result.kvStored.length > 0 || result.kvRemoved.length > 0) this.effects.kv(this, result.kvStored, result.kvRemoved, startUs);
+    this.loadChanged(startUs);
+    this.effects.wakeInstance(this, 'step', this.stepEndUs);
+  }
+
+  /** The step's tokens are due now (plus α2): sent in batch order, then its completions. */
+  private endStep(result: StepResult<H>, endUs: Micros): void {
+    this.step = undefined;
+    const tokenUs = micros(endUs + result.outputDelayUs);
+    this.effects.stepEnded(this, result, tokenUs);
+    for (const { request, count } of result.tokens) {
+      if (count === 0 || request.gone) continue; // a prefill chunk, or cancelled during the step
+      const previous = request.lastTokenUs;
+      if (request.firstTokenUs === undefined) request.firstTokenUs = tokenUs;
+      request.lastTokenUs = tokenUs;
+      request.generated += count;
+      this.effects.tokens(this, request, count, tokenUs, previous);
+    }
+    for (const requestId of result.completed) this.complete(requestId, tokenUs);
+  }
+
+  private complete(requestId: string, atUs: Micros): void {
+    const request = this.held.get(requestId);
+    if (!request) return;
+    this.held.delete(requestId);
+    const admitted = request.admittedUs ?? atUs;
+    // With max_tokens 0 a request is served by its prefill alone: no token, so its "first" is its end.
+    const firstToken = request.firstTokenUs ?? atUs;
+    this.effects.completed(
+      this,
+      request,
+      { outputTokens: request.generated, workerQueueUs: admitted - request.workerArrivalUs, prefillUs: firstToken - admitted, decodeUs: atUs - firstToken },
+      atUs,
+    );
+    this.effects.done(this, request, 'ok', atUs);
+  }
+
+  private fail(request: H, reason: OutcomeReason, message: string, nowUs: Micros): void {
+    this.effects.failed(this, request, reason, message, nowUs);
+    this.effects.done(this, request, reason, nowUs);
+  }
+
+  private loadChanged(nowUs: Micros): void {
+    if (this.publishOnChange) this.publishLoad(nowUs);
+  }
+}

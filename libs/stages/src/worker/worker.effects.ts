@@ -1,0 +1,50 @@
+import type { LifecycleEvent, Micros, OutcomeReason } from '@sluice/contracts';
+import type { BlockId } from '@sluice/contracts';
+import type { EngineSnapshot, StepResult } from '@sluice/engine';
+import type { HeldRequest, WorkerCompletion } from './held-request.js';
+import type { InstanceCore } from './instance.core.js';
+
+export type InstanceWakeUp = 'step' | 'ready';
+export type WorkerWakeUp = 'snapshot' | 'heartbeat';
+
+/**
+ * What the worker core does to the world. Times are engine µs; a service turns them into wall
+ * time for the wire (its engine clock may run `timeScale` times faster), the twin uses them as
+ * they are.
+ */
+export interface WorkerEffects<H extends HeldRequest> {
+  // ── one request on one instance ───────────────────────────────────────────────────────────
+  /** It reached the instance (the fault knobs are applied next). */
+  received(instance: InstanceCore<H>, request: H, atUs: Micros): void;
+  /** The engine took it into its queue. */
+  accepted(instance: InstanceCore<H>, request: H, atUs: Micros): void;
+  /** The `hang` fault is on: held, never scheduled, ended only by a cancel. */
+  hung(instance: InstanceCore<H>, request: H): void;
+  /** It entered the running batch; `first` is false when it comes back after a preemption. */
+  admitted(instance: InstanceCore<H>, request: H, cachedTokens: number, first: boolean, atUs: Micros): void;
+  preempted(instance: InstanceCore<H>, request: H, atUs: Micros): void;
+  /** Tokens of one step, due at `atUs`; `previousUs` is when its last token was due (none yet: undefined). */
+  tokens(instance: InstanceCore<H>, request: H, count: number, atUs: Micros, previousUs: Micros | undefined): void;
+  /** Its last token is out: the end frame. */
+  completed(instance: InstanceCore<H>, request: H, completion: WorkerCompletion, atUs: Micros): void;
+  /** It ends here with an error (an injected failure, an unservable request): an error frame. */
+  failed(instance: InstanceCore<H>, request: H, reason: OutcomeReason, message: string, atUs: Micros): void;
+  /** Its gateway let it go (cancel): nothing more is sent for it. */
+  cancelled(instance: InstanceCore<H>, request: H, atUs: Micros): void;
+  /** It left the instance, whatever the reason: the done event that in-flight accounting waits for. */
+  done(instance: InstanceCore<H>, request: H, reason: OutcomeReason, atUs: Micros): void;
+
+  // ── what an instance reports ──────────────────────────────────────────────────────────────
+  /** A step began at `startUs`; its tokens are due at `tokenUs` (before any `tokens` of the step). */
+  stepEnded(instance: InstanceCore<H>, result: StepResult<H>, tokenUs: Micros): void;
+  /** Full prompt blocks cached / no longer cached by the step that starts at `atUs` (arrays valid during the call). */
+  kv(instance: InstanceCore<H>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void;
+  load(instance: InstanceCore<H>, snapshot: EngineSnapshot, atUs: Micros): void;
+  lifecycle(instance: InstanceCore<H>, type: LifecycleEvent['type'], atUs: Micros): void;
+
+  // ── wake-ups ──────────────────────────────────────────────────────────────────────────────
+  /** Call `instance.wake(kind, atUs)` then: a step's end, or a request leaving its queueing delay. */
+  wakeInstance(instance: InstanceCore<H>, kind: InstanceWakeUp, atUs: Micros): void;
+  /** Call the worker's `wake(kind, atUs)` then: the load snapshot and heartbeat ticks. */
+  wakeWorker(kind: WorkerWakeUp, atUs: Micros): void;
+}

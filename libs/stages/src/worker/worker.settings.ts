@@ -1,0 +1,61 @@
+import { IDLE_SNAPSHOT_REFRESH_MS, microsFromMillis, type Micros } from '@sluice/contracts';
+import type { InstanceSchedulerName, LatencyModel } from '@sluice/engine';
+
+/** The keys of the config's `worker` section the core reads (a parsed sluice.yaml fits). */
+export interface WorkerConfig {
+  readonly instances: number;
+  readonly model: string;
+  readonly scheduler: InstanceSchedulerName;
+  readonly maxRunning: number;
+  readonly maxBatchTokens: number;
+  readonly kvBlocks?: number | undefined;
+  readonly heartbeatIntervalMs: number;
+  readonly loadIntervalMs: number;
+}
+
+/** What the worker core needs of the instances' profile (libs/engine's LatencyProfile fits). */
+export interface WorkerProfile {
+  readonly totalKvBlocks: number;
+  readonly maxModelLen: number;
+}
+
+export interface WorkerSettings {
+  /** The worker's id; its instances are `<workerId>-r<rank>`. */
+  readonly workerId: string;
+  readonly instances: number;
+  readonly model: string;
+  readonly latency: LatencyModel;
+  readonly totalKvBlocks: number;
+  /** The longest prompt + output an instance accepts: the smaller of the model's and the profile's. */
+  readonly maxModelLen: number;
+  readonly maxRunning: number;
+  readonly maxBatchTokens: number;
+  readonly scheduler: InstanceSchedulerName;
+  readonly heartbeatIntervalUs: Micros;
+  /** Snapshots every this often; with `publishOnChange` they also go out on every change. */
+  readonly loadIntervalUs: Micros;
+  readonly publishOnChange: boolean;
+}
+
+/**
+ * Settings from the config's `worker` section, the model's context limit and the profile. With
+ * `loadIntervalMs: 0` an instance publishes on every change, and still every 100 ms while idle, so
+ * a reader that judges snapshots by their age can tell an idle instance from a silent one.
+ */
+export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, profile: WorkerProfile, latency: LatencyModel, workerId: string): WorkerSettings {
+  const onChange = config.loadIntervalMs === 0;
+  return {
+    workerId,
+    instances: config.instances,
+    model: config.model,
+    latency,
+    totalKvBlocks: config.kvBlocks ?? profile.totalKvBlocks,
+    maxModelLen: Math.min(modelMaxLen, profile.maxModelLen),
+    maxRunning: config.maxRunning,
+    maxBatchTokens: config.maxBatchTokens,
+    scheduler: config.scheduler,
+    heartbeatIntervalUs: microsFromMillis(config.heartbeatIntervalMs),
+    loadIntervalUs: microsFromMillis(onChange ? IDLE_SNAPSHOT_REFRESH_MS : config.loadIntervalMs),
+    publishOnChange: onChange,
+  };
+}

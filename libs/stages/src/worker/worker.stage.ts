@@ -1,0 +1,104 @@
+import type { Micros, OutcomeReason, WorkerFaults } from '@sluice/contracts';
+import { VllmEngine } from '@sluice/engine';
+import { Periodic } from '../wake-ups.js';
+import type { HeldRequest } from './held-request.js';
+import { InstanceCore } from './instance.core.js';
+import type { WorkerEffects, WorkerWakeUp } from './worker.effects.js';
+import type { WorkerSettings } from './worker.settings.js';
+
+/**
+ * A worker (docs/architecture.md, "Workers"): N instances of one model, data-parallel ranks of one
+ * worker, each with its own engine. The worker announces its instances (register, heartbeats,
+ * drain, deregister), publishes their load snapshots on one tick for all of them, routes cancels
+ * to the instance holding the request, and sets fault knobs. Pure: the caller passes the time.
+ */
+export class WorkerStage<H extends HeldRequest> {
+  readonly instances: readonly InstanceCore<H>[];
+  private readonly byId = new Map<string, InstanceCore<H>>();
+  private readonly snapshots: Periodic<WorkerWakeUp>;
+  private readonly heartbeats: Periodic<WorkerWakeUp>;
+
+  constructor(
+    settings: WorkerSettings,
+    private readonly effects: WorkerEffects<H>,
+    /** Each instance's seeded random source (failure injection), by its id. */
+    randomFor: (instanceId: string) => () => number,
+  ) {
+    const instances: InstanceCore<H>[] = [];
+    for (let rank = 0; rank < settings.instances; rank++) {
+      const identity = { instanceId: `${settings.workerId}-r${rank}`, workerId: settings.workerId, rank, model: settings.model, totalKvBlocks: settings.totalKvBlocks };
+      const engine = new VllmEngine<H>({
+        model: settings.latency,
+        totalKvBlocks: settings.totalKvBlocks,
+        maxModelLen: settings.maxModelLen,
+        maxRunning: settings.maxRunning,
+        maxBatchTokens: settings.maxBatchTokens,
+        scheduler: settings.scheduler,
+      });
+      const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange);
+      instances.push(instance);
+      this.byId.set(identity.instanceId, instance);
+    }
+    this.instances = instances;
+    const wakeUps = { wakeAt: (kind: WorkerWakeUp, atUs: Micros) => effects.wakeWorker(kind, atUs) };
+    this.snapshots = new Periodic<WorkerWakeUp>('snapshot', settings.loadIntervalUs, wakeUps);
+    this.heartbeats = new Periodic<WorkerWakeUp>('heartbeat', settings.heartbeatIntervalUs, wakeUps);
+  }
+
+  instance(instanceId: string): InstanceCore<H> | undefined {
+    return this.byId.get(instanceId);
+  }
+
+  /** Registers every instance and publishes its first load snapshot, then ticks snapshots and heartbeats. */
+  start(nowUs: Micros): void {
+    for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
+    for (const instance of this.instances) instance.publishLoad(nowUs);
+    this.snapshots.start(nowUs);
+    this.heartbeats.start(nowUs);
+  }
+
+  /** A stage that follows lifecycle events asked who is there: every instance registers again. */
+  announce(nowUs: Micros): void {
+    for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
+  }
+
+  wake(kind: WorkerWakeUp, atUs: Micros): void {
+    switch (kind) {
+      case 'snapshot':
+        if (this.snapshots.due(atUs)) for (const instance of this.instances) instance.publishLoad(atUs);
+        return;
+      case 'heartbeat':
+        if (this.heartbeats.due(atUs)) for (const instance of this.instances) this.effects.lifecycle(instance, 'heartbeat', atUs);
+        return;
+    }
+  }
+
+  /** The gateway let a request go: the instance holding it drops it. False if none here holds it. */
+  cancel(requestId: string, reason: OutcomeReason, nowUs: Micros): boolean {
+    for (const instance of this.instances) if (instance.cancel(requestId, reason, nowUs)) return true;
+    return false;
+  }
+
+  /** Sets fault knobs on one instance, or on all when `instanceId` is undefined; undefined if none matches. */
+  setFaults(instanceId: string | undefined, change: Partial<WorkerFaults>): Record<string, WorkerFaults> | undefined {
+    const targets = this.instances.filter((i) => instanceId === undefined || i.instanceId === instanceId);
+    if (targets.length === 0) return undefined;
+    return Object.fromEntries(targets.map((i) => [i.instanceId, i.setFaults(change)]));
+  }
+
+  /** Stops taking work: every instance announces that it drains (routing stops sending it requests). */
+  drain(nowUs: Micros): void {
+    for (const instance of this.instances) this.effects.lifecycle(instance, 'drain', nowUs);
+  }
+
+  hasWork(): boolean {
+    return this.instances.some((i) => i.hasWork());
+  }
+
+  /** Leaves the cluster: no more ticks, every instance deregisters. */
+  stop(nowUs: Micros): void {
+    this.snapshots.stop();
+    this.heartbeats.stop();
+    for (const instance of this.instances) this.effects.lifecycle(instance, 'deregister', nowUs);
+  }
+}
