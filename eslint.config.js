@@ -1,6 +1,7 @@
 // Lint, and the module boundaries of ARCHITECTURE.md enforced as rules (CI runs `npm run lint`).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { TEST_FILE_GLOBS } from './tools/test-files.mjs';
 
 /** Libraries that must stay pure: no I/O, no framework, no timers (time is injected). */
 const PURE_LIBS = ['contracts', 'collections', 'policies', 'engine', 'workload', 'metrics', 'twin'];
@@ -37,7 +38,7 @@ export default tseslint.config(
   },
   {
     files: PURE_FILES,
-    ignores: ['**/*.spec.ts'],
+    ignores: TEST_FILE_GLOBS,
     rules: {
       'no-restricted-imports': ['error', { patterns: [NO_DEEP_IMPORTS, ...IO_MODULES] }],
       'no-restricted-globals': [
@@ -57,7 +58,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.container-spec.ts', '**/*.timing-spec.ts'],
+    files: TEST_FILE_GLOBS,
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -4,17 +4,17 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { transformFile } from '@swc/core';
+import { isTestFile } from './test-files.mjs';
 
 const pkgDir = process.cwd();
 const srcDir = join(pkgDir, 'src');
 const outDir = join(pkgDir, 'dist');
-const isTest = (f) => /\.(spec|int-spec|container-spec|timing-spec)\.ts$/.test(f);
 
 function* walk(dir) {
   for (const entry of readdirSync(dir)) {
     const full = join(dir, entry);
     if (statSync(full).isDirectory()) yield* walk(full);
-    else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !isTest(full)) yield full;
+    else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !isTestFile(full)) yield full;
   }
 }
 
