@@ -1,5 +1,6 @@
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
+import { TEST_SUFFIXES } from './tools/test-files.mjs';
 
 /**
  * Three suites. unit: pure code, fast. integration: real nats-server and the services as real
@@ -15,12 +16,12 @@ const shared = {
 export default defineConfig({
   test: {
     projects: [
-      { ...shared, test: { name: 'unit', include: ['{apps,libs,tools}/**/src/**/*.spec.ts', 'tools/**/*.spec.ts'], testTimeout: 20_000 } },
+      { ...shared, test: { name: 'unit', include: [`{apps,libs,tools}/**/src/**/*.${TEST_SUFFIXES.unit}.ts`, `tools/**/*.${TEST_SUFFIXES.unit}.ts`], testTimeout: 20_000 } },
       {
         ...shared,
         test: {
           name: 'integration',
-          include: ['{apps,libs}/**/src/**/*.int-spec.ts'],
+          include: [`{apps,libs}/**/src/**/*.${TEST_SUFFIXES.integration}.ts`, `tools/**/*.${TEST_SUFFIXES.integration}.ts`],
           testTimeout: 60_000,
           hookTimeout: 90_000,
           // Each file starts its own cluster on its own ports; one at a time on a 2-core machine.
@@ -30,11 +31,11 @@ export default defineConfig({
       {
         ...shared,
         // Real-time checks of the model's numbers; run on their own so nothing competes for the CPU.
-        test: { name: 'timing', include: ['{apps,libs}/**/src/**/*.timing-spec.ts'], testTimeout: 60_000, hookTimeout: 90_000, fileParallelism: false },
+        test: { name: 'timing', include: [`{apps,libs}/**/src/**/*.${TEST_SUFFIXES.timing}.ts`], testTimeout: 60_000, hookTimeout: 90_000, fileParallelism: false },
       },
       {
         ...shared,
-        test: { name: 'containers', include: ['{apps,libs}/**/src/**/*.container-spec.ts'], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false },
+        test: { name: 'containers', include: [`{apps,libs}/**/src/**/*.${TEST_SUFFIXES.containers}.ts`], testTimeout: 120_000, hookTimeout: 180_000, fileParallelism: false },
       },
     ],
   },

@@ -1,20 +1,20 @@
 // Compiles one workspace package's src/ to dist/ with swc (run from the package's folder by
 // `nx run-many -t build`). swc rather than tsc: NestJS needs decorator metadata, which swc emits
 // in milliseconds, while type checking is a separate step (`npm run typecheck`).
-import { chmodSync, existsSync, readdirSync, readFileSync, mkdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
+import { readdirSync, mkdirSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { transformFile } from '@swc/core';
+import { isTestFile } from './test-files.mjs';
 
 const pkgDir = process.cwd();
 const srcDir = join(pkgDir, 'src');
 const outDir = join(pkgDir, 'dist');
-const isTest = (f) => /\.(spec|int-spec|container-spec|timing-spec)\.ts$/.test(f);
 
 function* walk(dir) {
   for (const entry of readdirSync(dir)) {
     const full = join(dir, entry);
     if (statSync(full).isDirectory()) yield* walk(full);
-    else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !isTest(full)) yield full;
+    else if (full.endsWith('.ts') && !full.endsWith('.d.ts') && !isTestFile(full)) yield full;
   }
 }
 
@@ -36,10 +36,5 @@ for (const file of walk(srcDir)) {
   writeFileSync(out, `${code}\n//# sourceMappingURL=${out.split('/').pop()}.map\n`);
   if (map) writeFileSync(`${out}.map`, map);
   count++;
-}
-// The package's executables (`bin`, e.g. `sluice`) must be executable for npm's .bin links to run them.
-const { bin } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
-for (const target of typeof bin === 'string' ? [bin] : Object.values(bin ?? {})) {
-  if (existsSync(join(pkgDir, target))) chmodSync(join(pkgDir, target), 0o755);
 }
 console.log(`built ${count} files → ${relative(process.cwd(), outDir) || outDir}`);

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isTestFile } from './test-files.mjs';
 
 const MIN_NODE = [22, 12];
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -34,8 +35,6 @@ function mtime(path) {
   }
 }
 
-const IS_TEST = /\.(spec|int-spec|container-spec)\.ts$/;
-
 /** Newest modification time of any file under dir (0 if empty or missing). */
 function newestIn(dir) {
   let newest = 0;
@@ -47,7 +46,7 @@ function newestIn(dir) {
   }
   for (const entry of entries) {
     const full = join(dir, entry.name);
-    if (!entry.isDirectory() && IS_TEST.test(entry.name)) continue; // not built (tools/build.mjs)
+    if (!entry.isDirectory() && isTestFile(entry.name)) continue; // not built (tools/build.mjs)
     const t = entry.isDirectory() ? newestIn(full) : (mtime(full) ?? 0);
     if (t > newest) newest = t;
   }

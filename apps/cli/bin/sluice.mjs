@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `sluice` command npm links into node_modules/.bin. npm makes that link at install time and
+// only for a file that exists then, while dist/ appears later, with the build; so the link points
+// here, a committed file, and this file loads the build.
+import { existsSync } from 'node:fs';
+
+const main = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('sluice: the CLI is not built yet (apps/cli/dist/main.js is missing); run `npm run build` (or `npm start`) in the repository first.\n');
+  process.exit(1);
+}
+await import(main.href);
