@@ -61,7 +61,7 @@ const IO_MODULES = [
 const NO_DEEP_IMPORTS = { group: ['@sluice/*/*', '../../*/src/**', '../../../*/*/src/**', '**/apps/**', '**/libs/**'], message: 'import another package only through its public entry (@sluice/<lib>); apps never import apps' };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.nx/**', 'coverage/**', '.sluice/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

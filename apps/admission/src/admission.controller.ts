@@ -31,8 +31,8 @@ export class AdmissionController {
   constructor(private readonly admission: AdmissionService) {}
 
   @MessagePattern(subjects.admissionSubmit())
-  submit(@Payload() request: InferenceRequest): Promise<void> {
-    return this.admission.admit(request);
+  submit(@Payload() request: InferenceRequest): void {
+    this.admission.admit(request);
   }
 
   @EventPattern(subjectPatterns.allWorkerLifecycle)

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { epochMicros, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
 import {
   InboxFrameSchema,
   blockIds,
+  micros,
   microsFromMillis,
   httpHeaders,
   outcomeOf,
@@ -22,7 +23,8 @@ import { Exchange, type ApiKind } from './exchange.js';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
 import { BodyError, apiError, readJsonBody, sendJson } from './http-io.js';
 import { parseInferenceRequest } from './parse-request.js';
-import { HeaderTrust, priorityFor } from './scheduling-headers.js';
+import { HeaderTrust } from './scheduling-headers.js';
+import { exceedsContext, priorityFor } from '@sluice/stages';
 
 interface Pending {
   readonly exchange: Exchange;
@@ -72,6 +74,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
 
   async handle(kind: ApiKind, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivalMs = Date.now();
+    const arrivalUs = epochMicros();
     const path = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
     this.metrics.received.inc({ endpoint: path });
     this.metrics.inFlight.inc();
@@ -102,9 +105,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     }
     const model = this.service.config.models.find((m) => m.name === parsed.model)!;
     const inputTokens = parsed.tokenIds.length;
-    if (inputTokens + parsed.maxTokens > model.maxModelLen) {
-      const message = `prompt (${inputTokens} tokens) + max_tokens (${parsed.maxTokens}) exceeds the context of ${model.name} (${model.maxModelLen} tokens)`;
-      sendJson(res, 400, apiError(message, 'invalid_request_error', 'max_tokens', 'unservable'));
+    const tooLong = exceedsContext(inputTokens, parsed.maxTokens, model);
+    if (tooLong !== undefined) {
+      sendJson(res, 400, apiError(tooLong, 'invalid_request_error', 'max_tokens', 'unservable'));
       return settleOnly('unservable', 400);
     }
     span.setAttributes({
@@ -132,8 +135,8 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       fairnessId: parsed.fairnessId,
       ...(parsed.objective !== undefined ? { objective: parsed.objective } : {}),
       ...(parsed.sloTtftMs !== undefined ? { sloTtftUs: microsFromMillis(parsed.sloTtftMs) } : {}),
-      arrivalUs: microsFromMillis(arrivalMs),
-      deadlineUs: microsFromMillis(arrivalMs + this.service.config.gateway.requestTimeoutMs),
+      arrivalUs,
+      deadlineUs: micros(arrivalUs + microsFromMillis(this.service.config.gateway.requestTimeoutMs)),
       attempt: 0,
       gatewayId: this.service.instanceId,
       replyTo: subjects.inbox(this.service.instanceId, id),

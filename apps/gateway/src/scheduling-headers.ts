@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { BlockList, isIPv4 } from 'node:net';
-import { httpHeaders, priorityOf, type SloClass } from '@sluice/contracts';
+import { httpHeaders } from '@sluice/contracts';
 
 /**
  * The headers that decide how a request is scheduled: its tenant (fairness), objective and SLO
@@ -47,13 +47,4 @@ export class HeaderTrust {
     }
     return { headers: kept, stripped };
   }
-}
-
-/**
- * A request's priority (BEHAVIOUR.md §3 and §5): the priority of the InferenceObjective it names
- * (an unknown name gets 0, as in the Endpoint Picker); naming none, its SLO class's priority.
- */
-export function priorityFor(objective: string | undefined, sloClass: SloClass, objectives: ReadonlyMap<string, number>): number {
-  if (objective === undefined) return priorityOf(sloClass);
-  return objectives.get(objective) ?? 0;
 }

@@ -15,8 +15,8 @@ export class RouterController {
   constructor(private readonly router: RouterService) {}
 
   @MessagePattern(subjects.routerSubmit())
-  submit(@Payload() request: InferenceRequest): Promise<void> {
-    return this.router.route(request);
+  submit(@Payload() request: InferenceRequest): void {
+    this.router.route(request);
   }
 
   @EventPattern(subjectPatterns.allWorkerLifecycle)

@@ -7,3 +7,4 @@ export * from './pipeline.js';
 export * from './nest/run-service.js';
 export * from './nest/worker-event-routes.js';
 export * from './clock.js';
+export * from './wake-up-timers.js';

@@ -1,6 +1,7 @@
 /**
  * Event kinds in the order they run at equal times (BLIS's rule): cluster events first
- * (arrival, admission, flow control, routing), then instance events, then observers.
+ * (arrival, admission, flow control, routing), then instance events, then observers and the
+ * stages' housekeeping (heartbeats, sweeps).
  */
 export const EVENT_PRIORITY = {
   arrive: 0,
@@ -14,10 +15,17 @@ export const EVENT_PRIORITY = {
   done: 8,
   snapshot: 9,
   refresh: 10,
+  heartbeat: 11,
+  sweep: 12,
 } as const;
 export type EventKind = keyof typeof EVENT_PRIORITY;
 
-const PERIODIC: ReadonlySet<EventKind> = new Set(['snapshot', 'refresh']);
+/** Kinds that recur while the run lasts and never end it by themselves. */
+const PERIODIC: ReadonlySet<EventKind> = new Set(['snapshot', 'refresh', 'heartbeat', 'sweep']);
+
+export function isPeriodic(kind: EventKind): boolean {
+  return PERIODIC.has(kind);
+}
 
 export interface SimEvent {
   readonly atUs: number;

@@ -92,8 +92,9 @@ type ConfigCase = typeof configArb extends fc.Arbitrary<infer C> ? C : never;
 function twinConfig(c: ConfigCase): TwinConfig {
   return {
     models: base.models,
-    admission: { policy: c.admission.policy, policies: { [c.admission.policy]: c.admission.params } },
+    admission: { ...base.admission, policy: c.admission.policy, policies: { [c.admission.policy]: c.admission.params } },
     flowController: {
+      heartbeatTimeoutMs: base.flowController.heartbeatTimeoutMs,
       ...FlowControlConfigSchema.parse({
         defaultRequestTTL: c.ttlMs,
         defaultPriorityBand: { maxRequests: c.bandMaxRequests },
@@ -101,8 +102,9 @@ function twinConfig(c: ConfigCase): TwinConfig {
       }),
       enabled: c.flowEnabled,
     },
-    router: { policy: c.routing, policies: {}, snapshotRefreshIntervalMs: c.snapshotRefreshIntervalMs, seed: c.seed },
+    router: { ...base.router, policy: c.routing, policies: {}, snapshotRefreshIntervalMs: c.snapshotRefreshIntervalMs, seed: c.seed },
     worker: {
+      ...base.worker,
       instances: c.instances,
       model: base.worker.model,
       scheduler: c.scheduler,

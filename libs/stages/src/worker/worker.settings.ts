@@ -11,6 +11,8 @@ export interface WorkerConfig {
   readonly kvBlocks?: number | undefined;
   readonly heartbeatIntervalMs: number;
   readonly loadIntervalMs: number;
+  /** The engine clock runs this many times faster than real time (1 in the twin). */
+  readonly timeScale: number;
 }
 
 /** What the worker core needs of the instances' profile (libs/engine's LatencyProfile fits). */
@@ -31,8 +33,9 @@ export interface WorkerSettings {
   readonly maxRunning: number;
   readonly maxBatchTokens: number;
   readonly scheduler: InstanceSchedulerName;
+  /** In engine time, like every time the worker core sees: the real interval × timeScale. */
   readonly heartbeatIntervalUs: Micros;
-  /** Snapshots every this often; with `publishOnChange` they also go out on every change. */
+  /** Snapshots every this often (engine time); with `publishOnChange` they also go out on every change. */
   readonly loadIntervalUs: Micros;
   readonly publishOnChange: boolean;
 }
@@ -41,6 +44,8 @@ export interface WorkerSettings {
  * Settings from the config's `worker` section, the model's context limit and the profile. With
  * `loadIntervalMs: 0` an instance publishes on every change, and still every 100 ms while idle, so
  * a reader that judges snapshots by their age can tell an idle instance from a silent one.
+ * Heartbeats and snapshots keep real-time intervals (other services judge them by the wall
+ * clock), so in engine time they are `timeScale` times longer.
  */
 export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, profile: WorkerProfile, latency: LatencyModel, workerId: string): WorkerSettings {
   const onChange = config.loadIntervalMs === 0;
@@ -54,8 +59,8 @@ export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, pr
     maxRunning: config.maxRunning,
     maxBatchTokens: config.maxBatchTokens,
     scheduler: config.scheduler,
-    heartbeatIntervalUs: microsFromMillis(config.heartbeatIntervalMs),
-    loadIntervalUs: microsFromMillis(onChange ? IDLE_SNAPSHOT_REFRESH_MS : config.loadIntervalMs),
+    heartbeatIntervalUs: microsFromMillis(config.heartbeatIntervalMs * config.timeScale),
+    loadIntervalUs: microsFromMillis((onChange ? IDLE_SNAPSHOT_REFRESH_MS : config.loadIntervalMs) * config.timeScale),
     publishOnChange: onChange,
   };
 }

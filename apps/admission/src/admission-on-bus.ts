@@ -1,0 +1,75 @@
+import type { Logger } from '@nestjs/common';
+import { sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { subjects, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
+import type { AdmissionDecision } from '@sluice/policies';
+import type { AdmissionEffects } from '@sluice/stages';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import type { AdmissionMetrics } from './admission.metrics.js';
+
+/** What the service keeps of a request while the core decides: its span and when it arrived. */
+export interface AdmissionCarried {
+  readonly span: Span;
+  readonly receivedAt: number;
+}
+
+type Refused = (request: InferenceRequest, carried: AdmissionCarried, message: string) => void;
+
+/**
+ * The admission core's effects on the bus: the decision as span attributes and metrics, the
+ * handoff to flow control (acknowledged; a refusal goes back to the core), error frames.
+ */
+export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, AdmissionCarried> {
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly metrics: AdmissionMetrics,
+    private readonly logger: Logger,
+    private readonly refused: Refused,
+  ) {}
+
+  /** A request came in: its consumer span, in the sender's trace. */
+  received(request: InferenceRequest): AdmissionCarried {
+    const span = this.service.tracer.startSpan('admission.decide', {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': subjects.admissionSubmit(),
+        'sluice.request.id': request.id,
+        'sluice.slo_class': request.sloClass,
+        'sluice.admission.cost': request.inputTokens,
+      },
+    });
+    return { span, receivedAt: performance.now() };
+  }
+
+  decided(request: InferenceRequest, { span }: AdmissionCarried, policy: string, decision: AdmissionDecision): void {
+    span.setAttribute('sluice.admission.policy', policy);
+    for (const [key, value] of Object.entries(decision.inputs)) span.setAttribute(`sluice.admission.${key}`, value);
+    const level = decision.inputs.bucket_level_after;
+    if (typeof level === 'number') this.metrics.bucketLevel.set(level);
+    const reason = decision.admit ? 'admitted' : decision.reason;
+    span.setAttributes({ 'sluice.admission.decision': decision.admit ? 'admit' : 'reject', 'sluice.admission.reason': reason });
+    this.metrics.decisions.inc({ policy, decision: decision.admit ? 'admit' : 'reject', reason, slo_class: request.sloClass });
+    if (!decision.admit && decision.reason === 'all_workers_busy') this.metrics.tasksRejected.inc({ model: request.model });
+  }
+
+  handOn(request: InferenceRequest, carried: AdmissionCarried): void {
+    const { span } = carried;
+    request.timings.admissionMs = performance.now() - carried.receivedAt;
+    void context
+      .with(trace.setSpan(context.active(), span), () => this.service.bus.handoff(subjects.flowSubmit(), request, request.id, request.attempt))
+      .then((result) => {
+        if (result.ok) return span.end();
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'flow-controller did not ack' });
+        this.refused(request, carried, result.message); // the core ends it: reject, which ends the span
+      });
+  }
+
+  reject(request: InferenceRequest, { span }: AdmissionCarried, reason: OutcomeReason, message: string): void {
+    sendErrorFrame(this.service.bus, request, 'admission', reason, message);
+    span.end();
+  }
+
+  instancesLost(instanceIds: readonly string[]): void {
+    for (const id of instanceIds) this.logger.warn(`instance ${id} missed its heartbeats: left the cluster view`);
+  }
+}

@@ -1,0 +1,139 @@
+import { epochMicros, sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
+import type { DispatchCycleResult } from '@sluice/policies';
+import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease } from '@sluice/stages';
+import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
+import type { FlowControlMetrics } from './flow-control.metrics.js';
+
+/** What the service keeps of a request in flow control: the arrival span and the trace it came in. */
+export interface FlowCarried {
+  readonly span: Span;
+  readonly parent: Context;
+  readonly receivedAt: number;
+}
+
+type Refused = (request: InferenceRequest, carried: FlowCarried, message: string) => void;
+
+const flowLabels = (request: InferenceRequest) => ({ fairness_id: request.fairnessId, priority: String(request.priority) });
+
+/**
+ * The flow-control core's effects on the bus: the enqueue span and metric on arrival, the
+ * dispatch span (covering the wait, so a trace shows it where it happened), the acknowledged
+ * handoff to the router (a refusal goes back to the core), error frames, and the Endpoint
+ * Picker's queue metrics.
+ */
+export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, FlowCarried> {
+  private cycleStartedAt = 0;
+
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly metrics: FlowControlMetrics,
+    /** Queue mode (else legacy pass-through, where no request waits and no queue time is observed). */
+    private readonly queueing: boolean,
+    private readonly refused: Refused,
+  ) {}
+
+  received(request: InferenceRequest, mode: 'queue' | 'legacy'): FlowCarried {
+    const span = this.service.tracer.startSpan('flow_control.enqueue', {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': subjects.flowSubmit(),
+        'sluice.request.id': request.id,
+        'sluice.flow.fairness_id': request.fairnessId,
+        'sluice.flow.priority': request.priority,
+        'sluice.flow.mode': mode,
+      },
+    });
+    return { span, parent: context.active(), receivedAt: performance.now() };
+  }
+
+  arrived(request: InferenceRequest, { span, receivedAt }: FlowCarried, arrival: FlowArrival): void {
+    switch (arrival.outcome) {
+      case 'enqueued':
+        span.setAttribute('sluice.flow.queue_size', arrival.queueSize);
+        break;
+      case 'passed_through':
+      case 'pool_saturated':
+        span.setAttribute('sluice.flow.saturation', arrival.saturation);
+        break;
+      case 'flow_capacity':
+        span.setAttributes({ 'sluice.flow.limit.scope': arrival.exceeded.scope, 'sluice.flow.limit.resource': arrival.exceeded.resource });
+        break;
+      case 'shutdown':
+        break;
+    }
+    span.setAttribute('sluice.flow.outcome', arrival.outcome);
+    span.end();
+    this.metrics.enqueueDuration.observe({ ...flowLabels(request), outcome: arrival.outcome }, (performance.now() - receivedAt) / 1000);
+  }
+
+  handOn(request: InferenceRequest, carried: FlowCarried, release: FlowRelease): void {
+    const now = epochMicros();
+    if (this.queueing) this.left(request, 'dispatched', release.enqueuedAtUs, now);
+    const span = this.dispatchSpan(request, carried.parent, release.enqueuedAtUs, {
+      'sluice.flow.queue_time_ms': request.timings.flowQueueMs ?? 0,
+      'sluice.flow.saturation': release.saturation,
+      'sluice.flow.outcome': 'dispatched',
+    });
+    void context
+      .with(trace.setSpan(carried.parent, span), () => this.service.bus.handoff(subjects.routerSubmit(), request, request.id, request.attempt))
+      .then((result) => {
+        this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
+        if (!result.ok) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: 'router did not ack' });
+          this.refused(request, carried, result.message);
+        }
+        span.end();
+      });
+  }
+
+  reject(request: InferenceRequest, carried: FlowCarried, reason: OutcomeReason, message: string): void {
+    sendErrorFrame(this.service.bus, request, 'flow', reason, message, carried.parent);
+  }
+
+  /** A queued request left other than by dispatch: its gateway gets the reason, a span records the wait. */
+  evict(request: InferenceRequest, carried: FlowCarried, reason: FlowEviction, message: string, enqueuedAtUs: Micros): void {
+    const now = epochMicros();
+    this.left(request, reason, enqueuedAtUs, now);
+    const span = this.dispatchSpan(request, carried.parent, enqueuedAtUs, {
+      'sluice.flow.queue_time_ms': millisFromMicros(micros(now - enqueuedAtUs)),
+      'sluice.flow.outcome': reason,
+    });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+    span.end(millisFromMicros(now));
+    sendErrorFrame(this.service.bus, request, 'flow', reason, message, trace.setSpan(carried.parent, span));
+  }
+
+  cycleStarted(): void {
+    this.cycleStartedAt = performance.now();
+  }
+
+  cycleFinished(_result: DispatchCycleResult): void {
+    this.metrics.dispatchCycle.observe((performance.now() - this.cycleStartedAt) / 1000);
+  }
+
+  /** Its time in the queue, by how it left. */
+  private left(request: InferenceRequest, outcome: string, enqueuedAtUs: Micros, nowUs: Micros): void {
+    this.metrics.queueDuration.observe({ ...flowLabels(request), outcome }, secondsFromMicros(micros(nowUs - enqueuedAtUs)));
+  }
+
+  /** The span of a request's time in the queue, from when it was enqueued. */
+  private dispatchSpan(request: InferenceRequest, parent: Context, enqueuedAtUs: Micros, attributes: Record<string, string | number>): Span {
+    return this.service.tracer.startSpan(
+      'flow_control.dispatch',
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: millisFromMicros(enqueuedAtUs),
+        attributes: {
+          'sluice.request.id': request.id,
+          'sluice.flow.fairness_id': request.fairnessId,
+          'sluice.flow.priority': request.priority,
+          'sluice.flow.band': request.priority,
+          ...attributes,
+        },
+      },
+      parent,
+    );
+  }
+}

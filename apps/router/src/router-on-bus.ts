@@ -1,0 +1,117 @@
+import type { Logger } from '@nestjs/common';
+import { sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
+import type { ClusterView, RoutingDecision } from '@sluice/policies';
+import type { RoutingEffects } from '@sluice/stages';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import type { RouterMetrics } from './router.metrics.js';
+
+/** What the service keeps of a request while the core routes it: its span and when it arrived. */
+export interface RouteCarried {
+  readonly span: Span;
+  readonly receivedAt: number;
+}
+
+type Refused = (request: InferenceRequest, carried: RouteCarried, instanceId: string, message: string) => void;
+
+/**
+ * The routing core's effects on the bus: the decision as a span with its regret and top-k
+ * counterfactual candidates (the signals each was scored on), metrics, the acknowledged handoff
+ * to the chosen instance (a refusal goes back to the core), error frames, and a `migrate` frame
+ * to the gateway of each request a lost instance held.
+ */
+export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarried> {
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly metrics: RouterMetrics,
+    private readonly logger: Logger,
+    /** Candidates kept on each decision's span. */
+    private readonly counterfactualK: number,
+    private readonly refused: Refused,
+  ) {}
+
+  received(request: InferenceRequest, policy: string): RouteCarried {
+    const span = this.service.tracer.startSpan('router.route', {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        'messaging.system': 'nats',
+        'messaging.destination.name': subjects.routerSubmit(),
+        'sluice.request.id': request.id,
+        'sluice.router.policy': policy,
+      },
+    });
+    return { span, receivedAt: performance.now() };
+  }
+
+  decided(_request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView): void {
+    this.metrics.decisionSeconds.observe({ policy }, (performance.now() - receivedAt) / 1000);
+    span.setAttribute('sluice.router.candidates', view.instances.length);
+    if (decision) this.recordDecision(span, policy, decision, view);
+    else span.setAttribute('sluice.router.decision', 'none');
+  }
+
+  handOn(request: InferenceRequest, carried: RouteCarried, instanceId: string): void {
+    const { span } = carried;
+    request.timings.routingMs = performance.now() - carried.receivedAt;
+    void context
+      .with(trace.setSpan(context.active(), span), () => this.service.bus.handoff(subjects.workerSubmit(instanceId), request, request.id, request.attempt))
+      .then((result) => {
+        if (result.ok) return span.end();
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `instance ${instanceId} did not ack` });
+        this.refused(request, carried, instanceId, result.message); // the core ends it: reject, which ends the span
+      });
+  }
+
+  reject(request: InferenceRequest, { span }: RouteCarried, reason: OutcomeReason, message: string): void {
+    sendErrorFrame(this.service.bus, request, 'router', reason, message);
+    span.end();
+  }
+
+  instanceJoined(instanceId: string, workerId: string): void {
+    this.logger.log(`instance ${instanceId} registered (worker ${workerId})`);
+  }
+
+  /** Each request the lost instance held gets a `migrate` frame: its gateway decides what becomes of it. */
+  instanceLost(instanceId: string, held: readonly InferenceRequest[], why: 'deregistered' | 'silent'): void {
+    if (why === 'silent') this.logger.warn(`instance ${instanceId} missed its heartbeats: lost`);
+    for (const request of held) {
+      const frame: MigrateFrame = { type: 'migrate', requestId: request.id, instanceId };
+      this.service.bus.publish(request.replyTo, frame);
+    }
+  }
+
+  /** The choice, its regret, and the top-k candidates with their scores and signals (span events). */
+  private recordDecision(span: Span, policy: string, decision: RoutingDecision, view: ClusterView): void {
+    const instanceId = decision.instance.instanceId;
+    this.metrics.decisions.inc({ policy, worker_instance: instanceId });
+    this.metrics.regret.observe({ policy }, decision.regret);
+    const [best] = decision.top(1);
+    span.setAttributes({
+      'sluice.router.instance': instanceId,
+      'sluice.router.regret': decision.regret,
+      // The chosen one's score is the best minus the regret: no need to find it in the ranking.
+      ...(best ? { 'sluice.router.best_score': best.score, 'sluice.router.score': best.score - decision.regret } : {}),
+    });
+    // The signals each candidate was scored on: the view the decision was made from.
+    decision.top(this.counterfactualK).forEach((candidate, rank) => {
+      const signals = view.instances.find((i) => i.instanceId === candidate.instanceId);
+      span.addEvent('candidate', {
+        'sluice.router.candidate.rank': rank,
+        'sluice.router.candidate.instance': candidate.instanceId,
+        'sluice.router.candidate.score': candidate.score,
+        'sluice.router.candidate.effective_load': candidate.effectiveLoad,
+        'sluice.router.candidate.chosen': candidate.instanceId === instanceId,
+        ...(signals
+          ? {
+              'sluice.router.candidate.queue_depth': signals.queueDepth,
+              'sluice.router.candidate.batch_size': signals.batchSize,
+              'sluice.router.candidate.in_flight': signals.inFlight,
+              'sluice.router.candidate.kv_utilization': signals.kvUtilization,
+              'sluice.router.candidate.snapshot_age_ms': Number.isFinite(signals.snapshotAgeUs) ? millisFromMicros(signals.snapshotAgeUs) : -1,
+            }
+          : {}),
+        ...Object.fromEntries(Object.entries(candidate.scores ?? {}).map(([scorer, score]) => [`sluice.router.candidate.scores.${scorer}`, score])),
+      });
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import { micros, type InferenceRequest } from '@sluice/contracts';
+import type { HeldRequest } from '@sluice/stages';
+import type { Context, Span } from '@sluice/telemetry';
+
+/**
+ * A request on one of this worker's instances: the engine's fields and the worker stage's marks
+ * (which the core owns), the request as it came off the bus, and its trace.
+ */
+export interface LiveHeld extends HeldRequest {
+  readonly request: InferenceRequest;
+  /** The trace context the router sent it in. */
+  readonly parent: Context;
+  /** The worker's span for it, from its arrival to its end. */
+  span: Span | undefined;
+}
+
+export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
+  return {
+    id: request.id,
+    inputTokens: request.inputTokens,
+    maxTokens: request.maxTokens,
+    blockHashes: request.blockHashes,
+    priority: request.priority,
+    request,
+    parent,
+    span: undefined,
+    // The stage sets every mark when its instance accepts the request.
+    workerArrivalUs: micros(0),
+    admittedUs: undefined,
+    cachedTokens: 0,
+    firstTokenUs: undefined,
+    lastTokenUs: undefined,
+    generated: 0,
+    gone: false,
+  };
+}

@@ -1,0 +1,69 @@
+import type { Micros, SloClass, StageTimings } from '@sluice/contracts';
+import type { HeldRequest, StageRequest } from '@sluice/stages';
+import type { WorkloadRequest } from '@sluice/workload';
+
+/**
+ * A request on its way through the twin. One object serves as the request every stage core reads
+ * (`StageRequest`), the one its instance holds and marks (`HeldRequest`, the engine's request),
+ * and the twin's own bookkeeping for the client's record: a step's tokens reach the flight they
+ * belong to directly, and a million requests cost a million objects, not three million.
+ */
+export interface Flight extends StageRequest, HeldRequest {
+  readonly sloClass: SloClass;
+  readonly request: WorkloadRequest;
+  /** Its place in the workload, which is its record's place in the result. */
+  readonly position: number;
+  /** The rank of the instance that holds it, once routed. */
+  servedBy: number;
+  /**
+   * The steps of its instance that gave it a token (one each), as runs of consecutive step
+   * numbers: the run under way here (length 0 until the first token), and earlier ones as
+   * (start, length) pairs, each cut by a step that gave it none (a preemption, a batch whose token
+   * budget ran out before it). Their times are read from the instance's `StepTimes` when the
+   * record is written.
+   */
+  runStart: number;
+  runLength: number;
+  earlierRuns: number[] | undefined;
+}
+
+/** Every field written here, in one order, so that all flights share one shape (one hidden class). */
+export function newFlight(request: WorkloadRequest, position: number, fields: {
+  readonly model: string;
+  readonly priority: number;
+  readonly blockHashes: readonly number[];
+  readonly bodyBytes: number;
+  readonly arrivalUs: Micros;
+  readonly deadlineUs: Micros;
+}): Flight {
+  const unset = undefined as Micros | undefined;
+  const timings: StageTimings = {};
+  return {
+    id: `r${request.index}`,
+    model: fields.model,
+    inputTokens: request.inputTokens.length,
+    maxTokens: request.maxTokens,
+    priority: fields.priority,
+    sloClass: request.sloClass,
+    fairnessId: request.tenantId,
+    blockHashes: fields.blockHashes,
+    bodyBytes: fields.bodyBytes,
+    arrivalUs: fields.arrivalUs,
+    deadlineUs: fields.deadlineUs,
+    sloTtftUs: undefined,
+    timings,
+    workerArrivalUs: fields.arrivalUs,
+    admittedUs: unset,
+    cachedTokens: 0,
+    firstTokenUs: unset,
+    lastTokenUs: unset,
+    generated: 0,
+    gone: false,
+    request,
+    position,
+    servedBy: -1,
+    runStart: -1,
+    runLength: 0,
+    earlierRuns: undefined,
+  };
+}
