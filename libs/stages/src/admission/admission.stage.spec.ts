@@ -1,0 +1,115 @@
+import { micros } from '@sluice/contracts';
+import { describe, expect, it } from 'vitest';
+import { Agenda, Recorder } from '../testing/recorder.js';
+import { ms, registered, snapshot, stageRequest } from '../testing/requests.js';
+import { ControlRefusal } from './admission-policy.store.js';
+import type { AdmissionEffects } from './admission.effects.js';
+import { AdmissionStage, type AdmissionWakeUp } from './admission.stage.js';
+import type { AdmissionSettings } from './admission.settings.js';
+
+type Request = ReturnType<typeof stageRequest>;
+
+function stage(overrides: Partial<AdmissionSettings> = {}) {
+  const recorder = new Recorder();
+  const agenda = new Agenda<AdmissionWakeUp>();
+  const settings: AdmissionSettings = { policy: 'always-admit', policies: {}, models: ['qwen3-14b'], heartbeatTimeoutUs: ms(3_000), prefixIndex: 'always', ...overrides };
+  const core: AdmissionStage<Request, string> = new AdmissionStage(settings, recorder.port<AdmissionEffects<Request, string>>(), agenda.wakeUps((kind, atUs) => core.wake(kind, atUs)));
+  return { core, recorder, agenda };
+}
+
+describe('AdmissionStage', () => {
+  it('asks the policy, reports the decision, then hands the request on with the driver’s context', () => {
+    const { core, recorder } = stage();
+    const request = stageRequest({ id: 'a' });
+    core.submit(request, ms(1), 'span-a');
+    expect(recorder.names()).toEqual(['decided', 'handOn']);
+    expect(recorder.of('decided')[0]).toEqual([request, 'span-a', 'always-admit', expect.objectContaining({ admit: true })]);
+    expect(recorder.of('handOn')[0]).toEqual([request, 'span-a']);
+  });
+
+  it('ends a refused request here with the policy’s reason and message (token bucket, 1 000 tokens, no refill)', () => {
+    const { core, recorder } = stage({ policy: 'token-bucket', policies: { 'token-bucket': { capacity: 1_000, refillRate: 0 } } });
+    for (const id of ['a', 'b', 'c', 'd']) core.submit(stageRequest({ id, inputTokens: 300 }), ms(1), id);
+    expect(recorder.of('handOn').map(([r]) => (r as Request).id)).toEqual(['a', 'b', 'c']);
+    expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'd' }), 'd', 'insufficient_tokens', 'insufficient tokens: the request costs 300, the bucket holds 100.0']]);
+  });
+
+  it('a handoff flow control refuses ends the request with flow_unavailable', () => {
+    const { core, recorder } = stage();
+    const request = stageRequest({ id: 'a' });
+    core.handoffRefused(request, 'ctx', 'no service is listening on sluice.v1.flow.submit');
+    expect(recorder.of('reject')).toEqual([[request, 'ctx', 'flow_unavailable', 'no service is listening on sluice.v1.flow.submit']]);
+  });
+
+  it('switches policy at run time: the next request meets the new one; a bad change is refused naming the field', () => {
+    const { core, recorder } = stage();
+    core.setPolicy({ policy: 'reject-all', params: {} });
+    expect(core.policyState().policy).toBe('reject-all');
+    core.submit(stageRequest({ id: 'a' }), ms(1), 'a');
+    expect(recorder.of('reject')[0]?.[2]).toBe('rejected_by_policy');
+    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } })).toThrow(ControlRefusal);
+    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } })).toThrow(/params\.capacity/);
+    expect(() => core.setPolicy({ policy: 'no-such-policy', params: {} })).toThrow('unknown admission policy "no-such-policy"');
+    expect(core.policyState().policy).toBe('reject-all');
+  });
+
+  it('keeps busy thresholds per model and refuses an unknown model', () => {
+    const { core } = stage();
+    expect(core.setBusyThreshold({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5 })).toEqual({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5, active_prefill_tokens_threshold: null });
+    expect(core.busyThresholds().thresholds).toEqual([{ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5, active_prefill_tokens_threshold: null }]);
+    expect(() => core.setBusyThreshold({ model: 'gpt-x', active_decode_blocks_threshold: 0.5 })).toThrow('unknown model "gpt-x"');
+  });
+
+  it('with busy-threshold, rejects with all_workers_busy once every instance it knows is busy', () => {
+    const { core, recorder } = stage({ policy: 'busy-threshold', policies: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.5 } } });
+    core.onLifecycle(registered('i1'));
+    core.submit(stageRequest({ id: 'a' }), ms(1), 'a');
+    core.onSnapshot(snapshot('i1', ms(2), { activeDecodeBlocks: 600 }));
+    core.submit(stageRequest({ id: 'b' }), ms(3), 'b');
+    expect(recorder.of('handOn').map(([r]) => (r as Request).id)).toEqual(['a']);
+    expect(recorder.of('reject')[0]?.[2]).toBe('all_workers_busy');
+  });
+
+  it('keeps a prefix index from KV events always in a service, and in the twin only for a policy that reads one', () => {
+    expect(stage({ prefixIndex: 'always' }).core.wantsKvEvents).toBe(true);
+    expect(stage({ prefixIndex: 'when-read' }).core.wantsKvEvents).toBe(false);
+    expect(stage({ prefixIndex: 'when-read', policy: 'slo-predictive' }).core.wantsKvEvents).toBe(true);
+  });
+
+  it('slo-predictive counts the prefix an instance reported cached through KV events', () => {
+    const { core, recorder } = stage({ policy: 'slo-predictive' });
+    core.onLifecycle(registered('i1'));
+    const request = stageRequest({ id: 'a', inputTokens: 64, blockHashes: [11, 12, 13, 14] });
+    core.submit(request, ms(1), 'before');
+    core.onKv({ instanceId: 'i1', atUs: ms(2), stored: [11, 12, 13, 14], removed: [] });
+    core.submit(request, ms(3), 'after');
+    const cached = recorder.of('decided').map(([, , , decision]) => (decision as { inputs: Record<string, unknown> }).inputs.cached_tokens);
+    expect(cached).toEqual([0, 64]);
+  });
+
+  it('sweeps every third of the heartbeat timeout: a silent instance leaves the view, and is reported once', () => {
+    const { core, recorder, agenda } = stage();
+    core.start(micros(0));
+    expect(agenda.due('sweep')).toEqual([ms(1_000)]);
+    core.onLifecycle(registered('quiet', micros(0)));
+    core.onLifecycle(registered('chatty', micros(0)));
+    for (const at of [1_000, 2_000, 3_000]) core.onSnapshot(snapshot('chatty', ms(at)));
+    agenda.runUntil(ms(3_000));
+    expect(recorder.of('instancesLost')).toEqual([]);
+    expect(core.instanceCount()).toBe(2);
+    agenda.runUntil(ms(4_000));
+    expect(recorder.of('instancesLost')).toEqual([[['quiet']]]);
+    expect(core.instanceCount()).toBe(1);
+    expect(agenda.due('sweep')).toEqual([ms(5_000)]);
+  });
+
+  it('ignores a sweep wake-up it did not ask for, and asks for none after stop', () => {
+    const { core, agenda } = stage();
+    core.start(micros(0));
+    core.wake('sweep', ms(500));
+    expect(agenda.due('sweep')).toEqual([ms(1_000)]);
+    core.stop();
+    agenda.runUntil(ms(10_000));
+    expect(agenda.due()).toEqual([]);
+  });
+});

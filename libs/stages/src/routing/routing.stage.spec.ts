@@ -1,0 +1,113 @@
+import { micros } from '@sluice/contracts';
+import { createRoutingRegistry, type RoutingDecision } from '@sluice/policies';
+import { describe, expect, it } from 'vitest';
+import { Agenda, Recorder } from '../testing/recorder.js';
+import { lifecycle, ms, registered, snapshot, stageRequest } from '../testing/requests.js';
+import type { RoutingEffects } from './routing.effects.js';
+import { RoutingStage, type RoutingWakeUp } from './routing.stage.js';
+import type { RoutingSettings } from './routing.settings.js';
+
+type Request = ReturnType<typeof stageRequest>;
+
+function stage(overrides: Partial<RoutingSettings> = {}, instances = ['i1', 'i2']) {
+  const recorder = new Recorder();
+  const agenda = new Agenda<RoutingWakeUp>();
+  const settings: RoutingSettings = { policy: 'least-loaded', params: {}, heartbeatTimeoutUs: ms(3_000), snapshotRefreshIntervalUs: micros(0), seed: 7, ...overrides };
+  const core: RoutingStage<Request, string> = new RoutingStage(settings, createRoutingRegistry(), recorder.port<RoutingEffects<Request, string>>(), agenda.wakeUps((kind, atUs) => core.wake(kind, atUs)));
+  for (const id of instances) core.onLifecycle(registered(id));
+  recorder.clear();
+  return { core, recorder, agenda };
+}
+
+const chosen = (recorder: Recorder) => recorder.of('handOn').map(([r, , instance]) => `${(r as Request).id}→${String(instance)}`);
+const inFlight = (core: RoutingStage<Request, string>) => Object.fromEntries(core.instances(ms(1)).map((i) => [i.instanceId, i.inFlight]));
+
+describe('RoutingStage', () => {
+  it('reports the decision and the view it was made from, then hands the request to the chosen instance', () => {
+    const { core, recorder } = stage();
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'span');
+    expect(recorder.names()).toEqual(['decided', 'handOn']);
+    const [, carried, policy, decision, view] = recorder.of('decided')[0]!;
+    expect([carried, policy]).toEqual(['span', 'least-loaded']);
+    expect((view as { instances: unknown[] }).instances).toHaveLength(2);
+    expect(recorder.of('handOn')[0]).toEqual([a, 'span', (decision as RoutingDecision).instance.instanceId]);
+  });
+
+  it('counts in flight at dispatch and until the instance reports done, so least-loaded spreads a burst', () => {
+    const { core, recorder } = stage();
+    for (const id of ['a', 'b', 'c', 'd']) core.route(stageRequest({ id }), ms(1), id);
+    expect(inFlight(core)).toEqual({ i1: 2, i2: 2 });
+    const [first] = recorder.of('handOn');
+    core.onDone({ requestId: 'a', instanceId: String(first![2]), reason: 'ok', atUs: ms(2) });
+    expect(Object.values(inFlight(core)).sort()).toEqual([1, 2]);
+  });
+
+  it('records the request’s blocks on the chosen instance right after the decision: weighted keeps a prefix together', () => {
+    const { core, recorder } = stage({ policy: 'weighted', params: {} }, ['i1', 'i2', 'i3', 'i4']);
+    const prefix = [101, 102, 103, 104];
+    for (const id of ['a', 'b', 'c']) core.route(stageRequest({ id, blockHashes: prefix }), ms(1), id);
+    expect(new Set(recorder.of('handOn').map(([, , instance]) => instance)).size).toBe(1);
+    expect(chosen(recorder)).toHaveLength(3);
+  });
+
+  it('with nobody to route to, ends the request with no_worker naming its model', () => {
+    const { core, recorder } = stage({}, []);
+    const a = stageRequest({ id: 'a', model: 'llama-3.1-8b' });
+    core.route(a, ms(1), 'span');
+    expect(recorder.of('decided')[0]?.[3]).toBeNull();
+    expect(recorder.of('reject')).toEqual([[a, 'span', 'no_worker', 'no worker instance serves model "llama-3.1-8b"']]);
+  });
+
+  it('a handoff the instance refuses undoes its accounting and ends the request with worker_unreachable', () => {
+    const { core, recorder } = stage({}, ['i1']);
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'span');
+    core.handoffRefused(a, 'span', 'i1', 'no service is listening on sluice.v1.worker.i1.submit');
+    expect(inFlight(core)).toEqual({ i1: 0 });
+    expect(recorder.of('reject')).toEqual([[a, 'span', 'worker_unreachable', 'no service is listening on sluice.v1.worker.i1.submit']]);
+  });
+
+  it('reports the requests a deregistered instance held, once each, and forgets it', () => {
+    const { core, recorder } = stage({}, ['i1']);
+    const held = ['a', 'b', 'c'].map((id) => stageRequest({ id }));
+    for (const r of held) core.route(r, ms(1), r.id);
+    core.onDone({ requestId: 'b', instanceId: 'i1', reason: 'ok', atUs: ms(2) });
+    core.onLifecycle(lifecycle('i1', 'deregister', ms(3)));
+    expect(recorder.of('instanceLost')).toEqual([['i1', [held[0], held[2]], 'deregistered']]);
+    expect(core.instanceCount()).toBe(0);
+  });
+
+  it('sweeps every third of the heartbeat timeout: an instance silent past it is lost with what it held', () => {
+    const { core, recorder, agenda } = stage({}, ['quiet', 'chatty']);
+    core.start(micros(0));
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'a');
+    core.route(stageRequest({ id: 'b' }), ms(1), 'b');
+    for (const at of [1_000, 2_000, 3_000]) core.onLifecycle(lifecycle('chatty', 'heartbeat', ms(at)));
+    agenda.runUntil(ms(4_000));
+    const lost = recorder.of('instanceLost');
+    expect(lost).toHaveLength(1);
+    expect(lost[0]?.[0]).toBe('quiet');
+    expect(lost[0]?.[2]).toBe('silent');
+    expect(core.instances(ms(4_000)).map((i) => i.instanceId)).toEqual(['chatty']);
+  });
+
+  it('with a refresh interval, the policy sees an instance’s snapshot only from the next refresh on', () => {
+    const { core, recorder, agenda } = stage({ snapshotRefreshIntervalUs: ms(50) });
+    core.start(micros(0));
+    core.onSnapshot(snapshot('i1', ms(10), { queueDepth: 9 }));
+    core.route(stageRequest({ id: 'before' }), ms(20), '');
+    agenda.runUntil(ms(50));
+    core.route(stageRequest({ id: 'after' }), ms(60), '');
+    const depths = recorder.of('decided').map(([, , , , view]) => (view as { instances: { instanceId: string; queueDepth: number }[] }).instances.find((i) => i.instanceId === 'i1')?.queueDepth);
+    expect(depths).toEqual([0, 9]);
+    expect(agenda.due('refresh')).toEqual([ms(100)]);
+  });
+
+  it('announces each instance that registers', () => {
+    const { core, recorder } = stage({}, []);
+    core.onLifecycle(registered('i9'));
+    expect(recorder.of('instanceJoined')).toEqual([['i9', 'w-i9']]);
+  });
+});
