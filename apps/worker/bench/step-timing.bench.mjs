@@ -1,12 +1,15 @@
 // Step-timing error of the real-time worker:  npm run build && node apps/worker/bench/step-timing.bench.mjs [--seconds 10]
-// 64 instances in one process, all busy (qwen3-14b, timeScale 1), driven by the worker's StepScheduler:
-// p50/p99 of |actual − modelled| step duration. Baseline in the same run: the same engines driven by
-// one setTimeout loop per instance (no spin, no drift correction).
+// 64 instances in one process, all busy (qwen3-14b, timeScale 1): the worker stage's instances
+// driven by the worker's RealTimeWakeUps, as the service drives them. p50/p99 of |actual −
+// modelled| end of each step. Baseline in the same run: the same engines driven by one setTimeout
+// loop per instance (no spin, no drift correction).
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parse } from 'yaml';
+import { micros } from '@sluice/contracts';
 import { LatencyProfileSchema, VllmEngine, createLatencyModel } from '@sluice/engine';
-import { StepScheduler } from '../dist/step-scheduler.js';
+import { WorkerStage } from '@sluice/stages';
+import { RealTimeWakeUps } from '../dist/real-time-wake-ups.js';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 10;
 const INSTANCES = 64;
@@ -17,22 +20,30 @@ const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * (s.length - 1)))] ?? NaN;
 };
+/** A request that keeps its instance decoding for the whole run. */
+const longRequest = (id) => ({ id, inputTokens: 512, maxTokens: 30000, blockHashes: [], priority: 0, workerArrivalUs: 0, admittedUs: undefined, cachedTokens: 0, firstTokenUs: undefined, lastTokenUs: undefined, generated: 0, gone: false });
 
-function busyEngine(i) {
-  const engine = new VllmEngine({ model, totalKvBlocks: profile.totalKvBlocks, maxModelLen: profile.maxModelLen });
-  for (let r = 0; r < 8; r++) engine.enqueue({ id: `i${i}-r${r}`, inputTokens: 512, maxTokens: 30000, blockHashes: [], priority: 0 }, 0);
-  return engine;
-}
-
-async function withScheduler() {
+async function withWorkerScheduler() {
   const errors = [];
-  const scheduler = new StepScheduler(() => performance.now() * 1000, 1, (e) => errors.push(e));
-  for (let i = 0; i < INSTANCES; i++) {
-    const engine = busyEngine(i);
-    scheduler.wake({ canStep: (t) => engine.canStep(t), nextReadyUs: () => engine.nextReadyUs(), beginStep: (t) => engine.step(t), slowdown: 1, endStep: () => undefined });
-  }
+  const wakeUps = new RealTimeWakeUps(() => performance.now() * 1000, 1);
+  // The worker's effects minus the bus: only the wake-ups do anything.
+  const nothing = () => undefined;
+  const effects = {
+    received: nothing, accepted: nothing, hung: nothing, admitted: nothing, preempted: nothing, tokens: nothing, completed: nothing, failed: nothing,
+    cancelled: nothing, done: nothing, stepEnded: nothing, kv: nothing, load: nothing, lifecycle: nothing, wakeWorker: nothing,
+    wakeInstance: (instance, kind, atUs) =>
+      wakeUps.wakeAt(`${instance.instanceId}:${kind}`, atUs, (at, lateRealUs) => {
+        if (kind === 'step') errors.push(Math.abs(lateRealUs));
+        instance.wake(kind, at);
+      }),
+  };
+  const settings = { workerId: 'bench', instances: INSTANCES, model: 'qwen3-14b', latency: model, totalKvBlocks: profile.totalKvBlocks, maxModelLen: profile.maxModelLen, maxRunning: 256, maxBatchTokens: 2048, scheduler: 'fcfs', heartbeatIntervalUs: micros(1e9), loadIntervalUs: micros(1e9), publishOnChange: false };
+  const worker = new WorkerStage(settings, effects, () => Math.random);
+  worker.instances.forEach((instance, i) => {
+    for (let r = 0; r < 8; r++) instance.accept(longRequest(`i${i}-r${r}`), wakeUps.nowUs());
+  });
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-  scheduler.stop();
+  wakeUps.stop();
   return errors;
 }
 
@@ -40,7 +51,8 @@ async function withTimeouts() {
   const errors = [];
   let running = true;
   for (let i = 0; i < INSTANCES; i++) {
-    const engine = busyEngine(i);
+    const engine = new VllmEngine({ model, totalKvBlocks: profile.totalKvBlocks, maxModelLen: profile.maxModelLen });
+    for (let r = 0; r < 8; r++) engine.enqueue(longRequest(`i${i}-r${r}`), 0);
     const loop = () => {
       if (!running) return;
       const now = performance.now() * 1000;
@@ -59,8 +71,8 @@ async function withTimeouts() {
 }
 
 const baseline = await withTimeouts();
-const ours = await withScheduler();
+const ours = await withWorkerScheduler();
 const f = (us) => `${(us / 1000).toFixed(3)} ms`;
 console.log(`step timing error, ${INSTANCES} busy instances, timeScale 1, ${seconds} s each (node ${process.version})`);
-console.log(`per-instance setTimeout (baseline): p50 ${f(pct(baseline, 50))}  p99 ${f(pct(baseline, 99))}  (${baseline.length} steps)`);
-console.log(`StepScheduler (one timer + spin):   p50 ${f(pct(ours, 50))}  p99 ${f(pct(ours, 99))}  (${ours.length} steps)  p99 ${(pct(ours, 99) / pct(baseline, 99)).toFixed(2)}× baseline`);
+console.log(`per-instance setTimeout (baseline):   p50 ${f(pct(baseline, 50))}  p99 ${f(pct(baseline, 99))}  (${baseline.length} steps)`);
+console.log(`RealTimeWakeUps (one timer + spin):   p50 ${f(pct(ours, 50))}  p99 ${f(pct(ours, 99))}  (${ours.length} steps)  p99 ${(pct(ours, 99) / pct(baseline, 99)).toFixed(2)}× baseline`);

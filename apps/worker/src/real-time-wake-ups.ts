@@ -21,6 +21,8 @@ export class RealTimeWakeUps {
   private readonly due = new Map<string, { readonly atUs: Micros; readonly call: WakeUpCall }>();
   private timer: NodeJS.Timeout | undefined;
   private spinning = false;
+  /** Calling wake-ups: those they ask for are armed once, after the round. */
+  private firing = false;
   private stopped = false;
 
   constructor(
@@ -37,7 +39,7 @@ export class RealTimeWakeUps {
   wakeAt(key: string, atUs: Micros, call: WakeUpCall): void {
     if (this.stopped) return;
     this.due.set(key, { atUs, call });
-    this.arm();
+    if (!this.firing) this.arm();
   }
 
   stop(): void {
@@ -79,10 +81,15 @@ export class RealTimeWakeUps {
   private fire(): void {
     const now = this.nowUs();
     const ready = [...this.due].filter(([, d]) => d.atUs <= now).sort((a, b) => a[1].atUs - b[1].atUs);
-    for (const [key, d] of ready) {
-      if (this.due.get(key) !== d) continue; // replaced by an earlier call in this round
-      this.due.delete(key);
-      d.call(d.atUs, (now - d.atUs) / this.timeScale);
+    this.firing = true;
+    try {
+      for (const [key, d] of ready) {
+        if (this.due.get(key) !== d) continue; // replaced by an earlier call in this round
+        this.due.delete(key);
+        d.call(d.atUs, (now - d.atUs) / this.timeScale);
+      }
+    } finally {
+      this.firing = false;
     }
     this.arm();
   }
