@@ -1,5 +1,5 @@
-import { micros, type InferenceRequest } from '@sluice/contracts';
-import type { HeldRequest } from '@sluice/stages';
+import type { InferenceRequest } from '@sluice/contracts';
+import { UNMARKED, type HeldRequest } from '@sluice/stages';
 import type { Context, Span } from '@sluice/telemetry';
 
 /**
@@ -25,12 +25,6 @@ export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
     parent,
     span: undefined,
     // The stage sets every mark when its instance accepts the request.
-    workerArrivalUs: micros(0),
-    admittedUs: undefined,
-    cachedTokens: 0,
-    firstTokenUs: undefined,
-    lastTokenUs: undefined,
-    generated: 0,
-    gone: false,
+    ...UNMARKED,
   };
 }

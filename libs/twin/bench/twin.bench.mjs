@@ -36,7 +36,7 @@ const config = loadConfig({ env: {}, argv: ['--router.policy=weighted', `--worke
 const profile = loadProfile(config);
 const latency = createLatencyModel(profile.latencyModel, profile);
 const totalKvBlocks = config.worker.kvBlocks ?? profile.totalKvBlocks;
-const options = { config, latency, totalKvBlocks, profileMaxModelLen: profile.maxModelLen };
+const options = { config, profile };
 
 const specOf = (n) =>
   validateWorkloadSpec({

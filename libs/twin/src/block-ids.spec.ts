@@ -1,6 +1,5 @@
 import { loadConfig, loadProfile } from '@sluice/config';
 import { blockIds } from '@sluice/contracts';
-import { createLatencyModel } from '@sluice/engine';
 import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
 import { fastBlockIds } from './block-ids.js';
@@ -67,7 +66,7 @@ describe('the twin with fast block ids vs the gateway\'s SHA-256 hashes', () => 
         })),
       }),
     );
-    const options = { config, latency: createLatencyModel(profile.latencyModel, profile), totalKvBlocks: config.worker.kvBlocks!, profileMaxModelLen: profile.maxModelLen };
+    const options = { config, profile };
     const fast = simulate(requests, options);
     const sha = simulate(requests, { ...options, blockHasher: (ids) => blockIds(ids) });
     expect(JSON.stringify(fast.records)).toBe(JSON.stringify(sha.records));

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, loadProfile } from '@sluice/config';
-import { createLatencyModel } from '@sluice/engine';
 import { buildReport, type RunRecord, type RunReport, type Summary } from '@sluice/metrics';
 import { generateWorkloadRequests, parseWorkloadSpec, type WorkloadRequest } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
@@ -42,12 +41,7 @@ function runTwin(file: string, flags: readonly string[]): Run {
   const config = loadConfig({ env: {}, argv: flags });
   const profile = loadProfile(config);
   const requests = generateWorkloadRequests(spec);
-  const { records } = simulate(requests, {
-    config,
-    latency: createLatencyModel(profile.latencyModel, profile),
-    totalKvBlocks: config.worker.kvBlocks ?? profile.totalKvBlocks,
-    profileMaxModelLen: profile.maxModelLen,
-  });
+  const { records } = simulate(requests, { config, profile });
   const run = { summary: buildReport(records, { expectedRequests: requests.length }), records, requests, beta: profile.beta };
   runs.set(key, run);
   return run;

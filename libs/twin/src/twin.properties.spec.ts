@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { loadConfig, loadProfile } from '@sluice/config';
 import { SloClassSchema } from '@sluice/contracts';
-import { createLatencyModel } from '@sluice/engine';
 import { buildReport, type RunRecord } from '@sluice/metrics';
 import { FlowControlConfigSchema } from '@sluice/policies';
 import type { WorkloadRequest } from '@sluice/workload';
@@ -10,7 +9,6 @@ import { DEFAULT_HOP_LATENCIES } from './hops.js';
 import { simulate, type TwinConfig } from './twin.js';
 
 const profile = loadProfile(loadConfig());
-const latency = createLatencyModel(profile.latencyModel, profile);
 const base = loadConfig();
 const H = DEFAULT_HOP_LATENCIES;
 /** Every hop a served request's TTFT has besides the stage timings: gateway, 4 transits, flow, the way back. */
@@ -105,6 +103,7 @@ function twinConfig(c: ConfigCase): TwinConfig {
     router: { ...base.router, policy: c.routing, policies: {}, snapshotRefreshIntervalMs: c.snapshotRefreshIntervalMs, seed: c.seed },
     worker: {
       ...base.worker,
+      kvBlocks: c.kvBlocks,
       instances: c.instances,
       model: base.worker.model,
       scheduler: c.scheduler,
@@ -116,7 +115,7 @@ function twinConfig(c: ConfigCase): TwinConfig {
 }
 
 function runCase(requests: readonly WorkloadRequest[], c: ConfigCase): RunRecord[] {
-  return simulate(requests, { config: twinConfig(c), latency, totalKvBlocks: c.kvBlocks, profileMaxModelLen: profile.maxModelLen, checkInvariants: true }).records;
+  return simulate(requests, { config: twinConfig(c), profile, checkInvariants: true }).records;
 }
 
 // ── the properties ─────────────────────────────────────────────────────────────────────────────

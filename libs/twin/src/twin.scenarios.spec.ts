@@ -41,14 +41,7 @@ function req(index: number, o: { arrivalMs?: number; input?: number; output?: nu
 /** One instance unless argv says otherwise; the config the services would load from these flags. */
 function run(requests: readonly WorkloadRequest[], argv: readonly string[] = [], extra: Partial<TwinOptions> = {}): RunRecord[] {
   const config = loadConfig({ argv: ['--worker.instances=1', ...argv] });
-  return simulate(requests, {
-    config,
-    latency,
-    totalKvBlocks: config.worker.kvBlocks ?? profile.totalKvBlocks,
-    profileMaxModelLen: profile.maxModelLen,
-    checkInvariants: true,
-    ...extra,
-  }).records;
+  return simulate(requests, { config, profile, checkInvariants: true, ...extra }).records;
 }
 
 const ttft = (r: RunRecord) => r.firstTokenMs! - r.arrivalMs;
@@ -171,7 +164,7 @@ describe('twin: preemption', () => {
   // the second is preempted (the tail of the batch) and re-prefilled later.
   const requests = [req(0, { input: 64, output: 40 }), req(1, { input: 64, output: 40 })];
   const roomy = run(requests);
-  const tight = run(requests, [], { totalKvBlocks: 10 });
+  const tight = run(requests, ['--worker.kvBlocks=10']);
 
   it('with room, both decode in lockstep and finish together', () => {
     expect(roomy[0]!.tokenTimesMs).toEqual(roomy[1]!.tokenTimesMs);

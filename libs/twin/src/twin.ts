@@ -1,6 +1,6 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import { micros } from '@sluice/contracts';
-import type { LatencyModel } from '@sluice/engine';
+import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
 import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
 import {
@@ -39,11 +39,8 @@ export interface TwinConfig {
 
 export interface TwinOptions {
   readonly config: TwinConfig;
-  readonly latency: LatencyModel;
-  /** KV blocks per instance (the profile's, or worker.kvBlocks). */
-  readonly totalKvBlocks: number;
-  /** The profile's context limit (the instance accepts min(this, the model's maxModelLen)). */
-  readonly profileMaxModelLen: number;
+  /** The instances' latency profile (the worker's: `loadProfile(config)`): its model, KV blocks and context. */
+  readonly profile: LatencyProfile;
   readonly hops?: HopLatencies;
   /** Seed of the routing tie-breaks (default: router.seed, else 0). */
   readonly seed?: number;
@@ -87,7 +84,7 @@ export class Twin {
     const world = (this.world = new World(options.hops ?? DEFAULT_HOP_LATENCIES, options.checkInvariants ?? false));
     this.blockHasher = options.blockHasher ?? fastBlockIds;
     const model = config.models.find((m) => m.name === config.worker.model);
-    this.model = model ?? { name: config.worker.model, maxModelLen: options.profileMaxModelLen };
+    this.model = model ?? { name: config.worker.model, maxModelLen: options.profile.maxModelLen };
     world.admission = new AdmissionStage(admissionSettingsFrom(config.admission, config.models.map((m) => m.name), 'when-read'), new AdmissionHops(world), {
       wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.admission.wake(kind, atUs)),
     });
@@ -102,9 +99,10 @@ export class Twin {
     world.router = new RoutingStage({ ...routing, seed: options.seed ?? routing.seed }, createRoutingRegistry(), new RouterHops(world), {
       wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.router.wake(kind, atUs)),
     });
-    const profile = { totalKvBlocks: options.totalKvBlocks, maxModelLen: options.profileMaxModelLen };
+    const { profile } = options;
     // The twin runs the model at its own speed (timeScale 1): its hops are real-world latencies.
-    const worker = workerSettingsFrom({ ...config.worker, kvBlocks: options.totalKvBlocks, timeScale: 1 }, this.model.maxModelLen, profile, options.latency, TWIN_WORKER_ID);
+    const latency = createLatencyModel(profile.latencyModel, profile);
+    const worker = workerSettingsFrom({ ...config.worker, timeScale: 1 }, this.model.maxModelLen, profile, latency, TWIN_WORKER_ID);
     world.worker = new WorkerStage(worker, new WorkerHops(world), (instanceId) => seededRandom(seedOf(instanceId)));
     world.stepTimes.push(...stepLogs(worker.instances));
   }

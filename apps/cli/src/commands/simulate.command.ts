@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
 import { formatFieldIssue } from '@sluice/contracts';
-import { createLatencyModel } from '@sluice/engine';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies } from '@sluice/twin';
@@ -75,9 +74,7 @@ export const simulateCommand: Command = {
     const requests = generateWorkloadRequests(spec);
     const { records } = simulate(requests, {
       config,
-      latency: createLatencyModel(profile.latencyModel, profile),
-      totalKvBlocks: config.worker.kvBlocks ?? profile.totalKvBlocks,
-      profileMaxModelLen: profile.maxModelLen,
+      profile,
       ...(hops ? { hops } : {}),
       ...(seed !== undefined ? { seed } : {}),
     });

@@ -1,4 +1,4 @@
-import type { Micros } from '@sluice/contracts';
+import { micros, type Micros } from '@sluice/contracts';
 import type { EngineRequest } from '@sluice/engine';
 
 /**
@@ -23,6 +23,17 @@ export interface WorkerMarks {
 }
 
 export interface HeldRequest extends EngineRequest, WorkerMarks {}
+
+/** The marks of a request no instance has taken yet: a driver spreads them into its request object. */
+export const UNMARKED: Readonly<WorkerMarks> = Object.freeze({
+  workerArrivalUs: micros(0),
+  admittedUs: undefined,
+  cachedTokens: 0,
+  firstTokenUs: undefined,
+  lastTokenUs: undefined,
+  generated: 0,
+  gone: false,
+});
 
 /** A request's time on its instance, for the end frame and the client's record (engine µs). */
 export interface WorkerCompletion {

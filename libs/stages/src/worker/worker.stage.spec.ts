@@ -2,7 +2,7 @@ import { micros, type Micros } from '@sluice/contracts';
 import { createBlackboxModel } from '@sluice/engine';
 import { describe, expect, it } from 'vitest';
 import { Agenda, Recorder } from '../testing/recorder.js';
-import type { HeldRequest, WorkerCompletion } from './held-request.js';
+import { UNMARKED, type HeldRequest, type WorkerCompletion } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
 import type { InstanceWakeUp, WorkerEffects, WorkerWakeUp } from './worker.effects.js';
 import { WorkerStage } from './worker.stage.js';
@@ -24,13 +24,7 @@ function held(id: string, inputTokens = 512, maxTokens = 64): Held {
     priority: 3,
     blockHashes: Array.from({ length: Math.floor(inputTokens / 16) }, (_, i) => id.charCodeAt(0) * 1_000 + i),
     tag: `driver's own field of ${id}`,
-    workerArrivalUs: micros(0),
-    admittedUs: undefined,
-    cachedTokens: 0,
-    firstTokenUs: undefined,
-    lastTokenUs: undefined,
-    generated: 0,
-    gone: false,
+    ...UNMARKED,
   };
 }
 
