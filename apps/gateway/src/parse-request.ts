@@ -30,7 +30,7 @@ export type ParsedRequest =
     }
   | { readonly ok: false; readonly message: string; readonly param: string | null };
 
-/** The one shared flow per priority of requests that name no tenant (BEHAVIOUR.md §3). */
+/** The one shared flow per priority of requests that name no tenant (docs/behaviour.md §3). */
 export const DEFAULT_FAIRNESS_ID = 'default';
 
 /** Output length when a chat request gives none (OpenAI's legacy completions default). */

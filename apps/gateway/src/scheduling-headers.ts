@@ -5,7 +5,7 @@ import { httpHeaders } from '@sluice/contracts';
 /**
  * The headers that decide how a request is scheduled: its tenant (fairness), objective and SLO
  * class (priority) and TTFT objective (SLO-deadline ordering). A client that may set them can
- * promote itself, so they are honoured only from trusted sources (BEHAVIOUR.md §3).
+ * promote itself, so they are honoured only from trusted sources (docs/behaviour.md §3).
  */
 export const SCHEDULING_HEADERS = [httpHeaders.fairnessId, httpHeaders.objective, httpHeaders.sloClass, httpHeaders.sloTtftMs] as const;
 

@@ -5,7 +5,7 @@ import { postCompletion, sseData } from '@sluice/testing';
 
 /**
  * The model's numbers, seen through the whole cluster at timeScale 1. For a 512-token prompt and
- * 64 output tokens on qwen3-14b (BEHAVIOUR.md §1):
+ * 64 output tokens on qwen3-14b (docs/behaviour.md §1):
  *   queueing delay  α0 + α1·512            =   8 982 µs
  *   prefill step    β0 + β1·512            =  33 773 µs   → TTFT 42 755 µs
  *   decode step     β0 + β2·1              =  13 605 µs   × 63 ITL samples

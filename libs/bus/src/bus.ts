@@ -60,7 +60,7 @@ export class Bus {
     const nc = await connect({
       servers: options.url,
       name: options.name,
-      // Reconnect forever: a NATS restart must not kill a service (ARCHITECTURE.md, "Faults").
+      // Reconnect forever: a NATS restart must not kill a service (docs/architecture.md, "Faults").
       maxReconnectAttempts: wait ? -1 : 0,
       reconnectTimeWait: 250,
       waitOnFirstConnect: wait,

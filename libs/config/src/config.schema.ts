@@ -138,7 +138,7 @@ export const ConfigSchema = z.strictObject({
       /**
        * How often instance-reported signals (queue depth, batch size, KV utilization) are refreshed
        * for routing decisions; 0 = each instance's newest snapshot. In-flight counts and the prefix
-       * index are always current (BEHAVIOUR.md §4, signal freshness).
+       * index are always current (docs/behaviour.md §4, signal freshness).
        */
       snapshotRefreshIntervalMs: z.number().int().nonnegative().default(50),
       /** Candidates kept, with their scores and signals, on each decision's span. */
@@ -159,7 +159,7 @@ export const ConfigSchema = z.strictObject({
       profile: z.string().min(1).optional(),
       /** Extra directory of profile YAML files, for profiles of your own. */
       profilesDir: z.string().min(1).optional(),
-      /** Order of each instance's wait queue (BEHAVIOUR.md §1). */
+      /** Order of each instance's wait queue (docs/behaviour.md §1). */
       scheduler: z.enum(['fcfs', 'priority-fcfs', 'sjf']).default('fcfs'),
       maxRunning: z.number().int().min(1).default(256),
       maxBatchTokens: z.number().int().min(1).default(2048),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
-/** KV cache block size in tokens (BEHAVIOUR.md §1). */
+/** KV cache block size in tokens (docs/behaviour.md §1). */
 export const BLOCK_SIZE = 16;
 
 /**

@@ -31,9 +31,10 @@ export const ErrorFrameSchema = z.object({
 });
 
 /**
- * The instance serving the request was lost (missed heartbeats, deregistered): the request may be
- * re-submitted elsewhere. The gateway counts the tokens it already streamed itself; the router,
- * which sends this frame, never sees tokens.
+ * The instance serving the request was lost (missed heartbeats, deregistered); the router sends it
+ * to the gateway that owns the request. Migration is not built yet: the gateway ends the request
+ * as `failed: worker_lost` (docs/behaviour.md §6). The router never sees tokens: the gateway knows
+ * how many it already streamed.
  */
 export const MigrateFrameSchema = z.object({
   type: z.literal('migrate'),

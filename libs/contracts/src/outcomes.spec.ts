@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OUTCOME_REASON_NAMES, httpStatusOf, outcomeOf } from './outcomes.js';
 
 describe('outcome reasons', () => {
-  it('map to the HTTP statuses of ARCHITECTURE.md', () => {
+  it('map to the HTTP statuses of docs/architecture.md', () => {
     expect(httpStatusOf('ok')).toBe(200);
     expect(httpStatusOf('insufficient_tokens')).toBe(429);
     expect(httpStatusOf('rejected_by_policy')).toBe(429);

@@ -16,7 +16,7 @@ export type Stage = z.infer<typeof StageSchema>;
 
 interface ReasonSpec {
   readonly outcome: Outcome;
-  /** The HTTP status the gateway answers with (ARCHITECTURE.md, "The request"). */
+  /** The HTTP status the gateway answers with (docs/architecture.md, "Outcomes and HTTP status"). */
   readonly status: number;
   /** OpenAI-style error `type`. */
   readonly errorType: string;
@@ -72,7 +72,7 @@ export function errorTypeOf(reason: OutcomeReason): string {
   return OUTCOME_REASONS[reason].errorType;
 }
 
-/** Dynamo's exact answer when every worker is busy (BEHAVIOUR.md §2, busy-threshold). */
+/** Dynamo's exact answer when every worker is busy (docs/behaviour.md §2, busy-threshold). */
 export const ALL_WORKERS_BUSY_BODY = {
   message: 'Service temporarily unavailable: All workers are busy, please retry later',
   type: 'service_unavailable',

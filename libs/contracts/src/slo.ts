@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** SLO classes and the priority each maps to (BEHAVIOUR.md §5). Negative priority = sheddable. */
+/** SLO classes and the priority each maps to (docs/behaviour.md §5). Negative priority = sheddable. */
 export const SLO_CLASS_PRIORITY = {
   critical: 4,
   standard: 3,

@@ -36,7 +36,7 @@ export const subjects = {
   admissionSubmit: () => `${PROTOCOL_ROOT}.admission.submit`,
   /** admission → flow-controller (queue group). */
   flowSubmit: () => `${PROTOCOL_ROOT}.flow.submit`,
-  /** flow-controller, or the gateway on migration → router (queue group). */
+  /** flow-controller → router (queue group). */
   routerSubmit: () => `${PROTOCOL_ROOT}.router.submit`,
   /** router → one worker instance. */
   workerSubmit: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.submit`,
@@ -49,7 +49,7 @@ export const subjects = {
   requestCancel: () => `${PROTOCOL_ROOT}.request.cancel`,
   /** instance → admission, flow-controller, router: load snapshot. */
   workerLoad: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.load`,
-  /** instance → router, admission: KV blocks stored / removed. */
+  /** instance → admission (its prefix index): KV blocks stored / removed. The router keeps its own index from its decisions. */
   workerKv: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.kv`,
   /** instance → all: register, heartbeat, drain, deregister. */
   workerLifecycle: (instanceId: string) =>

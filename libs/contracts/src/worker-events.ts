@@ -20,7 +20,7 @@ export const LifecycleEventSchema = InstanceIdentitySchema.extend({
 });
 export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
 
-/** What an instance reports about its load (BEHAVIOUR.md §1, "What an instance reports"). */
+/** What an instance reports about its load (docs/behaviour.md §1, "What an instance reports"). */
 export const LoadSnapshotSchema = z.object({
   instanceId: z.string().min(1),
   workerId: z.string().min(1),

@@ -23,7 +23,7 @@ export interface FormedBatch<R extends EngineRequest = EngineRequest> {
 }
 
 /**
- * vLLM's scheduler pass with chunked prefill, as BLIS models it (BEHAVIOUR.md §1, "Batch
+ * vLLM's scheduler pass with chunked prefill, as BLIS models it (docs/behaviour.md §1, "Batch
  * formation"). It allocates KV blocks and moves requests between the wait queue and the running
  * batch; the caller then applies the progress.
  *

@@ -10,11 +10,11 @@ export interface EngineRequest {
   readonly maxTokens: number;
   /** Chained hashes of the prompt's full 16-token blocks, as block ids (libs/contracts blockIds). */
   readonly blockHashes: readonly BlockId[];
-  /** Higher first under `priority-fcfs` (SLO class priority, BEHAVIOUR.md §5). */
+  /** Higher first under `priority-fcfs` (SLO class priority, docs/behaviour.md §5). */
   readonly priority: number;
 }
 
-/** Why a request can never be served by this instance (BEHAVIOUR.md §1, "Unservable requests"). */
+/** Why a request can never be served by this instance (docs/behaviour.md §1, "Unservable requests"). */
 export type DropReason = 'negative_max_tokens' | 'empty_prompt' | 'input_too_long' | 'exceeds_max_model_len' | 'exceeds_kv_capacity';
 
 export type EnqueueResult =
@@ -81,7 +81,7 @@ export interface InstanceEngine {
   nextReadyUs(): Micros | undefined;
   /** True while any request is delayed, waiting or running. */
   hasWork(): boolean;
-  /** Forms the batch at `nowUs` and applies the step's state changes (BEHAVIOUR.md §1). */
+  /** Forms the batch at `nowUs` and applies the step's state changes (docs/behaviour.md §1). */
   step(nowUs: Micros): StepResult;
   snapshot(): EngineSnapshot;
 }

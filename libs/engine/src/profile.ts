@@ -5,7 +5,7 @@ const Coefficients = z.tuple([z.number().finite(), z.number().finite(), z.number
 
 /**
  * A latency profile: one model on one GPU setup, as data (a YAML file), so users add their own
- * (BEHAVIOUR.md §1). Loading the file happens outside this pure library; this is its shape.
+ * (docs/behaviour.md §1). Loading the file happens outside this pure library; this is its shape.
  */
 export const LatencyProfileSchema = z.strictObject({
   /** The profile's name, usually the model's (`qwen3-14b`). */

@@ -14,7 +14,7 @@ export interface Unservable {
 
 /**
  * Why this instance could never serve the request, or undefined if it can. The first four rules
- * are BEHAVIOUR.md §1's ("Unservable requests"), checked in its order.
+ * are docs/behaviour.md §1's ("Unservable requests"), checked in its order.
  */
 export function whyUnservable({ inputTokens: input, maxTokens }: EngineRequest, limits: ServingLimits): Unservable | undefined {
   const { maxModelLen, totalKvBlocks, blockSize } = limits;

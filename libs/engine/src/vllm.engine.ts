@@ -29,7 +29,7 @@ export class DuplicateRequestError extends Error {
 }
 
 /**
- * One synthetic GPU running vLLM's continuous batching (BEHAVIOUR.md §1, after BLIS): a queueing
+ * One synthetic GPU running vLLM's continuous batching (docs/behaviour.md §1, after BLIS): a queueing
  * delay, a wait queue ordered by the instance scheduler, chunked prefill under a token budget,
  * a paged KV cache with prefix caching, recompute preemption, and α/β step times.
  *
@@ -124,7 +124,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   }
 
   /**
-   * Everything the step changes is applied now, at its start (BEHAVIOUR.md §1, "In the twin"):
+   * Everything the step changes is applied now, at its start (docs/behaviour.md §1, "In the twin"):
    * the caller stamps the tokens at `startUs + durationUs + outputDelayUs` and starts the next
    * step at `startUs + durationUs`. Call it when `canStep(nowUs)`: an empty batch still costs β0.
    */

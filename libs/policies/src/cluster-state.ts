@@ -23,7 +23,7 @@ export function expirySweepIntervalUs(heartbeatTimeoutUs: Micros): Micros {
 
 export interface ClusterStateOptions {
   /**
-   * When instance-reported signals become visible to policies (BEHAVIOUR.md §4, signal freshness):
+   * When instance-reported signals become visible to policies (docs/behaviour.md §4, signal freshness):
    * `immediate` (default), each snapshot as it arrives; `on-refresh`, only at `refresh()`, which the
    * caller runs every snapshot-refresh interval, as BLIS models a router that polls its endpoints.
    */
@@ -134,7 +134,7 @@ export class ClusterState {
         model: id.model,
         totalKvBlocks: id.totalKvBlocks,
         inFlight: entry.inFlight.size,
-        // Snapshots read zero until the first one arrives (BEHAVIOUR.md §4).
+        // Snapshots read zero until the first one arrives (docs/behaviour.md §4).
         queueDepth: s?.queueDepth ?? 0,
         batchSize: s?.batchSize ?? 0,
         kvUtilization: s?.kvUtilization ?? 0,

@@ -25,7 +25,7 @@ export interface InstanceView {
 
 /**
  * How many leading prompt blocks of a request an instance already has cached, as the router-side
- * prefix index believes (BEHAVIOUR.md §4). An interface so policies need not know who keeps it.
+ * prefix index believes (docs/behaviour.md §4). An interface so policies need not know who keeps it.
  */
 export interface PrefixLookup {
   matchedBlocks(instanceId: string, blockHashes: readonly BlockId[]): number;

@@ -8,7 +8,7 @@ export type BlockHasher = (tokenIds: ArrayLike<number>) => BlockId[];
  * token ids, seeded with the previous block's lanes, of which the id keeps 53 bits (all of the
  * first lane, 21 of the second): a non-negative safe integer like the gateway's ids.
  *
- * Why not the gateway's SHA-256 (`blockIds` in contracts, BEHAVIOUR.md §1)? Nothing in the
+ * Why not the gateway's SHA-256 (`blockIds` in contracts, docs/behaviour.md §1)? Nothing in the
  * cluster reads a hash's value: the engine's prefix cache, the router's prefix index and admission's
  * copy of it only ever ask whether two hashes are equal. Any chained hash that does not collide
  * therefore gives the same decisions, and SHA-256 cost ~1.1 µs a block (~35 µs a 512-token

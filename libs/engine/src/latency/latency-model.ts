@@ -1,7 +1,7 @@
 import type { Micros } from '../engine.types.js';
 
 /**
- * How long the modelled GPU takes. A strategy chosen by name (BEHAVIOUR.md §1: "the model is an
+ * How long the modelled GPU takes. A strategy chosen by name (docs/behaviour.md §1: "the model is an
  * interface so a roofline or trained model can be added"); the engine depends only on this.
  * Every result is whole microseconds, so a run replays to the same integers.
  */

@@ -1,6 +1,6 @@
 import type { Sequence } from '../sequence.js';
 
-/** The order of an instance's wait queue, chosen by name (BEHAVIOUR.md §1, "Scheduling within an instance"). */
+/** The order of an instance's wait queue, chosen by name (docs/behaviour.md §1, "Scheduling within an instance"). */
 export const INSTANCE_SCHEDULER_NAMES = ['fcfs', 'priority-fcfs', 'sjf'] as const;
 export type InstanceSchedulerName = (typeof INSTANCE_SCHEDULER_NAMES)[number];
 
@@ -47,7 +47,7 @@ export function createInstanceScheduler(name: string): InstanceScheduler {
       return { name, compare: undefined, victim: tailVictim };
     case 'priority-fcfs':
       return { name, compare: priorityFirst, victim: lowestPriorityVictim };
-    // sjf is not a priority scheduler: BEHAVIOUR.md gives the priority victim rule to priority
+    // sjf is not a priority scheduler: docs/behaviour.md gives the priority victim rule to priority
     // schedulers only, so sjf preempts the tail like fcfs.
     case 'sjf':
       return { name, compare: shortestFirst, victim: tailVictim };

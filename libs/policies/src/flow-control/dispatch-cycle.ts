@@ -11,7 +11,7 @@ export interface DispatchCycleResult {
 }
 
 /**
- * One dispatch cycle (BEHAVIOUR.md §3): take the pick of the three tiers and ask the detector
+ * One dispatch cycle (docs/behaviour.md §3): take the pick of the three tiers and ask the detector
  * before releasing it. Saturated: stop, and the head waits (no lower band or other flow jumps
  * ahead). Not saturated: release it and go on, so no request is held while there is capacity
  * (work-conserving). `dispatch` must update what the detector reads (in-flight accounting)

@@ -1,5 +1,5 @@
 /**
- * A flow is one tenant's traffic at one priority (BEHAVIOUR.md §3): the fairness id comes from
+ * A flow is one tenant's traffic at one priority (docs/behaviour.md §3): the fairness id comes from
  * `x-gateway-inference-fairness-id` (one shared flow per priority when absent), the priority from
  * the request's InferenceObjective. Negative priority is sheddable.
  */

@@ -121,7 +121,7 @@ interface Located<T> {
 }
 
 /**
- * The flow controller's queues (BEHAVIOUR.md §3): priority bands of per-tenant flows, capacity
+ * The flow controller's queues (docs/behaviour.md §3): priority bands of per-tenant flows, capacity
  * limits checked at enqueue, TTL eviction, and the three-tier pick: the highest band with work,
  * a flow by the band's fairness policy, the flow's head by its ordering policy. Pure: the caller
  * passes every time and decides when to dispatch (see dispatch-cycle.ts).

@@ -2,7 +2,7 @@ import { isSheddable } from './flow-key.js';
 import { isSaturated } from './ports.js';
 
 /**
- * Flow control disabled (the Endpoint Picker's legacy mode, BEHAVIOUR.md §3): nothing is queued;
+ * Flow control disabled (the Endpoint Picker's legacy mode, docs/behaviour.md §3): nothing is queued;
  * while the pool is saturated a sheddable (negative-priority) request is refused at once with
  * 429, and every other request passes.
  */

@@ -63,7 +63,7 @@ export interface SaturationDetector {
   saturation(signals: PoolSignals): number;
 }
 
-/** Saturated means ≥ 1.0 (BEHAVIOUR.md §3). */
+/** Saturated means ≥ 1.0 (docs/behaviour.md §3). */
 export function isSaturated(saturation: number): boolean {
   return saturation >= 1;
 }

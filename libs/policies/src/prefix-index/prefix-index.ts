@@ -3,7 +3,7 @@ import type { BlockId } from '@sluice/contracts';
 import type { PrefixLookup } from '../cluster-view.js';
 import { UseQueue } from './use-queue.js';
 
-/** Block hashes remembered per instance (BEHAVIOUR.md §4, after BLIS's router-side cache index). */
+/** Block hashes remembered per instance (docs/behaviour.md §4, after BLIS's router-side cache index). */
 export const DEFAULT_PREFIX_INDEX_CAPACITY = 10_000;
 
 /** No holder / no stamp. */
@@ -75,7 +75,7 @@ export class PrefixIndex implements PrefixLookup {
     const entries = this.instances[ordinal]!;
     // Refresh last block first, so a prompt's leading blocks end up the most recent: a lookup
     // counts only a leading run, so losing block 0 would make every later block useless. (vLLM
-    // frees a request's blocks in reverse order for the same reason; BEHAVIOUR.md §1.)
+    // frees a request's blocks in reverse order for the same reason; docs/behaviour.md §1.)
     for (let i = blockHashes.length - 1; i >= 0; i--) this.touch(blockHashes[i]!, ordinal, entries);
     while (entries.size > this.capacityPerInstance) this.evictOldest(ordinal, entries);
     this.compactIfStale(ordinal, entries);
@@ -111,7 +111,7 @@ export class PrefixIndex implements PrefixLookup {
   /**
    * Number of LEADING blocks of `blockHashes` present for the instance, stopping at the first
    * miss: an engine reuses only the longest run of leading cached blocks, so a hit after a miss
-   * saves no prefill (BEHAVIOUR.md §1, "KV cache"). A read: it does not change LRU order.
+   * saves no prefill (docs/behaviour.md §1, "KV cache"). A read: it does not change LRU order.
    */
   matchedBlocks(instanceId: string, blockHashes: readonly BlockId[]): number {
     const ordinal = this.ordinalOf.get(instanceId);

@@ -2,7 +2,7 @@ import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.j
 import type { RankedCandidate, RoutingDecision } from './routing-policy.js';
 
 /**
- * The load a routing policy weighs (BEHAVIOUR.md §4, BLIS's effective load): requests waiting
+ * The load a routing policy weighs (docs/behaviour.md §4, BLIS's effective load): requests waiting
  * and running on the instance, from its last snapshot, plus those this router dispatched there
  * (router-owned and exact). Snapshot fields read 0 before the first snapshot.
  */

@@ -15,7 +15,7 @@ export interface RankedCandidate {
 export interface RoutingDecision {
   readonly instance: InstanceView;
   /**
-   * Counterfactual regret (BEHAVIOUR.md §4): max(0, best score − the chosen instance's score),
+   * Counterfactual regret (docs/behaviour.md §4): max(0, best score − the chosen instance's score),
    * in the policy's own score unit. 0 whenever the policy picks a best-ranked instance.
    */
   readonly regret: number;

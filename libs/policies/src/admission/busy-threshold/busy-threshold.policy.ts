@@ -48,7 +48,7 @@ function isBusy(instance: InstanceView, t: BusyThresholds): boolean {
 }
 
 /**
- * Dynamo's load shedding (BEHAVIOUR.md §2): reject with 503 only when every worker of the model
+ * Dynamo's load shedding (docs/behaviour.md §2): reject with 503 only when every worker of the model
  * is busy, so a request is refused only when no worker could start it soon; while any one has
  * room, admit and let routing find it. An instance is busy past either threshold. Instances are
  * the data-parallel ranks of a worker; a worker with one rank that has room can still take the

@@ -13,7 +13,7 @@ const budget = (us: number) => z.number().positive().default(us);
 export const SloPredictiveParamsSchema = z.strictObject({
   /**
    * Time one queued request ahead adds, µs. Default: a one-token decode step of qwen3-14b on
-   * H100, β0 + β2 = 13578.19 + 27.32, truncated (BLIS blackbox coefficients, BEHAVIOUR.md §1).
+   * H100, β0 + β2 = 13578.19 + 27.32, truncated (BLIS blackbox coefficients, docs/behaviour.md §1).
    */
   avgStepTimeUs: z.number().nonnegative().default(13_605),
   /** β0 of the prefill step, µs (qwen3-14b). */
@@ -34,7 +34,7 @@ export type SloPredictiveParams = z.infer<typeof SloPredictiveParamsSchema>;
 /**
  * The budget group of a request by its priority (contracts/slo.ts): critical is 4; standard 3
  * and unknown objectives 0 both count as standard; batch, sheddable and background have negative
- * priority and share the sheddable budget (negative priority = sheddable, BEHAVIOUR.md §3).
+ * priority and share the sheddable budget (negative priority = sheddable, docs/behaviour.md §3).
  */
 export function sloBudgetGroupOf(priority: number): SloBudgetGroup {
   if (priority >= 4) return 'critical';
@@ -51,7 +51,7 @@ interface Estimate {
 const ms = (us: number): string => (us / 1000).toFixed(1);
 
 /**
- * TTFT-budget admission (BEHAVIOUR.md §2): predict the request's TTFT on every instance of its
+ * TTFT-budget admission (docs/behaviour.md §2): predict the request's TTFT on every instance of its
  * model and admit if the best one fits the budget of its SLO class. The prediction is BLIS's
  * blackbox step model applied to the router's view:
  *   TTFT ≈ queueDepth·avgStepTime + β0 + β1·max(0, input − cachedPrefixBlocks·blockSize)

@@ -12,7 +12,7 @@ export const TokenBucketParamsSchema = z.strictObject({
 export type TokenBucketParams = z.infer<typeof TokenBucketParamsSchema>;
 
 /**
- * Rate-limits prompt tokens (BEHAVIOUR.md §2, as BLIS's token-bucket admission): the bucket
+ * Rate-limits prompt tokens (docs/behaviour.md §2, as BLIS's token-bucket admission): the bucket
  * starts full, refills continuously at `refillRate` up to `capacity`, and a request costs its
  * input token count. A request dearer than the whole capacity can never be admitted, by design.
  *

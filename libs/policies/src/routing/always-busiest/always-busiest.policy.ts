@@ -8,7 +8,7 @@ export const ALWAYS_BUSIEST = 'always-busiest';
 export const AlwaysBusiestParamsSchema = z.strictObject({});
 
 /**
- * Pathological on purpose (BEHAVIOUR.md §4, BLIS's always-busiest): the candidate with the MOST
+ * Pathological on purpose (docs/behaviour.md §4, BLIS's always-busiest): the candidate with the MOST
  * effective load, ties broken by the seeded random source. A test policy: it piles work onto
  * one instance, so experiments can show what bad routing costs, and its regret (ranked by
  * −effective load, like least-loaded) is the spread between the busiest and idlest candidate.

@@ -8,7 +8,7 @@ export const LEAST_LOADED = 'least-loaded';
 export const LeastLoadedParamsSchema = z.strictObject({});
 
 /**
- * The candidate with the least effective load (queueDepth + batchSize + inFlight; BEHAVIOUR.md
+ * The candidate with the least effective load (queueDepth + batchSize + inFlight; docs/behaviour.md
  * §4, BLIS's least-loaded), ties broken by the seeded random source. Its score is −effective
  * load, so it always picks a best-ranked candidate and its regret is 0.
  */

@@ -1,7 +1,7 @@
 import type { ClusterView, InstanceView, PolicyRequest } from '../../cluster-view.js';
 
 /**
- * One signal of the `weighted` routing policy (BEHAVIOUR.md §4, after the llm-d Endpoint
+ * One signal of the `weighted` routing policy (docs/behaviour.md §4, after the llm-d Endpoint
  * Picker's scorers): a score per candidate, higher = better, each in [0, 1]. Batch form, one
  * call for all candidates, so a scorer can normalise across them (queue-depth's min-max).
  */

@@ -5,7 +5,7 @@ import { SCORER_NAMES, type ScorerName } from '../scorers/registry.js';
 /** A weight per scorer; a scorer left out (or weighted 0) is not run. */
 export type ScorerWeights = Readonly<Partial<Record<ScorerName, number>>>;
 
-/** BEHAVIOUR.md §4 (BLIS's default weighted-scoring profile): prefix-affinity:3, queue-depth:2, kv-utilization:2. */
+/** docs/behaviour.md §4 (BLIS's default weighted-scoring profile): prefix-affinity:3, queue-depth:2, kv-utilization:2. */
 export const DEFAULT_SCORER_WEIGHTS: ScorerWeights = Object.freeze({ 'prefix-affinity': 3, 'queue-depth': 2, 'kv-utilization': 2 });
 
 /** Weights config could not be read; the message names every problem found. */

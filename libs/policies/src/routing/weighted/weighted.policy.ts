@@ -14,7 +14,7 @@ export const WeightedParamsSchema = z.strictObject({
 export type WeightedParams = z.infer<typeof WeightedParamsSchema>;
 
 /**
- * Weighted scoring (BEHAVIOUR.md §4, BLIS's weighted routing and the Endpoint Picker's scorer
+ * Weighted scoring (docs/behaviour.md §4, BLIS's weighted routing and the Endpoint Picker's scorer
  * plugins): each scorer with a positive weight scores every candidate in [0, 1]; a candidate's
  * score is Σ score · weight / Σ weights, itself in [0, 1]; the argmax wins, exact ties broken by
  * the seeded random source. Scorers run in SCORER_NAMES order whatever order config lists them

@@ -3,7 +3,7 @@ import type { OrderingPolicy } from '../../ports.js';
 export const EDF_ORDERING = 'edf-ordering-policy';
 
 /**
- * Earliest deadline first, the deadline being when the request's TTL runs out (BEHAVIOUR.md §3).
+ * Earliest deadline first, the deadline being when the request's TTL runs out (docs/behaviour.md §3).
  * With one TTL for every request this is FCFS; it differs once requests carry different TTLs.
  */
 export const edfOrdering: OrderingPolicy = {

@@ -3,7 +3,7 @@ import type { OrderingPolicy } from '../../ports.js';
 export const SLO_DEADLINE_ORDERING = 'slo-deadline-ordering-policy';
 
 /**
- * Earliest SLO deadline first: arrival + `x-slo-ttft-ms` (BEHAVIOUR.md §3). Requests without the
+ * Earliest SLO deadline first: arrival + `x-slo-ttft-ms` (docs/behaviour.md §3). Requests without the
  * header go behind every request that has it, FCFS among themselves.
  */
 export const sloDeadlineOrdering: OrderingPolicy = {

@@ -19,7 +19,7 @@ export const ConcurrencyDetectorParamsSchema = z
 export type ConcurrencyDetectorParams = z.infer<typeof ConcurrencyDetectorParamsSchema>;
 
 /**
- * Saturation from this controller's own books, not from the endpoints' reports (BEHAVIOUR.md §3):
+ * Saturation from this controller's own books, not from the endpoints' reports (docs/behaviour.md §3):
  * what it has dispatched and not yet seen done, over endpoints · maxConcurrency · (1 + headroom).
  * Exact and immediate, but blind to load that reaches the endpoints some other way.
  */

@@ -15,7 +15,7 @@ export const UtilizationDetectorParamsSchema = z.strictObject({
 export type UtilizationDetectorParams = z.infer<typeof UtilizationDetectorParamsSchema>;
 
 /**
- * Saturation from the endpoints' own reports (BEHAVIOUR.md §3, the Endpoint Picker's default
+ * Saturation from the endpoints' own reports (docs/behaviour.md §3, the Endpoint Picker's default
  * detector): per endpoint max(queueDepth / queueDepthThreshold, kvUtilization /
  * kvCacheUtilThreshold), averaged over endpoints. An endpoint whose snapshot is stale scores 1;
  * no endpoint at all is saturated (there is nowhere to send work).
