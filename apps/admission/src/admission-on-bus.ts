@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import { sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
 import { subjects, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision } from '@sluice/policies';
 import type { AdmissionEffects } from '@sluice/stages';
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { AdmissionMetrics } from './admission.metrics.js';
 
 /** What the service keeps of a request while the core decides: its span and when it arrived. */
@@ -55,13 +55,11 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
   handOn(request: InferenceRequest, carried: AdmissionCarried): void {
     const { span } = carried;
     request.timings.admissionMs = performance.now() - carried.receivedAt;
-    void context
-      .with(trace.setSpan(context.active(), span), () => this.service.bus.handoff(subjects.flowSubmit(), request, request.id, request.attempt))
-      .then((result) => {
-        if (result.ok) return span.end();
-        span.setStatus({ code: SpanStatusCode.ERROR, message: 'flow-controller did not ack' });
-        this.refused(request, carried, result.message); // the core ends it: reject, which ends the span
-      });
+    void handoffInSpan(this.service.bus, subjects.flowSubmit(), request, span).then((result) => {
+      if (result.ok) return span.end();
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'flow-controller did not ack' });
+      this.refused(request, carried, result.message); // the core ends it: reject, which ends the span
+    });
   }
 
   reject(request: InferenceRequest, { span }: AdmissionCarried, reason: OutcomeReason, message: string): void {

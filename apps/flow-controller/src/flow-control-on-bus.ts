@@ -1,4 +1,4 @@
-import { epochMicros, sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { epochMicros, handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
 import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
 import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease } from '@sluice/stages';
@@ -76,16 +76,14 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
       'sluice.flow.saturation': release.saturation,
       'sluice.flow.outcome': 'dispatched',
     });
-    void context
-      .with(trace.setSpan(carried.parent, span), () => this.service.bus.handoff(subjects.routerSubmit(), request, request.id, request.attempt))
-      .then((result) => {
-        this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
-        if (!result.ok) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: 'router did not ack' });
-          this.refused(request, carried, result.message);
-        }
-        span.end();
-      });
+    void handoffInSpan(this.service.bus, subjects.routerSubmit(), request, span, carried.parent).then((result) => {
+      this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
+      if (!result.ok) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: 'router did not ack' });
+        this.refused(request, carried, result.message);
+      }
+      span.end();
+    });
   }
 
   reject(request: InferenceRequest, carried: FlowCarried, reason: OutcomeReason, message: string): void {

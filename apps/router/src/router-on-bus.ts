@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import { sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
 import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 import type { RoutingEffects } from '@sluice/stages';
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
 /** What the service keeps of a request while the core routes it: its span and when it arrived. */
@@ -53,13 +53,11 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
   handOn(request: InferenceRequest, carried: RouteCarried, instanceId: string): void {
     const { span } = carried;
     request.timings.routingMs = performance.now() - carried.receivedAt;
-    void context
-      .with(trace.setSpan(context.active(), span), () => this.service.bus.handoff(subjects.workerSubmit(instanceId), request, request.id, request.attempt))
-      .then((result) => {
-        if (result.ok) return span.end();
-        span.setStatus({ code: SpanStatusCode.ERROR, message: `instance ${instanceId} did not ack` });
-        this.refused(request, carried, instanceId, result.message); // the core ends it: reject, which ends the span
-      });
+    void handoffInSpan(this.service.bus, subjects.workerSubmit(instanceId), request, span).then((result) => {
+      if (result.ok) return span.end();
+      span.setStatus({ code: SpanStatusCode.ERROR, message: `instance ${instanceId} did not ack` });
+      this.refused(request, carried, instanceId, result.message); // the core ends it: reject, which ends the span
+    });
   }
 
   reject(request: InferenceRequest, { span }: RouteCarried, reason: OutcomeReason, message: string): void {

@@ -1,6 +1,6 @@
-import type { Context } from '@opentelemetry/api';
+import { context, trace, type Context, type Span } from '@opentelemetry/api';
 import type { ErrorFrame, InferenceRequest, OutcomeReason, Stage } from '@sluice/contracts';
-import type { Bus } from './bus.js';
+import type { Bus, HandoffResult } from './bus.js';
 
 /**
  * Ends a request from any stage: an error frame to the inbox of the gateway that owns it. The
@@ -19,18 +19,10 @@ export function sendErrorFrame(
 }
 
 /**
- * Passes a request to the next stage. When the next stage does not ack (no responders, timeout,
- * nack) the request ends here with `failReason`, so it is never silently lost.
+ * Passes a request to the next stage, as a child of `span` in the trace (`parent`, by default the
+ * active context). The result says whether the next stage acked; a caller that gets a refusal
+ * ends the request at once with its stage's reason, instead of letting it die at the deadline.
  */
-export async function handoffOrFail(
-  bus: Bus,
-  subject: string,
-  request: InferenceRequest,
-  stage: Stage,
-  failReason: OutcomeReason,
-): Promise<boolean> {
-  const result = await bus.handoff(subject, request, request.id, request.attempt);
-  if (result.ok) return true;
-  sendErrorFrame(bus, request, stage, failReason, result.message);
-  return false;
+export function handoffInSpan(bus: Bus, subject: string, request: InferenceRequest, span: Span, parent: Context = context.active()): Promise<HandoffResult> {
+  return context.with(trace.setSpan(parent, span), () => bus.handoff(subject, request, request.id, request.attempt));
 }
