@@ -5,31 +5,17 @@
 // speed-up) must print the same fingerprint before and after; docs/twin.md gives the current one
 // for 30 000 requests, and the command exits 1 when it differs.
 import { createHash } from 'node:crypto';
-import { loadConfig, loadProfile } from '@sluice/config';
-import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
+import { loadProfile } from '@sluice/config';
+import { generateWorkloadRequests } from '@sluice/workload';
 import { simulate } from '../dist/index.js';
+import { benchConfig, benchSpec } from './bench-workload.mjs';
 
 /** The fingerprint of 30 000 requests, as docs/twin.md records it. */
 const EXPECTED_30K = '79da8c9197c7';
 
 const requests = Number(process.argv[2] ?? 30_000);
-const config = loadConfig({ env: {}, argv: ['--router.policy=weighted', '--worker.instances=4'] });
-const spec = validateWorkloadSpec({
-  seed: 20_240_601,
-  aggregate_rate: 120,
-  num_requests: requests,
-  clients: Array.from({ length: 4 }, (_, g) => ({
-    id: `client-${g}`,
-    tenant_id: `tenant-${g % 2}`,
-    slo_class: 'standard',
-    rate_fraction: 1,
-    arrival: { process: 'poisson' },
-    prefix_group: `system-prompt-${g}`,
-    prefix_length: 128,
-    input_distribution: { type: 'gaussian', params: { mean: 384, std_dev: 128, min: 16 } },
-    output_distribution: { type: 'gaussian', params: { mean: 128, std_dev: 32, min: 1 } },
-  })),
-});
+const config = benchConfig();
+const spec = benchSpec(requests);
 const { records } = simulate(generateWorkloadRequests(spec), { config, profile: loadProfile(config) });
 const fingerprint = createHash('sha256').update(JSON.stringify(records)).digest('hex').slice(0, 12);
 console.log(`${requests} requests: records ${fingerprint}`);

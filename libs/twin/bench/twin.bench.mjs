@@ -19,42 +19,25 @@
 // A 2,000-request warm-up of both runs first so that neither pays for the JIT alone.
 import { performance } from 'node:perf_hooks';
 import { totalmem } from 'node:os';
-import { loadConfig, loadProfile } from '@sluice/config';
+import { loadProfile } from '@sluice/config';
 import { VllmEngine, createLatencyModel } from '@sluice/engine';
-import { generateWorkloadRequests, validateWorkloadSpec } from '@sluice/workload';
+import { generateWorkloadRequests } from '@sluice/workload';
+import { AGGREGATE_RATE, INSTANCES, benchConfig, benchSpec } from './bench-workload.mjs';
 import { fastBlockIds, simulate } from '../dist/index.js';
 
 const SIZES = process.env.TWIN_BENCH_SIZES ? process.env.TWIN_BENCH_SIZES.split(',').map(Number) : [10_000, 100_000];
 const MILLION = 1_000_000;
 const MILLION_BUDGET_S = 120;
 const GOAL_S = 60;
-const AGGREGATE_RATE = 120;
-const INSTANCES = 4;
 const WARMUP = 2_000;
 
-const config = loadConfig({ env: {}, argv: ['--router.policy=weighted', `--worker.instances=${INSTANCES}`] });
+const config = benchConfig();
 const profile = loadProfile(config);
 const latency = createLatencyModel(profile.latencyModel, profile);
 const totalKvBlocks = config.worker.kvBlocks ?? profile.totalKvBlocks;
 const options = { config, profile };
 
-const specOf = (n) =>
-  validateWorkloadSpec({
-    seed: 20_240_601,
-    aggregate_rate: AGGREGATE_RATE,
-    num_requests: n,
-    clients: Array.from({ length: 4 }, (_, g) => ({
-      id: `client-${g}`,
-      tenant_id: `tenant-${g % 2}`,
-      slo_class: 'standard',
-      rate_fraction: 1,
-      arrival: { process: 'poisson' },
-      prefix_group: `system-prompt-${g}`,
-      prefix_length: 128,
-      input_distribution: { type: 'gaussian', params: { mean: 384, std_dev: 128, min: 16 } },
-      output_distribution: { type: 'gaussian', params: { mean: 128, std_dev: 32, min: 1 } },
-    })),
-  });
+const specOf = benchSpec;
 
 /** The baseline: bare engines, round-robin, fed at arrival; returns requests completed. */
 function engineAlone(requests) {
