@@ -15,7 +15,7 @@ import { TEST_FILE_GLOBS } from './tools/test-files.mjs';
  *
  * Layers, each allowed to import only those below it: base (wire protocol, shared data
  * structures) ← model (engine, policies, workload, metrics) ← stage (one pure core per service
- * stage) ← sim (the twin); infra (bus, telemetry, config, launcher, report) sits beside stage and
+ * stage) ← sim (the twin); infra (bus, service, telemetry, config, launcher, report) sits beside stage and
  * sim, on base, model and infra. So a pure library (type:pure) never reaches one with I/O (type:io).
  * Apps may import any library; the test library, anything but apps.
  */
@@ -54,7 +54,7 @@ const IO_MODULES = [
   { group: ['@nestjs/*'], message: 'pure libraries do not depend on Nest' },
   { group: ['node:http', 'node:https', 'node:net', 'node:fs', 'node:child_process', 'http', 'https', 'net', 'fs', 'child_process'], message: 'pure libraries do no I/O' },
   { group: ['node:timers', 'node:timers/*', 'timers'], message: 'pure libraries take time as an argument (an injected clock)' },
-  { group: ['prom-client', '@opentelemetry/*', '@sluice/bus', '@sluice/telemetry', '@sluice/testing', '@sluice/config', '@sluice/launcher', '@sluice/report'], message: 'pure libraries do not depend on infrastructure libraries' },
+  { group: ['prom-client', '@opentelemetry/*', '@sluice/bus', '@sluice/service', '@sluice/telemetry', '@sluice/testing', '@sluice/config', '@sluice/launcher', '@sluice/report'], message: 'pure libraries do not depend on infrastructure libraries' },
 ];
 
 /** Every package is reached through its public index, never through another package's files. */

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import { handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
+import { type ServiceContext } from '@sluice/service';
 import { subjects, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision } from '@sluice/policies';
 import type { AdmissionEffects } from '@sluice/stages';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/service';
 import { BusyThresholdUpdateSchema, InferenceRequestSchema, SetAdmissionPolicySchema, queueGroups, subjects } from '@sluice/contracts';
 import { z } from 'zod';
 import { AdmissionController } from './admission.controller.js';

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { epochMicros, SERVICE_CONTEXT, WakeUpTimers, type ServiceContext } from '@sluice/bus';
+import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type {
   AdmissionPolicyState,
   BusyThresholdEntry,

@@ -46,7 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
       ctx.stderr.line(`sluice: unknown command "${topic}"\n\n${usage()}`);
       return EXIT.USAGE;
     }
-    ctx.stdout.line(command.usage);
+    ctx.stdout.line((await command.load()).usage);
     return EXIT.OK;
   }
 
@@ -55,5 +55,5 @@ export async function runCli(argv: readonly string[], io: CliIo = {}): Promise<n
     ctx.stderr.line(`sluice: unknown command "${name}"\n\n${usage()}`);
     return EXIT.USAGE;
   }
-  return command.run(rest, ctx);
+  return (await command.load()).run(rest, ctx);
 }

@@ -1,4 +1,5 @@
-import { epochMicros, handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
+import { type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
 import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease } from '@sluice/stages';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CancelRequestSchema, InferenceRequestSchema, queueGroups, subjects } from '@sluice/contracts';
-import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/service';
 import { flowControlRegistryProvider } from './flow-control.registry.js';
 import { FlowControllerController } from './flow-controller.controller.js';
 import { FlowControllerService } from './flow-controller.service.js';

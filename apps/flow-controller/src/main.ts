@@ -1,4 +1,4 @@
-import { runService } from '@sluice/bus';
+import { runService } from '@sluice/service';
 import { FLOW_CONTROLLER_ROUTES, FlowControllerModule } from './flow-controller.module.js';
 
 await runService('sluice-flow-controller', (config) => ({

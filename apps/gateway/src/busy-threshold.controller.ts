@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import { BusyThresholdEntrySchema, BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, issuePath, subjects } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { apiError, BodyError, readJsonBody, sendJson } from './http-io.js';

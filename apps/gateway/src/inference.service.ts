@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { epochMicros, SERVICE_CONTEXT, type ServiceContext } from '@sluice/bus';
+import { epochMicros } from '@sluice/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
   InboxFrameSchema,
   blockIds,

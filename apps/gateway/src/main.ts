@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { runService } from '@sluice/bus';
+import { runService } from '@sluice/service';
 import { GatewayModule } from './gateway.module.js';
 
 // The instance id names this gateway's inbox subjects, so it must be a valid subject token.

@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
-import { handoffInSpan, sendErrorFrame, type ServiceContext } from '@sluice/bus';
+import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
+import { type ServiceContext } from '@sluice/service';
 import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 import type { RoutingEffects } from '@sluice/stages';

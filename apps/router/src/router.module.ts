@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { InferenceRequestSchema, queueGroups, subjects } from '@sluice/contracts';
-import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/bus';
+import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/service';
 import { RouterController } from './router.controller.js';
 import { RouterService } from './router.service.js';
 import { routingRegistryProvider } from './routing.registry.js';

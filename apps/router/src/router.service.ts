@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { seedOf } from '@sluice/collections';
-import { epochMicros, SERVICE_CONTEXT, WakeUpTimers, type ServiceContext } from '@sluice/bus';
+import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type { InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import type { RoutingPolicyRegistry } from '@sluice/policies';

@@ -1,4 +1,4 @@
-import { runService } from '@sluice/bus';
+import { runService } from '@sluice/service';
 import { loadProfile } from '@sluice/config';
 import { WorkerModule } from './worker.module.js';
 

@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
-import { SERVICE_CONTEXT, WakeUpTimers, type ServiceContext } from '@sluice/bus';
+import { WakeUpTimers } from '@sluice/bus';
+import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import { CancelRequestSchema, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';

@@ -54,8 +54,6 @@ function parseValue(text: string): unknown {
 }
 
 export const admissionCommand: Command = {
-  name: 'admission',
-  summary: 'show or change the admission policy and its parameters at run time',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

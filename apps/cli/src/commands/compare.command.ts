@@ -13,8 +13,6 @@ Options:
   -h, --help   this text`;
 
 export const compareCommand: Command = {
-  name: 'compare',
-  summary: 'compare run reports side by side, with deltas against the first',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

@@ -1,17 +1,18 @@
-import { admissionCommand } from './admission.command.js';
-import type { Command } from './command.js';
-import { compareCommand } from './compare.command.js';
-import { runCommand } from './run.command.js';
-import { simulateCommand } from './simulate.command.js';
-import { upCommand } from './up.command.js';
-import { workerCommand } from './worker.command.js';
+import type { CommandEntry } from './command.js';
 
 /** Every subcommand, in the order `sluice help` lists them. Add chaos here. */
-export const COMMANDS: readonly Command[] = [upCommand, runCommand, simulateCommand, compareCommand, admissionCommand, workerCommand];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'up', summary: 'start NATS and all services locally (Ctrl-C to stop)', load: async () => (await import('./up.command.js')).upCommand },
+  { name: 'run', summary: 'drive a workload through the gateway as a real client and report what happened', load: async () => (await import('./run.command.js')).runCommand },
+  { name: 'simulate', summary: 'run a workload through the discrete-event twin (same policies and engine, virtual time)', load: async () => (await import('./simulate.command.js')).simulateCommand },
+  { name: 'compare', summary: 'compare run reports side by side, with deltas against the first', load: async () => (await import('./compare.command.js')).compareCommand },
+  { name: 'admission', summary: 'show or change the admission policy and its parameters at run time', load: async () => (await import('./admission.command.js')).admissionCommand },
+  { name: 'worker', summary: 'show or set worker fault knobs: slow-down, failure injection, hang', load: async () => (await import('./worker.command.js')).workerCommand },
+];
 
-export function findCommand(name: string): Command | undefined {
+export function findCommand(name: string): CommandEntry | undefined {
   return COMMANDS.find((c) => c.name === name);
 }
 
-export type { Command, CliContext } from './command.js';
+export type { Command, CommandEntry, CliContext } from './command.js';
 export { EXIT } from './command.js';

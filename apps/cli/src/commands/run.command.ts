@@ -24,8 +24,6 @@ Options:
   -h, --help       this text`;
 
 export const runCommand: Command = {
-  name: 'run',
-  summary: 'drive a workload through the gateway as a real client and report what happened',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

@@ -25,8 +25,6 @@ Options:
   -h, --help                this text`;
 
 export const simulateCommand: Command = {
-  name: 'simulate',
-  summary: 'run a workload through the discrete-event twin (same policies and engine, virtual time)',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

@@ -46,8 +46,6 @@ function row(name: string, detail: string, url: string): string {
 }
 
 export const upCommand: Command = {
-  name: 'up',
-  summary: 'start NATS and all services locally (Ctrl-C to stop)',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

@@ -33,8 +33,6 @@ type KnobOption = keyof typeof KNOBS;
 const OPTION_OF_KEY: Record<string, string> = { ...Object.fromEntries(Object.entries(KNOBS).map(([o, k]) => [k.key, o])), hang: 'hang' };
 
 export const workerCommand: Command = {
-  name: 'worker',
-  summary: 'show or set worker fault knobs: slow-down, failure injection, hang',
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {

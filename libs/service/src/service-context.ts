@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { Tracer } from '@opentelemetry/api';
-import type { Bus } from '../bus.js';
+import type { Bus } from '@sluice/bus';
 
 export const SERVICE_CONTEXT = Symbol('sluice.service-context');
 

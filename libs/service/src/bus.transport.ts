@@ -2,7 +2,7 @@ import { Server, type CustomTransportStrategy, type MessageHandler } from '@nest
 import { lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
 import type { Subscription } from '@nats-io/transport-node';
-import type { Bus, Received } from '../bus.js';
+import type { Bus, Received } from '@sluice/bus';
 
 /** How a subject handled by a `@MessagePattern` / `@EventPattern` is received. */
 export interface InboundRoute {

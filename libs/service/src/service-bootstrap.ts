@@ -17,7 +17,7 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { subjectPatterns, subjects } from '@sluice/contracts';
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
-import { Bus } from '../bus.js';
+import { Bus } from '@sluice/bus';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
 import { OpsController } from './ops.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
