@@ -51,7 +51,7 @@ export interface RunningService<C extends object> {
  */
 export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): Promise<RunningService<C>> {
   const instanceId = spec.instanceId ?? `${spec.name.replace(/^sluice-/, '')}-${randomBytes(3).toString('hex')}`;
-  const telemetry = startTracing(spec.name, instanceId);
+  const telemetry = await startTracing(spec.name, instanceId);
   const logger = new ConsoleLogger(spec.name, { timestamp: true, logLevels: ['log', 'error', 'warn'], colors: Boolean(process.stdout.isTTY) });
   const bus = await Bus.connect({
     url: spec.natsUrl,
