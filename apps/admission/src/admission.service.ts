@@ -33,7 +33,7 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
   constructor(@Inject(SERVICE_CONTEXT) service: ServiceContext<SluiceConfig>) {
     const { admission, models } = service.config;
     this.metrics = new AdmissionMetrics(service.metrics);
-    this.timers = new WakeUpTimers((kind, atUs) => this.stage.wake(kind, atUs), epochMicros);
+    this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.onBus = new AdmissionOnBus(service, this.metrics, this.logger, (request, carried, message) => this.stage.handoffRefused(request, carried, message));
     this.stage = new AdmissionStage(admissionSettingsFrom(admission, models.map((m) => m.name), 'always'), this.onBus, this.timers);
     this.metrics.showPolicy(this.stage.policyState(), false);

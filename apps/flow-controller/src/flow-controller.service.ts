@@ -32,7 +32,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
       queuedByModel: () => this.stage.queuedByModel(),
       saturation: () => this.stage.saturation(epochMicros()),
     });
-    this.timers = new WakeUpTimers((kind, atUs) => this.stage.wake(kind, atUs), epochMicros);
+    this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.onBus = new FlowControlOnBus(service, metrics, config.enabled, (request, carried, message) => this.stage.handoffRefused(request, carried, message));
     this.stage = new FlowControlStage(flowControlSettingsFrom(config, registry), this.onBus, this.timers);
   }

@@ -29,7 +29,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   ) {
     const { router } = service.config;
     const metrics = createRouterMetrics(service.metrics, () => this.stage.instances(epochMicros()));
-    this.timers = new WakeUpTimers((kind, atUs) => this.stage.wake(kind, atUs), epochMicros);
+    this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message) =>
       this.stage.handoffRefused(request, carried, instanceId, message),
     );

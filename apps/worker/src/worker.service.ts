@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
-import { WakeUpTimers } from '@sluice/bus';
+import { epochMicros, WakeUpTimers } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import { CancelRequestSchema, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
@@ -40,10 +40,12 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     const { timeScale } = worker;
     this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale);
     const clock: EngineClock = {
-      wallUs: (engineUs) => micros(Math.round(performance.timeOrigin * 1000 + engineUs / timeScale)),
+      // The engine clock is the process's monotonic one; the wire's is the shared wall clock
+      // (epochMicros): a time is carried over as its distance from now.
+      wallUs: (engineUs) => micros(epochMicros() + Math.round((engineUs - this.scheduler.nowUs()) / timeScale)),
       realSeconds: (engineUs) => engineUs / timeScale / 1e6,
     };
-    this.ticks = new WakeUpTimers((kind, atUs) => this.stage.wake(kind, atUs), () => this.scheduler.nowUs(), timeScale);
+    this.ticks = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), () => this.scheduler.nowUs(), timeScale);
     const effects = new WorkerOnBus(service.bus, service.tracer, createWorkerMetrics(service.metrics), clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs));
     const model = models.find((m) => m.name === worker.model)!;
     const settings = workerSettingsFrom(worker, model.maxModelLen, profile, createLatencyModel(profile.latencyModel, profile), service.instanceId);

@@ -1,10 +1,14 @@
 import type { Micros } from '@sluice/contracts';
 
 /**
- * How a stage core asks to be called again later: the driver calls the core's `wake(kind, atUs)`
- * at `atUs` (a service with a timer, the twin with an event on its agenda). A core may ask again
- * before an earlier wake-up has run; it ignores the wake-ups it no longer expects, so a driver
- * never has to cancel one (a service may, to save a timer).
+ * How a stage core asks to be called again later: the driver calls the core's
+ * `wake(kind, atUs, nowUs)` at `atUs` (a service with a timer, the twin with an event on its
+ * agenda). `atUs` names the wake-up (the time asked for), `nowUs` is when it really runs: a timer
+ * can be late, and what a core observes then (a snapshot, who went silent) is as of `nowUs`, while
+ * its schedule (the next tick, the next step) goes on from `atUs` and so never drifts. In the twin
+ * the two are equal. A core may ask again before an earlier wake-up has run; it ignores the
+ * wake-ups it no longer expects, so a driver never has to cancel one (a service may, to save a
+ * timer).
  */
 export interface WakeUps<K extends string> {
   wakeAt(kind: K, atUs: Micros): void;

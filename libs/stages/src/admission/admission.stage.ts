@@ -80,9 +80,9 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.cluster.onKv(event);
   }
 
-  wake(kind: AdmissionWakeUp, atUs: Micros): void {
+  wake(kind: AdmissionWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     if (kind !== 'sweep' || !this.sweep.due(atUs)) return;
-    const lost = this.cluster.expire(atUs);
+    const lost = this.cluster.expire(nowUs);
     if (lost.length > 0) this.effects.instancesLost(lost);
   }
 

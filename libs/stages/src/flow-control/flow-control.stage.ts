@@ -139,16 +139,16 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     if (item) this.evict(item, cancel.reason);
   }
 
-  wake(kind: FlowControlWakeUp, atUs: Micros): void {
+  wake(kind: FlowControlWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     switch (kind) {
       case 'ttl':
         if (atUs !== this.ttlAtUs) return; // superseded by an earlier one, or stopped
         this.ttlAtUs = undefined;
-        for (const item of this.queues.expire(atUs)) this.evict(item, 'ttl_expired');
+        for (const item of this.queues.expire(nowUs)) this.evict(item, 'ttl_expired');
         this.armTtl();
         return;
       case 'sweep':
-        if (this.sweep.due(atUs)) this.pool.expire(atUs);
+        if (this.sweep.due(atUs)) this.pool.expire(nowUs);
         return;
     }
   }

@@ -95,14 +95,14 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.owners.delete(done.requestId);
   }
 
-  wake(kind: RoutingWakeUp, atUs: Micros): void {
+  wake(kind: RoutingWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     switch (kind) {
       case 'refresh':
         if (this.refresh?.due(atUs)) this.cluster.refresh();
         return;
       case 'sweep':
         if (!this.sweep.due(atUs)) return;
-        for (const lost of this.cluster.expire(atUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent');
+        for (const lost of this.cluster.expire(nowUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent');
         return;
     }
   }

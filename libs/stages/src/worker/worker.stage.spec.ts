@@ -230,6 +230,17 @@ describe('the worker stage: the worker as a whole', () => {
     expect(recorder.calls).toEqual([]);
   });
 
+  it('a late tick stamps each snapshot with when it is really taken, and the next tick keeps the cadence', () => {
+    const { stage, recorder, agenda } = worker({ instances: 1 });
+    stage.start(micros(0));
+    recorder.clear();
+    stage.wake('snapshot', micros(50_000), micros(58_000)); // the timer fired 8 ms late
+    expect(recorder.of('load').map(([, , at]) => at)).toEqual([58_000]);
+    expect(agenda.due('snapshot')).toEqual([50_000, 100_000]); // the stale one, and the next on cadence
+    stage.wake('snapshot', micros(50_000), micros(60_000)); // that wake-up again: already done
+    expect(recorder.of('load')).toHaveLength(1);
+  });
+
   it('sends a cancel to the instance that holds the request, and sets faults on one instance or all', () => {
     const { stage, recorder } = worker({ instances: 2 });
     stage.instances[1]!.accept(held('a'), micros(0));

@@ -62,13 +62,18 @@ export class WorkerStage<H extends HeldRequest> {
     for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
   }
 
-  wake(kind: WorkerWakeUp, atUs: Micros): void {
+  /**
+   * A tick it asked for. A snapshot is stamped with when it is really taken (`nowUs`), not when the
+   * tick was due: readers judge it by its age, and the flow controller counts the dispatches
+   * made since as not yet in it; a stamp a late timer made too early counted some twice.
+   */
+  wake(kind: WorkerWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     switch (kind) {
       case 'snapshot':
-        if (this.snapshots.due(atUs)) for (const instance of this.instances) instance.publishLoad(atUs);
+        if (this.snapshots.due(atUs)) for (const instance of this.instances) instance.publishLoad(nowUs);
         return;
       case 'heartbeat':
-        if (this.heartbeats.due(atUs)) for (const instance of this.instances) this.effects.lifecycle(instance, 'heartbeat', atUs);
+        if (this.heartbeats.due(atUs)) for (const instance of this.instances) this.effects.lifecycle(instance, 'heartbeat', nowUs);
         return;
     }
   }
