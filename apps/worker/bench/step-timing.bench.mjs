@@ -25,17 +25,13 @@ const longRequest = (id) => ({ id, inputTokens: 512, maxTokens: 30000, blockHash
 
 async function withWorkerScheduler() {
   const errors = [];
-  const wakeUps = new RealTimeWakeUps(() => performance.now() * 1000, 1);
+  const wakeUps = new RealTimeWakeUps(() => performance.now() * 1000, 1, (lateRealUs) => errors.push(Math.abs(lateRealUs)));
   // The worker's effects minus the bus: only the wake-ups do anything.
   const nothing = () => undefined;
   const effects = {
     received: nothing, accepted: nothing, hung: nothing, admitted: nothing, preempted: nothing, tokens: nothing, completed: nothing, failed: nothing,
     cancelled: nothing, done: nothing, stepEnded: nothing, kv: nothing, load: nothing, lifecycle: nothing, wakeWorker: nothing,
-    wakeInstance: (instance, kind, atUs) =>
-      wakeUps.wakeAt(`${instance.instanceId}:${kind}`, atUs, (at, lateRealUs) => {
-        if (kind === 'step') errors.push(Math.abs(lateRealUs));
-        instance.wake(kind, at);
-      }),
+    wakeInstance: (instance, kind, atUs) => wakeUps.wakeAt(instance, kind, atUs),
   };
   const settings = { workerId: 'bench', instances: INSTANCES, model: 'qwen3-14b', latency: model, totalKvBlocks: profile.totalKvBlocks, maxModelLen: profile.maxModelLen, maxRunning: 256, maxBatchTokens: 2048, scheduler: 'fcfs', heartbeatIntervalUs: micros(1e9), loadIntervalUs: micros(1e9), publishOnChange: false };
   const worker = new WorkerStage(settings, effects, () => Math.random);

@@ -1,7 +1,15 @@
 import { micros, type Micros } from '@sluice/contracts';
+import type { InstanceWakeUp } from '@sluice/stages';
 
-/** Called at the engine time it asked for, with how late (real µs) the call came. */
-export type WakeUpCall = (atUs: Micros, lateRealUs: number) => void;
+/** What the scheduler wakes: an instance core (libs/stages InstanceCore fits). */
+export interface WakeableInstance {
+  wake(kind: InstanceWakeUp, atUs: Micros): void;
+}
+
+/** An instance's pending wake-ups, one per kind (a newer one replaces it); made once per instance. */
+type Pending = Record<InstanceWakeUp, Micros | undefined>;
+
+const KINDS: readonly InstanceWakeUp[] = ['step', 'ready'];
 
 /** How early the timer fires before a deadline; the rest is a yield-spin (setImmediate polling). */
 const SPIN_WINDOW_US = 3_000;
@@ -12,13 +20,13 @@ const SPIN_WINDOW_US = 3_000;
  * yield-spin to the deadline itself: per-instance timers measured p99 step errors of 1.45 ms
  * with 64 busy instances on 2 cores, this 0.012 ms (docs/benchmarks.md). Each wake-up is called
  * with the time it asked for, so the core starts its next step exactly where the last one ended
- * however late the call (drift-corrected).
+ * however late the call (drift-corrected). Asking for a wake-up allocates nothing: it runs once
+ * per step of every instance.
  *
  * Engine time runs `timeScale` times faster than real time: engine µs = real µs × timeScale.
  */
 export class RealTimeWakeUps {
-  /** One pending wake-up per key (an instance and a kind): a newer one replaces it. */
-  private readonly due = new Map<string, { readonly atUs: Micros; readonly call: WakeUpCall }>();
+  private readonly due = new Map<WakeableInstance, Pending>();
   private timer: NodeJS.Timeout | undefined;
   private spinning = false;
   /** Calling wake-ups: those they ask for are armed once, after the round. */
@@ -29,6 +37,8 @@ export class RealTimeWakeUps {
     /** Monotonic real time in µs. */
     private readonly realNowUs: () => number,
     private readonly timeScale: number,
+    /** Called with how late (real µs) each step's end was called: the timing-error figure. */
+    private readonly onStepLate: (lateRealUs: number) => void = () => undefined,
   ) {}
 
   /** The engine clock. */
@@ -36,9 +46,15 @@ export class RealTimeWakeUps {
     return micros(this.realNowUs() * this.timeScale);
   }
 
-  wakeAt(key: string, atUs: Micros, call: WakeUpCall): void {
+  /** Calls `instance.wake(kind, atUs)` at engine time `atUs`, replacing its pending wake-up of that kind. */
+  wakeAt(instance: WakeableInstance, kind: InstanceWakeUp, atUs: Micros): void {
     if (this.stopped) return;
-    this.due.set(key, { atUs, call });
+    let pending = this.due.get(instance);
+    if (pending === undefined) {
+      pending = { step: undefined, ready: undefined };
+      this.due.set(instance, pending);
+    }
+    pending[kind] = atUs;
     if (!this.firing) this.arm();
   }
 
@@ -50,14 +66,20 @@ export class RealTimeWakeUps {
 
   private earliest(): number {
     let earliest = Number.POSITIVE_INFINITY;
-    for (const d of this.due.values()) earliest = Math.min(earliest, d.atUs);
+    // Polled on every spin: the two kinds read directly.
+    for (const { step, ready } of this.due.values()) {
+      if (step !== undefined && step < earliest) earliest = step;
+      if (ready !== undefined && ready < earliest) earliest = ready;
+    }
     return earliest;
   }
 
   private arm(): void {
     clearTimeout(this.timer);
-    if (this.stopped || this.due.size === 0 || this.spinning) return;
-    const waitRealUs = (this.earliest() - this.nowUs()) / this.timeScale;
+    if (this.stopped || this.spinning) return;
+    const earliest = this.earliest();
+    if (earliest === Number.POSITIVE_INFINITY) return;
+    const waitRealUs = (earliest - this.nowUs()) / this.timeScale;
     if (waitRealUs <= SPIN_WINDOW_US) {
       this.spin();
       return;
@@ -80,13 +102,21 @@ export class RealTimeWakeUps {
   /** Calls every wake-up that is due, earliest first. */
   private fire(): void {
     const now = this.nowUs();
-    const ready = [...this.due].filter(([, d]) => d.atUs <= now).sort((a, b) => a[1].atUs - b[1].atUs);
+    const ready: { instance: WakeableInstance; pending: Pending; kind: InstanceWakeUp; atUs: Micros }[] = [];
+    for (const [instance, pending] of this.due) {
+      for (const kind of KINDS) {
+        const atUs = pending[kind];
+        if (atUs !== undefined && atUs <= now) ready.push({ instance, pending, kind, atUs });
+      }
+    }
+    ready.sort((a, b) => a.atUs - b.atUs);
     this.firing = true;
     try {
-      for (const [key, d] of ready) {
-        if (this.due.get(key) !== d) continue; // replaced by an earlier call in this round
-        this.due.delete(key);
-        d.call(d.atUs, (now - d.atUs) / this.timeScale);
+      for (const { instance, pending, kind, atUs } of ready) {
+        if (pending[kind] !== atUs) continue; // replaced by an earlier call in this round
+        pending[kind] = undefined;
+        if (kind === 'step') this.onStepLate((now - atUs) / this.timeScale);
+        instance.wake(kind, atUs);
       }
     } finally {
       this.firing = false;

@@ -158,11 +158,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   }
 
   wakeInstance(instance: Instance, kind: InstanceWakeUp, atUs: Micros): void {
-    this.wakeUps.wakeAt(`${instance.instanceId}:${kind}`, atUs, (at, lateRealUs) => {
-      // The timing-error figure: how far from its modelled end a step really ended.
-      if (kind === 'step') this.metrics.stepError.observe(Math.abs(lateRealUs) / 1e6);
-      instance.wake(kind, at);
-    });
+    this.wakeUps.wakeAt(instance, kind, atUs);
   }
 
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void {

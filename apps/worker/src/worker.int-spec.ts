@@ -58,6 +58,8 @@ describe('worker instances', () => {
     expect(text).toContain('vllm:num_requests_running{');
     expect(text).toContain('vllm:kv_cache_usage_perc{');
     expect(text).toContain('vllm:num_preemptions_total');
+    // Every step's end is timed against its modelled end (two requests: at least two steps each).
+    expect(sample(text, 'sluice_worker_step_timing_error_seconds_count')).toBeGreaterThanOrEqual(4);
   });
 
   it('publish load snapshots with the instance identity and KV size', async () => {

@@ -38,7 +38,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   ) {
     const { worker, models } = service.config;
     const { timeScale } = worker;
-    this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale);
+    const metrics = createWorkerMetrics(service.metrics);
+    // How far from its modelled end each step really ended: the timing-error figure.
+    this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale, (lateRealUs) => metrics.stepError.observe(Math.abs(lateRealUs) / 1e6));
     const clock: EngineClock = {
       // The engine clock is the process's monotonic one; the wire's is the shared wall clock
       // (epochMicros): a time is carried over as its distance from now.
@@ -46,7 +48,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       realSeconds: (engineUs) => engineUs / timeScale / 1e6,
     };
     this.ticks = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), () => this.scheduler.nowUs(), timeScale);
-    const effects = new WorkerOnBus(service.bus, service.tracer, createWorkerMetrics(service.metrics), clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs));
+    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs));
     const model = models.find((m) => m.name === worker.model)!;
     const settings = workerSettingsFrom(worker, model.maxModelLen, profile, createLatencyModel(profile.latencyModel, profile), service.instanceId);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
