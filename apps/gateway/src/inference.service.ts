@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Subscription } from '@nats-io/transport-node';
-import { epochMicros } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
   InboxFrameSchema,
@@ -75,7 +74,8 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
 
   async handle(kind: ApiKind, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const arrivalMs = Date.now();
-    const arrivalUs = epochMicros();
+    // One reading of the wall clock: the wire's epoch µs and the gateway's own ms agree.
+    const arrivalUs = microsFromMillis(arrivalMs);
     const path = kind === 'chat' ? '/v1/chat/completions' : '/v1/completions';
     this.metrics.received.inc({ endpoint: path });
     this.metrics.inFlight.inc();
