@@ -1,5 +1,4 @@
-import type { LifecycleEvent, Micros, OutcomeReason } from '@sluice/contracts';
-import type { BlockId } from '@sluice/contracts';
+import type { BlockId, LifecycleEvent, Micros, OutcomeReason } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { HeldRequest, WorkerCompletion } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
@@ -35,7 +34,7 @@ export interface WorkerEffects<H extends HeldRequest> {
   done(instance: InstanceCore<H>, request: H, reason: OutcomeReason, atUs: Micros): void;
 
   // ── what an instance reports ──────────────────────────────────────────────────────────────
-  /** A step began at `startUs`; its tokens are due at `tokenUs` (before any `tokens` of the step). */
+  /** A step ended; its tokens are due at `tokenUs` (called before any `tokens` of the step). */
   stepEnded(instance: InstanceCore<H>, result: StepResult<H>, tokenUs: Micros): void;
   /** Full prompt blocks cached / no longer cached by the step that starts at `atUs` (arrays valid during the call). */
   kv(instance: InstanceCore<H>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void;
