@@ -68,7 +68,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       }),
       bus.listen(subjects.workerDiscover(), z.object({}), () => this.stage.announce(this.scheduler.nowUs())),
       bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),
-      bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.stage.setFaults(instanceId, {})),
+      bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.stage.faults(instanceId)),
     );
     this.stage.start(this.scheduler.nowUs());
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;

@@ -241,7 +241,7 @@ describe('the worker stage: the worker as a whole', () => {
     expect(recorder.of('load')).toHaveLength(1);
   });
 
-  it('sends a cancel to the instance that holds the request, and sets faults on one instance or all', () => {
+  it('sends a cancel to the instance that holds the request, and sets and reads faults on one instance or all', () => {
     const { stage, recorder } = worker({ instances: 2 });
     stage.instances[1]!.accept(held('a'), micros(0));
     expect(stage.cancel('a', 'client_disconnected', micros(1))).toBe(true);
@@ -250,6 +250,11 @@ describe('the worker stage: the worker as a whole', () => {
     expect(Object.keys(stage.setFaults(undefined, { slowdown: 3 })!)).toEqual(['w-r0', 'w-r1']);
     expect(stage.setFaults('w-r1', { hang: true })).toEqual({ 'w-r1': { slowdown: 3, failureRate: 0, failureTypes: ['server_error'], hang: true } });
     expect(stage.setFaults('nobody', {})).toBeUndefined();
+    expect(stage.faults(undefined)).toEqual({
+      'w-r0': { slowdown: 3, failureRate: 0, failureTypes: ['server_error'], hang: false },
+      'w-r1': { slowdown: 3, failureRate: 0, failureTypes: ['server_error'], hang: true },
+    });
+    expect(stage.faults('nobody')).toBeUndefined();
   });
 
   it('announces every instance again when asked, and drains them all', () => {

@@ -86,9 +86,12 @@ export class WorkerStage<H extends HeldRequest> {
 
   /** Sets fault knobs on one instance, or on all when `instanceId` is undefined; undefined if none matches. */
   setFaults(instanceId: string | undefined, change: Partial<WorkerFaults>): Record<string, WorkerFaults> | undefined {
-    const targets = this.instances.filter((i) => instanceId === undefined || i.instanceId === instanceId);
-    if (targets.length === 0) return undefined;
-    return Object.fromEntries(targets.map((i) => [i.instanceId, i.setFaults(change)]));
+    return this.eachOf(instanceId, (i) => i.setFaults(change));
+  }
+
+  /** The fault knobs of one instance, or of all when `instanceId` is undefined; undefined if none matches. */
+  faults(instanceId: string | undefined): Record<string, WorkerFaults> | undefined {
+    return this.eachOf(instanceId, (i) => i.currentFaults());
   }
 
   /** Stops taking work: every instance announces that it drains (routing stops sending it requests). */
@@ -105,5 +108,12 @@ export class WorkerStage<H extends HeldRequest> {
     this.snapshots.stop();
     this.heartbeats.stop();
     for (const instance of this.instances) this.effects.lifecycle(instance, 'deregister', nowUs);
+  }
+
+  /** `read` of the one instance named, or of every instance when none is named, by id. */
+  private eachOf(instanceId: string | undefined, read: (instance: InstanceCore<H>) => WorkerFaults): Record<string, WorkerFaults> | undefined {
+    const targets = this.instances.filter((i) => instanceId === undefined || i.instanceId === instanceId);
+    if (targets.length === 0) return undefined;
+    return Object.fromEntries(targets.map((i) => [i.instanceId, read(i)]));
   }
 }
