@@ -193,7 +193,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         return;
       case 'migrate':
         // Migration is not built yet: a lost worker ends the request.
-        entry.exchange.fail('worker_lost', `worker instance ${frame.instanceId} was lost after ${entry.exchange.tokensSent} tokens`);
+        entry.exchange.fail('worker_lost', `worker instance ${frame.holder} was lost after ${entry.exchange.tokensSent} tokens`);
+        return;
+      case 'held':
         return;
       default: {
         const unhandled: never = frame;

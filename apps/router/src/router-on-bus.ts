@@ -74,7 +74,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
   instanceLost(instanceId: string, held: readonly InferenceRequest[], why: 'deregistered' | 'silent'): void {
     if (why === 'silent') this.logger.warn(`instance ${instanceId} missed its heartbeats: lost`);
     for (const request of held) {
-      const frame: MigrateFrame = { type: 'migrate', requestId: request.id, instanceId };
+      const frame: MigrateFrame = { type: 'migrate', requestId: request.id, attempt: request.attempt, holder: instanceId, reason: 'worker_lost', resumeAt: 'router' };
       this.service.bus.publish(request.replyTo, frame);
     }
   }

@@ -90,7 +90,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   tokens(instance: Instance, held: LiveHeld, count: number, atUs: Micros, previousUs: Micros | undefined): void {
     if (previousUs === undefined) this.metrics.ttft.observe(labels(instance), this.clock.realSeconds(atUs - held.workerArrivalUs));
     else this.metrics.itl.observe(labels(instance), this.clock.realSeconds(atUs - previousUs));
-    const frame: TokensFrame = { type: 'tokens', requestId: held.id, count, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
+    const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
     this.bus.publish(held.request.replyTo, frame);
     this.metrics.generationTokens.inc(labels(instance), count);
   }
@@ -100,6 +100,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     const end: EndFrame = {
       type: 'end',
       requestId: held.id,
+      attempt: held.request.attempt,
       reason: 'ok',
       outputTokens: completion.outputTokens,
       instanceId: instance.instanceId,
@@ -123,7 +124,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   failed(_instance: Instance, held: LiveHeld, reason: OutcomeReason, message: string): void {
     held.span?.setAttribute('sluice.worker.outcome', reason);
     held.span?.end();
-    const frame: ErrorFrame = { type: 'error', requestId: held.id, stage: 'worker', reason, message };
+    const frame: ErrorFrame = { type: 'error', requestId: held.id, attempt: held.request.attempt, stage: 'worker', reason, message };
     this.bus.publish(held.request.replyTo, frame);
   }
 

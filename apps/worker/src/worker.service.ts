@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import { CancelRequestSchema, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
+import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import { WorkerStage, workerSettingsFrom, type WorkerWakeUp } from '@sluice/stages';
@@ -64,7 +64,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     }
     this.subscriptions.push(
       bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
-        this.stage.cancel(data.requestId, data.reason, this.scheduler.nowUs());
+        this.stage.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
       }),
       bus.listen(subjects.workerDiscover(), z.object({}), () => this.stage.announce(this.scheduler.nowUs())),
       bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),

@@ -29,6 +29,8 @@ export interface Received<T> {
   readonly headers: MsgHdrs | undefined;
 }
 
+export type ConnectionEvent = 'disconnected' | 'reconnected';
+
 export type Handler<T> = (message: Received<T>) => void | Promise<void>;
 
 export interface BusOptions {
@@ -50,10 +52,40 @@ export interface BusOptions {
  * checked at the receiving edge, trace context in the headers, acknowledged handoffs.
  */
 export class Bus {
+  private connected = true;
+  private readonly connectionListeners: ((event: ConnectionEvent) => void)[] = [];
+
   private constructor(
     private readonly nc: NatsConnection,
     private readonly options: BusOptions,
-  ) {}
+  ) {
+    void this.followStatus();
+  }
+
+  /** False from a disconnect until the client is connected again (services report not-ready meanwhile). */
+  get isConnected(): boolean {
+    return this.connected && !this.nc.isClosed();
+  }
+
+  /**
+   * Called when the connection to NATS is lost and when it is back. While it is away, anything
+   * published is buffered by the client and may be lost (subscriptions are set up again on the
+   * new server after the buffer is flushed), so a stage that owns state judges what it heard
+   * during the outage with care: silence was the bus's, not the peers'.
+   */
+  onConnection(listener: (event: ConnectionEvent) => void): void {
+    this.connectionListeners.push(listener);
+  }
+
+  private async followStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type !== 'disconnect' && status.type !== 'reconnect') continue;
+      const event: ConnectionEvent = status.type === 'disconnect' ? 'disconnected' : 'reconnected';
+      this.connected = event === 'reconnected';
+      this.log(`NATS ${event}`);
+      for (const listener of this.connectionListeners) listener(event);
+    }
+  }
 
   static async connect(options: BusOptions): Promise<Bus> {
     const wait = options.waitForServer ?? true;

@@ -8,13 +8,13 @@ import type { Bus, HandoffResult } from './bus.js';
  */
 export function sendErrorFrame(
   bus: Bus,
-  request: Pick<InferenceRequest, 'id' | 'replyTo'>,
+  request: Pick<InferenceRequest, 'id' | 'replyTo' | 'attempt'>,
   stage: Stage,
   reason: OutcomeReason,
   message: string,
   ctx?: Context,
 ): void {
-  const frame: ErrorFrame = { type: 'error', requestId: request.id, stage, reason, message };
+  const frame: ErrorFrame = { type: 'error', requestId: request.id, attempt: request.attempt, stage, reason, message };
   bus.publish(request.replyTo, frame, ctx);
 }
 

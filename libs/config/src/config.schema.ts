@@ -25,7 +25,16 @@ const ModelSchema = z.strictObject({
   maxModelLen: z.number().int().positive().default(40_960),
 });
 
-const ServiceBase = { host: Host.default('127.0.0.1') };
+const ServiceBase = {
+  host: Host.default('127.0.0.1'),
+  /** How often the process says it is alive (presence, and a worker's instance heartbeats). */
+  heartbeatIntervalMs: Millis.default(1_000),
+  /**
+   * On SIGTERM the process reports not-ready, stops taking work and has this long to finish or hand
+   * back what it holds (docs/behaviour.md §6, graceful shutdown).
+   */
+  shutdownGraceMs: Millis.default(5_000),
+};
 
 /** An address range: `10.0.0.0/8`, `::1/128`, or one address (`127.0.0.1`). */
 const Cidr = z.string().refine(
@@ -68,7 +77,7 @@ const RoutingPoliciesSchema = z.strictObject(
   Object.fromEntries(ROUTING_POLICY_NAMES.map((name) => [name, ROUTING_POLICY_PARAMS[name].prefault({})])),
 );
 
-export const ConfigSchema = z.strictObject({
+const ConfigBody = z.strictObject({
   nats: z
     .strictObject({
       /** Empty: `sluice up` starts an embedded nats-server. Also read from NATS_URL. */
@@ -84,6 +93,15 @@ export const ConfigSchema = z.strictObject({
       port: Port.default(8080),
       /** A request with no terminal frame by then ends with 504. */
       requestTimeoutMs: Millis.default(60_000),
+      /** A request body not received whole by then gets 408 (a stalled or slowloris client). */
+      bodyTimeoutMs: Millis.default(30_000),
+      /**
+       * How many times one request may be re-submitted (its worker or stage lost, handed back);
+       * 0 = never. When spent, the request ends as failed (worker_lost / stage_lost).
+       */
+      migrationLimit: z.number().int().nonnegative().max(100).default(3),
+      /** A process holding a request silent for this long is lost: the gateway re-submits what it held. */
+      heartbeatTimeoutMs: Millis.default(3_000),
       /** Address ranges whose scheduling headers are honoured; from anywhere else they are stripped. */
       trustedHeaderSources: z.array(Cidr).default(DEFAULT_TRUSTED_HEADER_SOURCES),
     })
@@ -151,6 +169,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       ...ServiceBase,
       port: Port.default(9104),
+      /** Worker processes `sluice up` starts, each hosting `instances` instances (compose scales containers instead). */
+      processes: z.number().int().min(1).max(64).default(1),
       /** Instances hosted by one worker process (data-parallel ranks of one worker). */
       instances: z.number().int().min(1).max(256).default(4),
       /** The model the instances serve (must be one of `models`). */
@@ -167,12 +187,14 @@ export const ConfigSchema = z.strictObject({
       kvBlocks: z.number().int().positive().optional(),
       /** Modelled durations run this many times faster in real time (10 = ten times faster). */
       timeScale: z.number().positive().max(10_000).default(1),
-      heartbeatIntervalMs: Millis.default(1_000),
       /** Load snapshot interval; 0 = publish on every change (each step and each arrival). */
       loadIntervalMs: z.number().int().nonnegative().default(50),
     })
     .prefault({}),
-}).superRefine((config, ctx) => {
+});
+
+export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {
+  checkHeartbeatTimeouts(config, ctx);
   // A staleness threshold at or below the snapshot interval marks healthy instances stale, and
   // the utilization detector would then hold every request until its TTL.
   const detector = config.flowController.saturationDetector;
@@ -186,6 +208,34 @@ export const ConfigSchema = z.strictObject({
     });
   }
 });
+
+/**
+ * A heartbeat timeout must cover at least two heartbeats of what it watches, or a healthy process
+ * whose heartbeat is a little late is declared lost, and its requests migrate for nothing.
+ */
+function checkHeartbeatTimeouts(config: z.infer<typeof ConfigBody>, ctx: z.RefinementCtx): void {
+  const slowest = Math.max(
+    config.worker.heartbeatIntervalMs,
+    config.admission.heartbeatIntervalMs,
+    config.flowController.heartbeatIntervalMs,
+    config.router.heartbeatIntervalMs,
+  );
+  const watchers = [
+    ['admission', config.admission.heartbeatTimeoutMs, config.worker.heartbeatIntervalMs],
+    ['flowController', config.flowController.heartbeatTimeoutMs, config.worker.heartbeatIntervalMs],
+    ['router', config.router.heartbeatTimeoutMs, config.worker.heartbeatIntervalMs],
+    ['gateway', config.gateway.heartbeatTimeoutMs, slowest],
+  ] as const;
+  for (const [section, timeoutMs, intervalMs] of watchers) {
+    if (timeoutMs < 2 * intervalMs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [section, 'heartbeatTimeoutMs'],
+        message: `${timeoutMs} ms is shorter than two heartbeats (every ${intervalMs} ms): healthy processes would be declared lost; use at least ${2 * intervalMs} ms`,
+      });
+    }
+  }
+}
 
 export type SluiceConfig = z.infer<typeof ConfigSchema>;
 export type SluiceConfigInput = z.input<typeof ConfigSchema>;

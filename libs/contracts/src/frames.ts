@@ -2,11 +2,19 @@ import { z } from 'zod';
 import { OutcomeReasonSchema, StageSchema } from './outcomes.js';
 import { StageTimingsSchema } from './inference-request.js';
 
+/**
+ * The attempt a frame belongs to (0 = the first try; each migration or re-submission adds one).
+ * The gateway acts only on frames of a request's current attempt, so a stale attempt still running
+ * somewhere cannot add tokens, end or fail the request (docs/behaviour.md §6).
+ */
+const Attempt = z.number().int().nonnegative().default(0);
+
 /** Frames on a request's inbox (`sluice.v1.inbox.<gateway>.<request>`). */
 export const TokensFrameSchema = z.object({
   type: z.literal('tokens'),
   requestId: z.string(),
   /** Tokens produced by one engine step (usually 1 per request per step). */
+  attempt: Attempt,
   count: z.number().int().positive(),
   /** Wall-clock epoch ms at which the tokens were produced (end of the step). */
   atMs: z.number(),
@@ -16,6 +24,7 @@ export const TokensFrameSchema = z.object({
 export const EndFrameSchema = z.object({
   type: z.literal('end'),
   requestId: z.string(),
+  attempt: Attempt,
   reason: z.literal('ok'),
   outputTokens: z.number().int().nonnegative(),
   instanceId: z.string(),
@@ -25,21 +34,64 @@ export const EndFrameSchema = z.object({
 export const ErrorFrameSchema = z.object({
   type: z.literal('error'),
   requestId: z.string(),
+  attempt: Attempt,
   stage: StageSchema,
   reason: OutcomeReasonSchema,
   message: z.string(),
 });
 
+/** Why a request is re-submitted (`sluice_migrations_total{reason}`). */
+export const MIGRATION_REASONS = [
+  /** The worker instance serving it was lost (missed heartbeats, deregistered, killed). */
+  'worker_lost',
+  /** The worker instance serving it drained past its grace period and handed it back. */
+  'worker_draining',
+  /** The process holding it (admission, flow controller, router) went silent. */
+  'stage_lost',
+  /** The process holding it shut down and handed it back (a flow controller's queue). */
+  'stage_shutdown',
+  /** The next stage had no responder (a restart in progress): the holder handed it back. */
+  'next_unavailable',
+  /** The gateway's own NATS connection came back after an outage: frames may have been lost. */
+  'bus_reconnected',
+] as const;
+export const MigrationReasonSchema = z.enum(MIGRATION_REASONS);
+export type MigrationReason = z.infer<typeof MigrationReasonSchema>;
+
+/** Where a handed-back request re-enters the pipeline: the stage it had not yet left. */
+export const RESUME_STAGES = ['admission', 'flow', 'router'] as const;
+export const ResumeStageSchema = z.enum(RESUME_STAGES);
+export type ResumeStage = z.infer<typeof ResumeStageSchema>;
+
 /**
- * The instance serving the request was lost (missed heartbeats, deregistered); the router sends it
- * to the gateway that owns the request. Migration is not built yet: the gateway ends the request
- * as `failed: worker_lost` (docs/behaviour.md §6). The router never sees tokens: the gateway knows
- * how many it already streamed.
+ * A stage took a request: the gateway that owns it learns who holds it now, so it can re-submit
+ * the request when that holder is lost (docs/architecture.md, "Faults"). `holder` is a service
+ * process's id (admission, flow controller, router) or a worker instance's id; each holder's
+ * liveness comes from its heartbeats (presence or instance lifecycle).
+ */
+export const HeldFrameSchema = z.object({
+  type: z.literal('held'),
+  requestId: z.string(),
+  attempt: Attempt,
+  stage: StageSchema,
+  holder: z.string().min(1),
+});
+
+/**
+ * Hand the request back to its gateway, which re-submits it (a new attempt) or ends it when the
+ * migration limit is spent. Sent by the router for the requests of a lost instance, by a worker
+ * that drained past its grace, by a stage that shuts down or whose next stage has no responder.
+ * No stage sees tokens: the gateway knows how many it streamed and appends them to the prompt.
  */
 export const MigrateFrameSchema = z.object({
   type: z.literal('migrate'),
   requestId: z.string(),
-  instanceId: z.string(),
+  /** The attempt handed back: a migrate for an older attempt is ignored. */
+  attempt: Attempt,
+  /** Who held it: a worker instance or a service process id. */
+  holder: z.string(),
+  reason: MigrationReasonSchema,
+  resumeAt: ResumeStageSchema.default('router'),
 });
 
 export const InboxFrameSchema = z.discriminatedUnion('type', [
@@ -47,10 +99,12 @@ export const InboxFrameSchema = z.discriminatedUnion('type', [
   EndFrameSchema,
   ErrorFrameSchema,
   MigrateFrameSchema,
+  HeldFrameSchema,
 ]);
 
 export type TokensFrame = z.infer<typeof TokensFrameSchema>;
 export type EndFrame = z.infer<typeof EndFrameSchema>;
 export type ErrorFrame = z.infer<typeof ErrorFrameSchema>;
 export type MigrateFrame = z.infer<typeof MigrateFrameSchema>;
+export type HeldFrame = z.infer<typeof HeldFrameSchema>;
 export type InboxFrame = z.infer<typeof InboxFrameSchema>;

@@ -12,3 +12,4 @@ export * from './zod-errors.js';
 export * from './admission-control.js';
 export * from './quantities.js';
 export * from './time.js';
+export * from './presence.js';

@@ -49,9 +49,21 @@ export const InferenceRequestSchema = z.object({
 export type InferenceRequest = z.infer<typeof InferenceRequestSchema>;
 export type InferenceRequestInput = z.input<typeof InferenceRequestSchema>;
 
-/** The cancel event (client disconnect): every stage holding the request lets it go. */
+/**
+ * The cancel event: every stage holding the request lets it go, and remembers it for a while so a
+ * copy that arrives later (a frozen stage waking up, a duplicated handoff) is not served.
+ * - `client_disconnected`, `timeout`, `ended`: the gateway ended the request (every attempt);
+ * - `superseded`: the gateway re-submitted it; attempts up to `attempt` are stale.
+ */
 export const CancelRequestSchema = z.object({
   requestId: z.string().min(1),
-  reason: z.enum(['client_disconnected', 'timeout']),
+  reason: z.enum(['client_disconnected', 'timeout', 'ended', 'superseded']),
+  /** Attempts up to and including this one are cancelled; omitted: every attempt. */
+  attempt: z.number().int().nonnegative().optional(),
 });
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
+
+/** The reason a stage records when it lets a cancelled request go (its done event, its eviction count). */
+export function cancelledAs(reason: CancelRequest['reason']): 'client_disconnected' | 'timeout' | 'cancelled' {
+  return reason === 'client_disconnected' || reason === 'timeout' ? reason : 'cancelled';
+}

@@ -41,10 +41,17 @@ export const OUTCOME_REASONS = {
   /** Injected by a worker's fault knobs (chaos runs), as llm-d-inference-sim does. */
   injected_rate_limit: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   injected_invalid_request: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
+  /** The request body did not arrive whole within gateway.bodyTimeoutMs. */
+  body_timeout: { outcome: 'rejected', status: 408, errorType: 'timeout' },
   // Dropped: evicted after queuing.
   ttl_expired: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   client_disconnected: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   shutdown: { outcome: 'dropped', status: 500, errorType: 'server_error' },
+  /**
+   * Stage-local only (a stage's done event or eviction count, never a gateway outcome): the gateway
+   * ended the request for another reason, or re-submitted it, and cancelled this copy.
+   */
+  cancelled: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   // Failed: the system could not finish it.
   timeout: { outcome: 'failed', status: 504, errorType: 'timeout' },
   admission_unavailable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
@@ -52,6 +59,8 @@ export const OUTCOME_REASONS = {
   router_unavailable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
   worker_unreachable: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
   worker_lost: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
+  /** The stage process holding it was lost and the migration limit was spent. */
+  stage_lost: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
   internal: { outcome: 'failed', status: 500, errorType: 'server_error' },
   injected_server_error: { outcome: 'failed', status: 503, errorType: 'service_unavailable' },
 } as const satisfies Record<string, ReasonSpec>;

@@ -61,6 +61,14 @@ export const subjects = {
   workerDiscover: () => `${PROTOCOL_ROOT}.worker.discover`,
   /** instance → router, flow-controller: a request left the instance (in-flight accounting). */
   workerDone: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.done`,
+  /**
+   * every service process → gateways: "this process is alive" (up, heartbeat, down). A request's
+   * holder that goes silent is lost, and the gateway re-submits what it held.
+   */
+  servicePresence: (service: ServiceName, processId: string) =>
+    `${PROTOCOL_ROOT}.service.${token('service', service)}.${token('process id', processId)}.presence`,
+  /** cli → every process: get/set/clear bus faults (delay, drop, duplicate) on subject patterns. */
+  busFaults: (verb: 'get' | 'set' | 'clear') => `${PROTOCOL_ROOT}.control.bus.${token('verb', verb)}`,
   /** request/reply to one service: get/set config, faults. */
   control: <S extends ServiceName>(service: S, verb: ControlVerb<S>) =>
     `${PROTOCOL_ROOT}.control.${token('service', service)}.${token('verb', verb)}`,
@@ -72,6 +80,7 @@ export const subjectPatterns = {
   allWorkerKv: `${PROTOCOL_ROOT}.worker.*.kv`,
   allWorkerLifecycle: `${PROTOCOL_ROOT}.worker.*.lifecycle`,
   allWorkerDone: `${PROTOCOL_ROOT}.worker.*.done`,
+  allServicePresence: `${PROTOCOL_ROOT}.service.*.*.presence`,
 } as const;
 
 /** Queue groups: stateless services scale out by joining the same group. */

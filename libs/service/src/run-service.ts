@@ -1,4 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
+import type { ServiceName } from '@sluice/contracts';
 import { ConfigError, loadConfigOrExit, type SluiceConfig } from '@sluice/config';
 import { bootstrapService, type RunningService } from './service-bootstrap.js';
 import type { InboundRoute } from './bus.transport.js';
@@ -11,7 +12,10 @@ export interface ServiceWiring {
 }
 
 /** A service's whole main: config from file + env + flags (exit 2 when invalid), then bootstrap. */
-export async function runService(name: string, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
+/** The config section of each service. */
+const SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller': 'flowController', router: 'router', worker: 'worker' } as const satisfies Record<ServiceName, keyof SluiceConfig>;
+
+export async function runService(name: `sluice-${ServiceName}`, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
   const config = loadConfigOrExit();
   let wiring: ServiceWiring;
   try {
@@ -27,6 +31,11 @@ export async function runService(name: string, wire: (config: SluiceConfig) => S
     config,
     natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
     ackTimeoutMs: config.nats.ackTimeoutMs,
+    presence: { service: serviceOf(name), intervalMs: config[SECTIONS[serviceOf(name)]].heartbeatIntervalMs },
     ...wiring,
   });
+}
+
+function serviceOf(name: `sluice-${ServiceName}`): ServiceName {
+  return name.slice('sluice-'.length) as ServiceName;
 }

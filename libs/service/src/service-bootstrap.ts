@@ -15,7 +15,8 @@ import {
   type Type,
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { subjectPatterns, subjects } from '@sluice/contracts';
+import { epochMicros } from '@sluice/bus';
+import { subjectPatterns, subjects, type PresenceEvent, type ServiceName } from '@sluice/contracts';
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
 import { Bus } from '@sluice/bus';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
@@ -36,6 +37,8 @@ export interface ServiceSpec<C extends object> {
   readonly readiness?: () => string | null;
   /** A fixed instance id (else random); the gateway uses it in inbox subjects. */
   readonly instanceId?: string;
+  /** Say this process is alive on its presence subject every `intervalMs` (request holders do). */
+  readonly presence?: { readonly service: ServiceName; readonly intervalMs: number };
 }
 
 export interface RunningService<C extends object> {
@@ -60,6 +63,14 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     log: (line) => logger.warn(line),
   });
   let shuttingDown = false;
+  const presence = spec.presence;
+  const announce = (type: PresenceEvent['type']): void => {
+    if (!presence) return;
+    const event: PresenceEvent = { service: presence.service, processId: instanceId, type, atUs: epochMicros() };
+    bus.publish(subjects.servicePresence(presence.service, instanceId), event);
+  };
+  const heartbeat = presence ? setInterval(() => announce('heartbeat'), presence.intervalMs) : undefined;
+  heartbeat?.unref();
   const context: ServiceContext<C> = {
     name: spec.name,
     instanceId,
@@ -70,6 +81,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     readiness: () => {
       if (shuttingDown) return 'shutting down';
       if (bus.connection.isClosed()) return 'NATS connection closed';
+      if (!bus.isConnected) return 'NATS disconnected (reconnecting)';
       return spec.readiness?.() ?? null;
     },
   };
@@ -87,6 +99,8 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
       shuttingDown = true;
     }
     async onApplicationShutdown(): Promise<void> {
+      clearInterval(heartbeat);
+      announce('down');
       await bus.drain().catch(() => undefined);
       await telemetry.shutdown().catch(() => undefined);
     }
@@ -110,6 +124,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     await bus.flush();
     bus.publish(subjects.workerDiscover(), {});
   }
+  announce('up');
   await app.listen(spec.http.port, spec.http.host);
   const address = (app.getHttpServer() as Server).address() as AddressInfo;
   const url = `http://${spec.http.host}:${address.port}`;

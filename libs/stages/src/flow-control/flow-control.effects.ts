@@ -9,7 +9,7 @@ export type FlowArrival =
   | { readonly outcome: 'shutdown' };
 
 /** How a queued request left the queue other than by dispatch: the reason its gateway is told. */
-export type FlowEviction = Extract<OutcomeReason, 'ttl_expired' | 'client_disconnected' | 'timeout' | 'shutdown'>;
+export type FlowEviction = Extract<OutcomeReason, 'ttl_expired' | 'client_disconnected' | 'timeout' | 'shutdown' | 'cancelled'>;
 
 /** A release to the router: the detector's reading that let it go, and since when it waited. */
 export interface FlowRelease {

@@ -1,4 +1,4 @@
-import { millisFromMicros, type CancelRequest, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import { cancelledAs, millisFromMicros, type CancelRequest, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import {
   FlowPool,
   FlowQueues,
@@ -27,6 +27,7 @@ const EVICTION_MESSAGES: Record<FlowEviction, string> = {
   client_disconnected: 'evicted from the flow-control queue: the client disconnected',
   timeout: 'evicted from the flow-control queue: the gateway gave up on it',
   shutdown: 'evicted from the flow-control queue: the flow controller is shutting down',
+  cancelled: 'evicted from the flow-control queue: the gateway ended or re-submitted it',
 };
 
 /**
@@ -136,7 +137,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   /** The gateway let the request go (client disconnect, its deadline): still queued, it never reaches a worker. */
   onCancel(cancel: CancelRequest, _nowUs: Micros): void {
     const item = this.queues.remove(cancel.requestId);
-    if (item) this.evict(item, cancel.reason);
+    if (item) this.evict(item, cancelledAs(cancel.reason));
   }
 
   wake(kind: FlowControlWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
