@@ -3,3 +3,4 @@ export * from './math.js';
 export * from './generate.js';
 export * from './token-ids.js';
 export * from './trace-v2.js';
+export * from './chaos/scenario.js';

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { ChaosScenarioError, faultWindow, parseChaosScenario } from './scenario.js';
+
+const WORKLOAD = `
+  seed: 1
+  aggregate_rate: 10
+  num_requests: 20
+  clients:
+    - id: a
+      tenant_id: t
+      slo_class: standard
+      rate_fraction: 1
+      arrival: { process: poisson }
+      input_distribution: { type: constant, params: { value: 32 } }
+      output_distribution: { type: constant, params: { value: 8 } }
+`;
+
+describe('chaos scenario', () => {
+  it('reads a workload inline, a timeline of faults and the cluster flags', () => {
+    const scenario = parseChaosScenario(`
+name: crash
+cluster: { worker.processes: 2 }
+workload:${WORKLOAD.replace(/\n  /g, '\n    ')}
+faults:
+  - { atMs: 1000, action: kill, target: worker-1 }
+  - { atMs: 2000, action: pause, target: router, forMs: 500 }
+  - { atMs: 3000, action: bus-faults, subject: "sluice.v1.router.>", dropPercent: 5, forMs: 1000 }
+`);
+    expect(scenario.cluster).toEqual({ 'worker.processes': 2 });
+    expect(scenario.faults.map((f) => f.action)).toEqual(['kill', 'pause', 'bus-faults']);
+    expect(scenario.faults.map(faultWindow)).toEqual([
+      { startMs: 1000, endMs: undefined },
+      { startMs: 2000, endMs: 2500 },
+      { startMs: 3000, endMs: 4000 },
+    ]);
+  });
+
+  it('names the key path of each problem: an unknown target, a pause with no duration', () => {
+    const attempt = () =>
+      parseChaosScenario(`
+name: bad
+workload: w.yaml
+faults:
+  - { atMs: 10, action: kill, target: db }
+  - { atMs: 20, action: pause, target: router }
+`);
+    expect(attempt).toThrow(ChaosScenarioError);
+    expect(attempt).toThrow(/faults\[0\]\.target: must be gateway, admission/);
+    expect(attempt).toThrow(/faults\[1\]\.forMs/);
+  });
+});

@@ -1,0 +1,110 @@
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
+import { WorkloadSpecSchema } from '../spec.js';
+
+/**
+ * A chaos scenario (`sluice chaos SCENARIO.yaml`, `sluice simulate --chaos SCENARIO.yaml`): the
+ * workload `sluice run` takes, the cluster it runs on, and a timeline of faults. Times are ms from
+ * the first request. A fault with `forMs` is undone that long after it starts (a paused process is
+ * continued, knobs and bus faults are cleared, NATS is started again).
+ */
+
+const Ms = z.number().int('must be a whole number of ms').nonnegative('must be >= 0');
+const PositiveMs = z.number().int('must be a whole number of ms').positive('must be > 0');
+const Percent = z.number().min(0, 'must be >= 0').max(100, 'must be <= 100');
+
+/**
+ * A process of the cluster: `gateway`, `admission`, `flow-controller`, `router`, or `worker-N`
+ * (the N-th worker process, from 0; `worker` = worker-0). Under compose, the service's container.
+ */
+export const ProcessTargetSchema = z
+  .string()
+  .regex(/^(gateway|admission|flow-controller|router|worker(-[0-9]+)?)$/, 'must be gateway, admission, flow-controller, router, worker or worker-N');
+export type ProcessTarget = z.infer<typeof ProcessTargetSchema>;
+
+const At = { atMs: Ms, note: z.string().optional() };
+
+/** `kill -9`: the process dies at once; `sluice up`'s supervisor restarts it with backoff. */
+const KillFault = z.strictObject({ ...At, action: z.literal('kill'), target: ProcessTargetSchema });
+/** SIGTERM: graceful shutdown (drain, hand back, finish), then the supervisor restarts it. */
+const TerminateFault = z.strictObject({ ...At, action: z.literal('terminate'), target: ProcessTargetSchema });
+/** SIGSTOP for `forMs`, then SIGCONT: a frozen process (a GC pause, a stuck node). Under compose: `docker pause`. */
+const PauseFault = z.strictObject({ ...At, action: z.literal('pause'), target: ProcessTargetSchema, forMs: PositiveMs });
+/** Under compose only: the container is disconnected from the network for `forMs`. */
+const DisconnectFault = z.strictObject({ ...At, action: z.literal('disconnect'), target: ProcessTargetSchema, forMs: PositiveMs });
+/** NATS stops and starts again `forMs` later, on the same address. */
+const RestartNatsFault = z.strictObject({ ...At, action: z.literal('restart-nats'), forMs: PositiveMs });
+/** Worker fault knobs (docs/behaviour.md §1): on one instance or all; reset to defaults after `forMs`. */
+const WorkerFaultsFault = z.strictObject({
+  ...At,
+  action: z.literal('worker-faults'),
+  instance: z.string().min(1).optional(),
+  slowdown: z.number().min(0.01).max(1000).optional(),
+  failureRate: z.number().min(0).max(1).optional(),
+  hang: z.boolean().optional(),
+  forMs: PositiveMs.optional(),
+});
+/** Bus faults on a subject pattern (NATS wildcards), as Envoy's fault filter: delay, drop, duplicate. */
+const BusFaultsFault = z.strictObject({
+  ...At,
+  action: z.literal('bus-faults'),
+  subject: z.string().min(1),
+  delayMs: Ms.default(0),
+  jitterMs: Ms.default(0),
+  dropPercent: Percent.default(0),
+  duplicatePercent: Percent.default(0),
+  forMs: PositiveMs.optional(),
+});
+
+export const FaultSchema = z.discriminatedUnion('action', [KillFault, TerminateFault, PauseFault, DisconnectFault, RestartNatsFault, WorkerFaultsFault, BusFaultsFault]);
+export type Fault = z.infer<typeof FaultSchema>;
+export type FaultAction = Fault['action'];
+
+export const ChaosScenarioSchema = z.strictObject({
+  name: z.string().min(1),
+  /** What the scenario shows and what to expect (printed in the report). */
+  description: z.string().default(''),
+  /** Config of the local cluster the scenario starts, as `--key.path=value` flags, e.g. `worker.processes: 2`. */
+  cluster: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).default({}),
+  /** The workload, inline (the spec `sluice run` takes) or a file relative to the scenario. */
+  workload: z.union([z.string().min(1), z.record(z.string(), z.unknown())]).transform((w, ctx) => {
+    if (typeof w === 'string') return w;
+    const spec = WorkloadSpecSchema.safeParse(w);
+    if (spec.success) return spec.data;
+    for (const issue of spec.error.issues) ctx.addIssue({ ...issue, code: 'custom', path: issue.path });
+    return z.NEVER;
+  }),
+  /** Retries a client makes on 503 (backoff with jitter), as `sluice run --retries`. */
+  retries: z.number().int().nonnegative().default(0),
+  faults: z.array(FaultSchema).default([]),
+  /** Tolerances: requests allowed to fail (by any reason), as a share of all requests. */
+  expect: z.strictObject({ maxFailedShare: z.number().min(0).max(1).default(0) }).prefault({}),
+});
+export type ChaosScenario = z.infer<typeof ChaosScenarioSchema>;
+
+export class ChaosScenarioError extends Error {
+  constructor(readonly issues: readonly FieldIssue[]) {
+    super(`invalid chaos scenario:\n${issues.map((i) => `  ${formatFieldIssue(i)}`).join('\n')}`);
+    this.name = 'ChaosScenarioError';
+  }
+}
+
+/** Parses and validates a scenario; throws ChaosScenarioError naming every problem's key path. */
+export function parseChaosScenario(text: string): ChaosScenario {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text) as unknown;
+  } catch (error) {
+    throw new ChaosScenarioError([{ path: '', message: `not valid YAML: ${error instanceof Error ? error.message : String(error)}` }]);
+  }
+  const result = ChaosScenarioSchema.safeParse(raw);
+  if (!result.success) throw new ChaosScenarioError(zodFieldIssues(result.error, { input: raw }));
+  return result.data;
+}
+
+/** A fault's window: when it starts and, for faults that are undone, when it ends. */
+export function faultWindow(fault: Fault): { readonly startMs: number; readonly endMs: number | undefined } {
+  const forMs = 'forMs' in fault ? fault.forMs : undefined;
+  return { startMs: fault.atMs, endMs: forMs === undefined ? undefined : fault.atMs + forMs };
+}
