@@ -13,3 +13,4 @@ export * from './admission-control.js';
 export * from './quantities.js';
 export * from './time.js';
 export * from './presence.js';
+export * from './bus-faults.js';
