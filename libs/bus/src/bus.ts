@@ -9,8 +9,19 @@ import {
   type Subscription,
 } from '@nats-io/transport-node';
 import { context as otelContext, type Context } from '@opentelemetry/api';
-import { AckSchema, busHeaders, describeZodError } from '@sluice/contracts';
+import {
+  AckSchema,
+  BusFaultRuleSchema,
+  ClearBusFaultsSchema,
+  GetBusFaultsSchema,
+  busHeaders,
+  describeZodError,
+  subjects,
+  type BusFaultStats,
+  type BusFaultsState,
+} from '@sluice/contracts';
 import type { z } from 'zod';
+import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
 import { extractTraceContext, injectTraceContext } from './trace-headers.js';
 
 /** How a "request in" hop ended, from the sender's side. */
@@ -45,6 +56,13 @@ export interface BusOptions {
    * CLI sets this false: connecting fails at once when no server answers.
    */
   readonly waitForServer?: boolean;
+  /**
+   * Answer the bus-fault control verbs (`subjects.busFaults`), so chaos runs can fault what this
+   * process sends. Default true; the CLI, which only asks, sets it false.
+   */
+  readonly answerFaultControl?: boolean;
+  /** The random source of fault decisions (default Math.random; tests pass a seeded one). */
+  readonly random?: () => number;
 }
 
 /**
@@ -54,12 +72,16 @@ export interface BusOptions {
 export class Bus {
   private connected = true;
   private readonly connectionListeners: ((event: ConnectionEvent) => void)[] = [];
+  /** Bus fault rules on what this process sends (publish, handoff); none outside chaos runs. */
+  private readonly faults: BusFaultInjector;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly options: BusOptions,
   ) {
+    this.faults = new BusFaultInjector(options.random ?? Math.random, (e) => this.log(`delayed send failed: ${String(e)}`));
     void this.followStatus();
+    if (options.answerFaultControl ?? true) this.answerFaultControl();
   }
 
   /** False from a disconnect until the client is connected again (services report not-ready meanwhile). */
@@ -110,7 +132,11 @@ export class Bus {
 
   /** Fire-and-forget event or frame, with the active trace context. */
   publish(subject: string, payload: unknown, ctx?: Context): void {
-    this.nc.publish(subject, JSON.stringify(payload), { headers: injectTraceContext(undefined, ctx) });
+    const data = JSON.stringify(payload);
+    const headers = injectTraceContext(undefined, ctx);
+    // Fast path: no fault rule, one length check. Otherwise encoded now, sent when the rules say.
+    if (this.faults.rules.size === 0) this.nc.publish(subject, data, { headers });
+    else this.faults.send(subject, () => this.nc.publish(subject, data, { headers }));
   }
 
   /**
@@ -123,10 +149,22 @@ export class Bus {
     headers.set(busHeaders.requestId, requestId);
     headers.set(busHeaders.attempt, String(attempt));
     try {
-      const reply = await this.nc.request(subject, JSON.stringify(payload), {
+      const data = JSON.stringify(payload);
+      const fault = this.faults.rules.size === 0 ? undefined : this.faults.decide(subject);
+      // A dropped handoff is lost as on a real network: the sender hears nothing until its ack timeout.
+      if (fault?.drop) {
+        await this.faults.sleep(this.options.ackTimeoutMs);
+        return lostHandoff(subject);
+      }
+      // As Envoy's fault delay: held before it is sent, and the ack timeout starts after.
+      if (fault !== undefined && fault.delayMs > 0) await this.faults.sleep(fault.delayMs);
+      const pending = this.nc.request(subject, data, {
         timeout: this.options.ackTimeoutMs,
         headers,
       });
+      // The copy is a plain publish with the same headers: the receiver sees the handoff twice, and its ack to the copy goes nowhere.
+      if (fault?.duplicate) this.nc.publish(subject, data, { headers });
+      const reply = await pending;
       const ack = AckSchema.safeParse(reply.json());
       if (!ack.success) return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
       return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
@@ -240,6 +278,32 @@ export class Bus {
     });
   }
 
+  /** How many messages this process's fault rules have delayed, dropped and duplicated. */
+  faultStats(): BusFaultStats {
+    return this.faults.stats();
+  }
+
+  /**
+   * Answers the bus-fault control verbs with this process's name, rules and counts. Control
+   * subjects themselves are never faulted, so a rule can always be cleared.
+   */
+  private answerFaultControl(): void {
+    const processName = this.options.name;
+    const state = (): BusFaultsState => ({ process: processName, rules: this.faults.rules.list(), applied: this.faults.stats() });
+    this.answer(subjects.busFaults('get'), GetBusFaultsSchema, state);
+    this.answer(subjects.busFaults('set'), BusFaultRuleSchema, (rule) => {
+      const change = this.faults.rules.set(rule);
+      this.log(`${processName}: bus fault ${change === 'added' ? 'set' : 'replaced'}: ${describeBusFaultRule(rule)}`);
+      return state();
+    });
+    this.answer(subjects.busFaults('clear'), ClearBusFaultsSchema, ({ subject }) => {
+      const removed = this.faults.rules.clear(subject);
+      const what = removed.length === 0 ? 'nothing' : removed.map((r) => r.subject).join(', ');
+      this.log(`${processName}: bus faults cleared (${subject === undefined ? 'all' : subject}): removed ${what}`);
+      return state();
+    });
+  }
+
   /** Waits until the server has processed everything sent so far. */
   async flush(): Promise<void> {
     await this.nc.flush();
@@ -247,6 +311,7 @@ export class Bus {
 
   /** Drains subscriptions and pending publishes, then closes: used at shutdown. */
   async drain(): Promise<void> {
+    this.faults.flush();
     if (!this.nc.isClosed()) await this.nc.drain();
   }
 }
@@ -254,6 +319,11 @@ export class Bus {
 /** Refuses a request-reply message with the reason. */
 function nack(msg: Msg, message: string): void {
   msg.respond(JSON.stringify({ ok: false, message }));
+}
+
+/** What a handoff dropped by a fault rule resolves to: the same as one lost on the network. */
+function lostHandoff(subject: string): HandoffResult {
+  return { ok: false, why: 'timeout', message: `no ack from ${subject} in time` };
 }
 
 function classifyRequestError(error: unknown, subject: string): { why: 'no_responders' | 'timeout' | 'closed'; message: string } {

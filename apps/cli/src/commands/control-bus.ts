@@ -32,7 +32,8 @@ export async function withControlBus<T>(configArgs: readonly string[], ctx: CliC
   }
   let bus: Bus;
   try {
-    bus = await Bus.connect({ url, name: 'sluice-cli', ackTimeoutMs: 2_000, waitForServer: false, log: (line) => ctx.stderr.line(line) });
+    // answerFaultControl: false, so `sluice bus faults` does not count the CLI among the processes it faults.
+    bus = await Bus.connect({ url, name: 'sluice-cli', ackTimeoutMs: 2_000, waitForServer: false, answerFaultControl: false, log: (line) => ctx.stderr.line(line) });
   } catch (error) {
     throw new ControlError(`cannot reach NATS at ${url} (${(error as Error).message}): is the cluster up? Set nats.url, NATS_URL or --nats.url`, EXIT.FAILURE);
   }
