@@ -22,6 +22,8 @@ export interface StartNatsOptions {
   readonly image?: string;
   /** Address the local nats-server binds (default 127.0.0.1). */
   readonly host?: string;
+  /** Client port (default a free one): set to start a server again on the URL of one that was stopped. */
+  readonly port?: number;
   /** How long to wait for the server to answer (default 15 s; an external URL gets 3 s). */
   readonly timeoutMs?: number;
   /** Appends the server's output (process or container) to this file. */
@@ -142,7 +144,7 @@ async function startProcess(binary: string, options: StartNatsOptions): Promise<
   const host = options.host ?? '127.0.0.1';
   const timeoutMs = options.timeoutMs ?? 15_000;
   for (let attempt = 1; ; attempt++) {
-    const [port, monitorPort] = await freePorts(2, host);
+    const [port, monitorPort] = await pickPorts(host, options.port);
     if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
     const log = new OutputLog(options.logFile, 20);
     log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}`);
@@ -190,16 +192,27 @@ async function startProcess(binary: string, options: StartNatsOptions): Promise<
     }
     await terminate(child, 2_000);
     await log.close();
+    const portTaken = /address already in use/i.test(log.tail().join('\n'));
     // Another process may have taken a port between picking and binding it: try fresh ports.
-    if (attempt < MAX_PORT_ATTEMPTS && /address already in use/i.test(log.tail().join('\n'))) continue;
+    if (attempt < MAX_PORT_ATTEMPTS && portTaken && options.port === undefined) continue;
+    if (portTaken && options.port !== undefined) failure = `port ${port} was asked for, and another process has taken it: ${failure}`;
     throw new NatsUnavailableError(failure);
   }
+}
+
+/** The client port (the asked-for one, or a free one) and a free monitoring port distinct from it. */
+async function pickPorts(host: string, port: number | undefined): Promise<(number | undefined)[]> {
+  if (port === undefined) return freePorts(2, host);
+  // The asked-for port is free as well, so the OS may hand it out again: take another.
+  const [a, b] = await freePorts(2, host);
+  return [port, a === port ? b : a];
 }
 
 async function startContainer(options: StartNatsOptions): Promise<NatsServerHandle> {
   const image = options.image ?? process.env.SLUICE_NATS_IMAGE ?? DEFAULT_NATS_IMAGE;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const run = await docker(['run', '-d', '--rm', '-p', '127.0.0.1::4222', image, '-p', '4222'], 120_000);
+  const publish = options.port === undefined ? '127.0.0.1::4222' : `127.0.0.1:${options.port}:4222`;
+  const run = await docker(['run', '-d', '--rm', '-p', publish, image, '-p', '4222'], 120_000);
   const id = run.stdout.trim().split('\n').pop() ?? '';
   if (run.code !== 0 || !id) {
     throw new NatsUnavailableError(`docker run ${image} failed: ${run.stderr.trim() || `exit code ${run.code}`}\n${NATS_INSTALL_HINT}`);

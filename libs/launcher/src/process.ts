@@ -23,10 +23,14 @@ export async function waitForExit(child: ChildProcess, timeoutMs: number): Promi
   }
 }
 
-/** SIGTERM, then SIGKILL if the child is still there after graceMs. Resolves once it has exited. */
+/**
+ * SIGTERM, then SIGKILL if the child is still there after graceMs. Resolves once it has exited.
+ * A child a chaos run froze with SIGSTOP gets SIGCONT too, or it could not act on the SIGTERM.
+ */
 export async function terminate(child: ChildProcess, graceMs: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (!isRunning(child)) return;
   child.kill(signal);
+  child.kill('SIGCONT');
   if (await waitForExit(child, graceMs)) return;
   child.kill('SIGKILL');
   await waitForExit(child, 5_000);
