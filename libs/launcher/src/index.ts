@@ -1,16 +1,9 @@
-export {
-  SERVICE_NAMES,
-  SERVICE_CONFIG_KEYS,
-  ClusterStartError,
-  ChosenPortTakenError,
-  startLocalCluster,
-  waitForPidExit,
-  type ServiceName,
-  type ServiceInfo,
-  type ServiceExit,
-  type LocalClusterOptions,
-  type LocalCluster,
-} from './local-cluster.js';
+export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
+export { ClusterStartError, ChosenPortTakenError } from './cluster-errors.js';
+export { startLocalCluster, waitForPidExit, type LocalClusterOptions, type LocalCluster } from './local-cluster.js';
+export type { ClusterProcess, ProcessState, RestartEvent, ServiceExit, ServiceInfo } from './supervisor.js';
+export { DEFAULT_RESTART_POLICY, restartDelayMs, decideRestart, type RestartPolicy, type RestartDecision, type RestartHistory } from './backoff.js';
+export { workerProcessName } from './process-plan.js';
 export {
   DEFAULT_NATS_IMAGE,
   NATS_INSTALL_HINT,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@sluice/config';
@@ -9,10 +9,16 @@ import {
   canConnect,
   findNatsServer,
   freePort,
+  natsAnswers,
   parseNatsServers,
   startLocalCluster,
+  startNats,
   waitForPidExit,
+  type LocalCluster,
   type LocalClusterOptions,
+  type RestartEvent,
+  type ServiceExit,
+  type ServiceInfo,
   type ServiceName,
 } from './index.js';
 
@@ -23,6 +29,7 @@ import {
  */
 const FAKE_SERVICE = `
 import http from 'node:http';
+import { existsSync } from 'node:fs';
 const name = process.argv[1].split('/').pop().replace('.mjs', '');
 const key = name === 'flow-controller' ? 'flowController' : name;
 let port = 0;
@@ -31,6 +38,7 @@ for (const arg of process.argv.slice(2)) {
   if (m) port = Number(m[1]);
 }
 if (process.env.FAKE_CRASH === name) { console.error(name + ': crashing on purpose'); process.exit(3); }
+if (process.env.FAKE_CRASH_FILE && existsSync(process.env.FAKE_CRASH_FILE + '.' + name)) { console.error(name + ': crashing at start'); process.exit(4); }
 console.log(name + ' up nats=' + process.env.NATS_URL + ' extra=' + (process.env.FAKE_EXTRA ?? ''));
 const server = http.createServer((req, res) => { res.statusCode = 200; res.end('ok'); });
 server.listen(port, '127.0.0.1');
@@ -42,6 +50,29 @@ for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => {
 `;
 
 const FREE_PORTS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0'];
+
+/** Polls until `check` holds; fails with `what` after timeoutMs. */
+async function eventually(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`${what} not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function answers(url: string, timeoutMs = 1_000): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+const proc = (cluster: LocalCluster, name: string) => cluster.processes().find((p) => p.name === name)!;
+/** The launcher's start lines in a log file: one per run of the process. */
+const starts = (logFile: string) => readFileSync(logFile, 'utf8').split('\n').filter((line) => /^--- \S+ pid \d+: node /.test(line)).length;
 const binary = findNatsServer() !== undefined;
 const required = process.env.CI === 'true';
 
@@ -83,6 +114,7 @@ describe.runIf(binary || required)('startLocalCluster', () => {
     // each service got NATS_URL and the caller's env, and its output went to onLine and its log
     expect(lines).toContain(`worker: worker up nats=${cluster.natsUrl} extra=from-options`);
     expect(readFileSync(join(dir, 'logs', 'gateway.log'), 'utf8')).toContain('gateway up nats=');
+    expect(readFileSync(join(dir, 'logs', 'worker-0.log'), 'utf8')).toContain('worker up nats=');
 
     const [nats] = parseNatsServers(cluster.natsUrl);
     await cluster.stop();
@@ -129,23 +161,25 @@ describe.runIf(binary || required)('startLocalCluster', () => {
     expect(await waitForPidExit(router.pid, 100)).toBe(true);
   });
 
-  it('reports a service that dies after start-up through onExit, not after stop()', async () => {
+  it('with restart off, reports a service that dies after start-up through onExit, not after stop()', async () => {
     const exits: string[] = [];
     let reported: () => void = () => undefined;
     const reportedOnce = new Promise<void>((resolve) => (reported = resolve));
     const cluster = await startLocalCluster({
       ...base,
       services: ['worker', 'router'],
+      restart: false,
       onExit: (exit) => {
-        exits.push(`${exit.name} ${exit.signal} ${exit.logTail.join('|')}`);
+        exits.push(`${exit.name} ${exit.process} ${exit.signal} ${exit.logTail.join('|')}`);
         reported();
       },
     });
     const worker = cluster.services.find((s) => s.name === 'worker')!;
     process.kill(worker.pid, 'SIGKILL');
     await reportedOnce;
+    expect(cluster.processes().find((p) => p.name === 'worker-0')).toMatchObject({ state: 'exited', restarts: 0 });
     await cluster.stop();
-    expect(exits).toEqual([expect.stringMatching(/^worker SIGKILL worker up nats=/)]);
+    expect(exits).toEqual([expect.stringMatching(/^worker worker-0 SIGKILL worker up nats=/)]);
   });
 
   it('rejects a bad config before starting anything', async () => {
@@ -192,5 +226,144 @@ describe.runIf(binary || required)('startLocalCluster', () => {
     const error = await startLocalCluster({ ...base, serviceEntry: (name) => join(dir, 'missing', `${name}.js`) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClusterStartError);
     expect((error as Error).message).toContain('npm run build');
+  });
+
+  describe('several worker processes and the supervisor', () => {
+    it('runs worker.processes workers, each on its own port with its own log', async () => {
+      const cluster = await startLocalCluster({ ...base, services: ['worker', 'router'], configArgs: [...FREE_PORTS, '--worker.processes=3'] });
+      const processes = cluster.processes();
+      expect(processes.map((p) => `${p.name}/${p.service}`)).toEqual(['worker-0/worker', 'worker-1/worker', 'worker-2/worker', 'router/router']);
+      expect(new Set(processes.map((p) => p.url)).size).toBe(4);
+      expect(new Set(processes.map((p) => p.pid)).size).toBe(4);
+      for (const p of processes) expect(await answers(p.url)).toBe(true);
+      expect(processes[0]!.url).toBe(`http://127.0.0.1:${cluster.config.worker.port}`);
+      expect(cluster.serviceArgs).toContain(`--worker.port=${cluster.config.worker.port}`);
+      expect(readFileSync(join(dir, 'logs', 'worker-2.log'), 'utf8')).toContain(`--worker.port=${new URL(processes[2]!.url).port}`);
+      await cluster.stop();
+      for (const p of processes) expect(await waitForPidExit(p.pid, 100)).toBe(true);
+    });
+
+    it('restarts a process that exits, on a doubling delay, and reports each restart', async () => {
+      const restarts: RestartEvent[] = [];
+      const ready: ServiceInfo[] = [];
+      const cluster = await startLocalCluster({ ...base, services: ['worker', 'router'], onRestart: (e) => restarts.push(e), onReady: (s) => ready.push(s) });
+      try {
+        const first = cluster.signal('router', 'SIGKILL');
+        await eventually(() => proc(cluster, 'router').restarts === 1 && proc(cluster, 'router').state === 'ready', 5_000, 'router restarted');
+        const second = cluster.signal('router', 'SIGKILL');
+        expect(second).not.toBe(first);
+        await eventually(() => proc(cluster, 'router').restarts === 2 && proc(cluster, 'router').state === 'ready', 5_000, 'router restarted twice');
+
+        expect(restarts.map((e) => [e.name, e.service, e.attempt, e.delayMs, e.exit.signal])).toEqual([
+          ['router', 'router', 1, 250, 'SIGKILL'],
+          ['router', 'router', 2, 500, 'SIGKILL'],
+        ]);
+        expect(restarts[0]!.exit.logTail).toContain('router up nats=' + cluster.natsUrl + ' extra=');
+        // onReady again after each restart, with the new pid.
+        const routerPids = ready.filter((s) => s.process === 'router').map((s) => s.pid);
+        expect(routerPids).toHaveLength(3);
+        expect(routerPids[2]).toBe(proc(cluster, 'router').pid);
+        expect(new Set(routerPids).size).toBe(3);
+        expect(await answers(proc(cluster, 'router').url)).toBe(true);
+        const log = readFileSync(proc(cluster, 'router').logFile, 'utf8');
+        expect(log).toContain('router exited (signal SIGKILL); restarting in 250 ms (attempt 1)');
+        expect(log).toContain('router exited (signal SIGKILL); restarting in 500 ms (attempt 2)');
+        expect(proc(cluster, 'worker-0').restarts).toBe(0);
+      } finally {
+        await cluster.stop();
+      }
+    });
+
+    it('gives up on a process whose restarts keep failing before they are ready, and reports it through onExit', async () => {
+      const crashFile = join(dir, 'crash');
+      const restarts: RestartEvent[] = [];
+      let exit: ServiceExit | undefined;
+      const cluster = await startLocalCluster({
+        ...base,
+        services: ['worker', 'router'],
+        env: { FAKE_CRASH_FILE: crashFile },
+        restartPolicy: { initialDelayMs: 10 },
+        onRestart: (e) => restarts.push(e),
+        onExit: (e) => (exit = e),
+      });
+      try {
+        writeFileSync(`${crashFile}.router`, '');
+        cluster.signal('router', 'SIGKILL');
+        await eventually(() => exit !== undefined, 10_000, 'the supervisor giving up');
+        expect(restarts.map((e) => e.delayMs)).toEqual([10, 20, 40, 80, 160]);
+        expect(exit).toMatchObject({ name: 'router', process: 'router', code: 4, gaveUp: { startFailures: 5 } });
+        expect(exit!.logTail).toContain('router: crashing at start');
+        expect(proc(cluster, 'router')).toMatchObject({ state: 'failed', restarts: 5 });
+        expect(() => cluster.signal('router', 'SIGTERM')).toThrow('router is not running (failed)');
+        expect(readFileSync(proc(cluster, 'router').logFile, 'utf8')).toContain('before it was ready, 5 starts in a row; giving up');
+        expect(proc(cluster, 'worker-0')).toMatchObject({ state: 'ready', restarts: 0 });
+      } finally {
+        unlinkSync(`${crashFile}.router`);
+        await cluster.stop();
+      }
+    });
+
+    it('stop() cancels a pending restart', async () => {
+      let restarting: () => void = () => undefined;
+      const scheduled = new Promise<void>((resolve) => (restarting = resolve));
+      const logDir = mkdtempSync(join(dir, 'logs-')); // a log of its own, to count the starts in
+      const cluster = await startLocalCluster({ ...base, logDir, services: ['worker'], restartPolicy: { initialDelayMs: 300 }, onRestart: () => restarting() });
+      cluster.signal('worker-0', 'SIGKILL');
+      await scheduled;
+      expect(proc(cluster, 'worker-0').state).toBe('restarting');
+      await cluster.stop();
+      // Past the moment the restart was due: nothing was started again.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(proc(cluster, 'worker-0')).toMatchObject({ state: 'stopped', restarts: 0 });
+      expect(starts(proc(cluster, 'worker-0').logFile)).toBe(1);
+    });
+
+    it('signals a process by name (SIGSTOP and SIGCONT too), names the known ones for an unknown name, and stops a frozen one', async () => {
+      const restarts: RestartEvent[] = [];
+      const cluster = await startLocalCluster({ ...base, services: ['worker', 'router'], stopTimeoutMs: 5_000, onRestart: (e) => restarts.push(e) });
+      expect(() => cluster.signal('worker-7', 'SIGTERM')).toThrow('unknown process "worker-7"; this cluster runs: worker-0, router');
+      const router = proc(cluster, 'router');
+      expect(cluster.signal('router', 'SIGSTOP')).toBe(router.pid);
+      expect(await answers(router.url, 300)).toBe(false);
+      cluster.signal('router', 'SIGCONT');
+      expect(await answers(router.url)).toBe(true);
+      cluster.signal('router', 'SIGSTOP');
+      const t0 = Date.now();
+      await cluster.stop();
+      // It got SIGCONT with its SIGTERM, so it did not wait for the SIGKILL at 5 s.
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(await waitForPidExit(router.pid, 100)).toBe(true);
+      expect(restarts).toEqual([]);
+    });
+
+    it('restartNats brings the launcher’s nats-server back on the same URL; stop() cuts its down time short', async () => {
+      const cluster = await startLocalCluster({ ...base, services: ['worker'] });
+      const [server] = parseNatsServers(cluster.natsUrl);
+      const restarted = cluster.restartNats(300);
+      await expect(cluster.restartNats(10)).rejects.toThrow('a NATS restart is already under way');
+      await eventually(async () => !(await canConnect(server!.host, server!.port, 200)), 2_000, 'NATS down');
+      await restarted;
+      expect(await natsAnswers(server!.host, server!.port)).toBe(true);
+
+      const long = cluster.restartNats(60_000);
+      await eventually(async () => !(await canConnect(server!.host, server!.port, 200)), 2_000, 'NATS down again');
+      const t0 = Date.now();
+      await cluster.stop();
+      await long;
+      expect(Date.now() - t0).toBeLessThan(3_000);
+      expect(await canConnect(server!.host, server!.port, 200)).toBe(false);
+      await expect(cluster.restartNats(10)).rejects.toThrow('the cluster is stopping');
+    });
+
+    it('refuses to restart a NATS server it did not start', async () => {
+      const own = await startNats();
+      try {
+        const cluster = await startLocalCluster({ ...base, services: ['worker'], natsUrl: own.url });
+        await expect(cluster.restartNats(100)).rejects.toThrow(`cannot restart NATS at ${own.url}: the launcher did not start it`);
+        await cluster.stop();
+      } finally {
+        await own.stop();
+      }
+    });
   });
 });

@@ -1,41 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
-import { canConnect, delay, freePort, urlHostPort } from './net.js';
-import { startNats, type NatsKind, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
-import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
-import { trackChild } from './reaper.js';
-
-/** The services in start order: each one's upstream dependencies come first. */
-export const SERVICE_NAMES = ['worker', 'router', 'flow-controller', 'admission', 'gateway'] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
-
-/** The config section of each service (`flow-controller` → `flowController`). */
-export const SERVICE_CONFIG_KEYS = {
-  worker: 'worker',
-  router: 'router',
-  'flow-controller': 'flowController',
-  admission: 'admission',
-  gateway: 'gateway',
-} as const satisfies Record<ServiceName, keyof SluiceConfig>;
-
-export interface ServiceInfo {
-  readonly name: ServiceName;
-  readonly pid: number;
-  /** `http://host:port` of its /healthz, /readyz, /metrics. */
-  readonly url: string;
-  readonly logFile: string;
-}
-
-export interface ServiceExit {
-  readonly name: ServiceName;
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** The last lines of its output. */
-  readonly logTail: readonly string[];
-  readonly logFile: string;
-}
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
+import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
+import { ClusterNats } from './cluster-nats.js';
+import { canConnect, delay, freePorts, urlHostPort } from './net.js';
+import type { NatsKind, StartNatsOptions } from './nats-server.js';
+import { planProcesses, type PlannedProcess } from './process-plan.js';
+import { SERVICE_CONFIG_KEYS, SERVICE_NAMES, type ServiceName } from './services.js';
+import { SupervisedProcess, type ClusterProcess, type RestartEvent, type ServiceExit, type ServiceInfo } from './supervisor.js';
 
 export interface LocalClusterOptions {
   /** The repo root: services are `<rootDir>/apps/<name>/dist/main.js`, logs go under `<rootDir>/.sluice/logs`. */
@@ -46,20 +19,32 @@ export interface LocalClusterOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Use this NATS server instead of the configured one (`nats.url` / NATS_URL) or an embedded one. */
   readonly natsUrl?: string;
-  /** Which services to start, in order (default all of SERVICE_NAMES). */
+  /** Which services to start, in order (default all of SERVICE_NAMES); the worker as `worker.processes` processes. */
   readonly services?: readonly ServiceName[];
-  /** Where `<service>.log` and `nats.log` are appended (default `<rootDir>/.sluice/logs`). */
+  /** Where `<process>.log` (`worker-0.log`, `router.log`, …) and `nats.log` are appended (default `<rootDir>/.sluice/logs`). */
   readonly logDir?: string;
   /** Working directory of the services (default process.cwd(), so relative `--config` paths resolve alike). */
   readonly cwd?: string;
-  /** Each line a service writes (stdout and stderr). */
-  readonly onLine?: (service: ServiceName, line: string) => void;
+  /** Each line a service writes (stdout and stderr); `process` tells worker processes apart. */
+  readonly onLine?: (service: ServiceName, line: string, process: string) => void;
   /** NATS is up (before any service starts). */
   readonly onNatsReady?: (nats: { readonly url: string; readonly kind: NatsKind; readonly pid?: number }) => void;
-  /** A service answered /readyz with 200. */
+  /** A process answered /readyz with 200: at start-up, and again after each restart. */
   readonly onReady?: (service: ServiceInfo) => void;
-  /** A service exited after it was ready and before stop() was called. The cluster keeps the others running. */
+  /**
+   * A process exited after it was ready, before stop() was called, and stays down: restart is
+   * off, or the supervisor gave up on it (`exit.gaveUp`). The cluster keeps the others running.
+   */
   readonly onExit?: (exit: ServiceExit) => void;
+  /** A process exited after it was ready, before stop() was called, and will be started again after `delayMs`. */
+  readonly onRestart?: (event: RestartEvent) => void;
+  /**
+   * Restart a process that exits after it was ready (default true), on `restartPolicy`'s backoff;
+   * false leaves it down and reports it through onExit.
+   */
+  readonly restart?: boolean;
+  /** The backoff (default DEFAULT_RESTART_POLICY: 250 ms doubling to 8 s, reset after 30 s up, give up after 5 failed starts). */
+  readonly restartPolicy?: Partial<RestartPolicy>;
   /** The script each service runs (default `<rootDir>/apps/<name>/dist/main.js`); tests use stand-ins. */
   readonly serviceEntry?: (name: ServiceName) => string;
   /**
@@ -73,7 +58,7 @@ export interface LocalClusterOptions {
   /** How long stop() waits after SIGTERM before SIGKILL (default 8 s). */
   readonly stopTimeoutMs?: number;
   /** How an embedded NATS server is started (binary, Docker fallback, image). */
-  readonly nats?: Omit<StartNatsOptions, 'url' | 'logFile'>;
+  readonly nats?: Omit<StartNatsOptions, 'url' | 'logFile' | 'port'>;
   /** Aborting during start-up stops what was started and rejects with the abort reason. */
   readonly signal?: AbortSignal;
 }
@@ -83,52 +68,34 @@ export interface LocalCluster {
   readonly natsKind: NatsKind;
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback). */
   readonly gatewayUrl: string;
+  /** Every process as it first became ready (`name` is the service, `process` tells workers apart); processes() has the current pids. */
   readonly services: readonly ServiceInfo[];
-  /** The resolved config, with the ports actually used (port 0 is replaced by a free port). */
+  /** The resolved config, with the ports actually used (port 0 is replaced by a free port; worker-0's in `worker.port`). */
   readonly config: SluiceConfig;
-  /** The exact arguments every service got (configArgs plus any chosen ports). */
+  /** The exact arguments every service got (configArgs plus any chosen ports); worker-i past the first also gets its own `--worker.port`. */
   readonly serviceArgs: readonly string[];
   readonly logDir: string;
-  /** SIGTERM all services, SIGKILL after stopTimeoutMs, then stop NATS. Idempotent. */
+  /** Every process now, in start order (worker-0 … worker-(N-1), router, flow-controller, admission, gateway), with its current pid, state and restart count. */
+  processes(): readonly ClusterProcess[];
+  /**
+   * Sends `signal` to the named process (`router`, `worker-1`; SIGSTOP and SIGCONT included) and
+   * returns the pid signalled. Throws an Error naming the known processes for an unknown name, and
+   * one saying so for a process that is not running (between a crash and its restart).
+   */
+  signal(name: string, signal: NodeJS.Signals): number;
+  /**
+   * Stops the NATS server the launcher started (binary or container), waits downMs and starts it
+   * again on the same URL; resolves once it answers. The services reconnect on their own and
+   * report not-ready on /readyz meanwhile. Rejects when NATS is external (nats.url, NATS_URL,
+   * natsUrl), when a restart is already under way, and when the cluster is stopping.
+   */
+  restartNats(downMs: number): Promise<void>;
+  /** Cancels pending restarts, SIGTERMs all services, SIGKILLs after stopTimeoutMs, then stops NATS. Idempotent. */
   stop(): Promise<void>;
-}
-
-/** A service did not come up: it exited, timed out, or its port is taken. */
-export class ClusterStartError extends Error {
-  override readonly name = 'ClusterStartError';
-
-  constructor(
-    message: string,
-    readonly service?: ServiceName,
-    readonly logTail: readonly string[] = [],
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-  }
-}
-
-interface Running {
-  readonly name: ServiceName;
-  readonly child: ChildProcess;
-  readonly log: OutputLog;
-  readonly url: string;
-  ready: boolean;
 }
 
 function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException('startup aborted', 'AbortError');
-}
-
-/**
- * A port this launcher picked for a service (port 0 in the config) was bound by another process
- * between the pick and the service's listen: a race with whatever else runs on the machine (other
- * clusters of a parallel test run, outgoing connections taking ephemeral ports), not a fault of
- * the config, so startLocalCluster tries again with fresh ports.
- */
-export class ChosenPortTakenError extends ClusterStartError {
-  constructor(cause: ClusterStartError) {
-    super(cause.message, cause.service, cause.logTail, { cause });
-  }
 }
 
 /** How often a start that lost a picked port to another process is tried in all. */
@@ -136,11 +103,12 @@ const PORT_RACE_ATTEMPTS = 3;
 
 /**
  * Starts NATS (unless one is configured) and the services as child processes of this one, and
- * resolves once every service answers /readyz. On any failure everything started so far is stopped
+ * resolves once every process answers /readyz. On any failure everything started so far is stopped
  * before the promise rejects: ConfigError (bad config, nothing started), NatsUnavailableError,
  * ClusterStartError, or the abort reason. `sluice up` and the integration tests both use this.
  * A start that lost a port it picked itself (port 0) to another process is tried again with new
  * ports, up to PORT_RACE_ATTEMPTS times; a port given in the config is never retried.
+ * Once up, each process is supervised: one that exits is started again (see `restart`).
  */
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   for (let attempt = 1; ; attempt++) {
@@ -152,42 +120,12 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   }
 }
 
-async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
-  const rootDir = resolve(options.rootDir);
-  const names = options.services ?? SERVICE_NAMES;
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
-  const args = [...(options.configArgs ?? [])];
-  const logDir = resolve(options.logDir ?? join(rootDir, '.sluice', 'logs'));
-  const entry = options.serviceEntry ?? ((name: ServiceName) => join(rootDir, 'apps', name, 'dist', 'main.js'));
-  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-  const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
-  const { signal } = options;
-
-  // Bad config fails here, before anything starts (ConfigError).
-  const config = loadConfig({ env, argv: args });
-
-  const missing = names.map(entry).filter((file) => !existsSync(file));
-  if (missing.length > 0) {
-    throw new ClusterStartError(`not built: ${missing.join(', ')} missing. Run \`npm run build\` (or \`npm start\`, which builds when needed).`);
-  }
-
-  // Port 0 means "any free port": pick one now so the services and the caller agree on it.
-  const picked = new Set<ServiceName>();
-  for (const name of names) {
-    const key = SERVICE_CONFIG_KEYS[name];
-    const section = config[key];
-    if (section.port === 0) {
-      picked.add(name);
-      section.port = await freePort(section.host);
-      args.push(`--${key}.port=${section.port}`);
-    }
-  }
-  // A port someone else already serves would answer /readyz for a service that failed to bind.
+/** A port someone else already serves would answer /readyz for a process that failed to bind. */
+async function refuseBusyPorts(processes: readonly PlannedProcess[]): Promise<void> {
   const taken = await Promise.all(
-    names.map(async (name) => {
-      const { host, port } = config[SERVICE_CONFIG_KEYS[name]];
-      return (await canConnect(host, port, 500)) ? `${SERVICE_CONFIG_KEYS[name]}.port ${port} (${name}) on ${host}` : undefined;
-    }),
+    processes.map(async ({ name, service, host, port }) =>
+      (await canConnect(host, port, 500)) ? `${SERVICE_CONFIG_KEYS[service]}.port ${port} (${name}) on ${host}` : undefined,
+    ),
   );
   const busy = taken.filter((t): t is string => t !== undefined);
   if (busy.length > 0) {
@@ -196,125 +134,127 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         'Stop it (an earlier `sluice up`?) or choose other ports, e.g. --gateway.port=8081.',
     );
   }
+}
+
+async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
+  const rootDir = resolve(options.rootDir);
+  const names = options.services ?? SERVICE_NAMES;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  const logDir = resolve(options.logDir ?? join(rootDir, '.sluice', 'logs'));
+  const entry = options.serviceEntry ?? ((name: ServiceName) => join(rootDir, 'apps', name, 'dist', 'main.js'));
+  const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 8_000;
+  const policy: RestartPolicy = { ...DEFAULT_RESTART_POLICY, ...options.restartPolicy };
+  const { signal } = options;
+
+  // Bad config fails here, before anything starts (ConfigError).
+  const config = loadConfig({ env, argv: options.configArgs ?? [] });
+
+  const missing = names.map(entry).filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    throw new ClusterStartError(`not built: ${missing.join(', ')} missing. Run \`npm run build\` (or \`npm start\`, which builds when needed).`);
+  }
+
+  // Port 0 means "any free port": pick one now so the services and the caller agree on it.
+  const plan = await planProcesses(names, config, options.configArgs ?? [], (count, host) => freePorts(count, host));
+  await refuseBusyPorts(plan.processes);
   if (signal?.aborted) throw abortError(signal);
 
-  const nats: NatsServerHandle = await startNats({
-    ...options.nats,
-    url: options.natsUrl ?? config.nats.url,
-    logFile: join(logDir, 'nats.log'),
-    env,
-  });
+  const nats = await ClusterNats.start({ ...options.nats, url: options.natsUrl ?? config.nats.url, logFile: join(logDir, 'nats.log'), env });
   if (signal?.aborted) {
     await nats.stop();
     throw abortError(signal);
   }
   options.onNatsReady?.({ url: nats.url, kind: nats.kind, ...(nats.pid !== undefined ? { pid: nats.pid } : {}) });
 
-  const running: Running[] = [];
+  const running: SupervisedProcess[] = [];
+  /** Aborts a NATS restart's down time when the cluster stops. */
+  const stopController = new AbortController();
+  let natsRestart: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
-  let stopRequested = false;
   const stop = (): Promise<void> => {
-    stopRequested = true;
     stopping ??= (async () => {
+      stopController.abort();
+      await natsRestart?.catch(() => undefined);
       // Downstream first (gateway … worker), all signalled at once; each gets stopTimeoutMs.
-      await Promise.all([...running].reverse().map((r) => terminate(r.child, stopTimeoutMs)));
-      await Promise.all(running.map((r) => r.log.settled(500)));
+      await Promise.all([...running].reverse().map((p) => p.stop(stopTimeoutMs)));
       await nats.stop();
-      await Promise.all(running.map((r) => r.log.close()));
+      await Promise.all(running.map((p) => p.closeLog()));
     })();
     return stopping;
   };
 
   const childEnv: NodeJS.ProcessEnv = { ...env, NATS_URL: nats.url };
-  const spawnService = (name: ServiceName): Running => {
-    const { host, port } = config[SERVICE_CONFIG_KEYS[name]];
-    const logFile = join(logDir, `${name}.log`);
-    const log = new OutputLog(logFile, 20, options.onLine && ((line) => options.onLine?.(name, line)));
-    const script = entry(name);
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: false,
-    });
-    trackChild(child);
-    child.on('error', () => undefined); // reported through the exit check below
-    log.note(`--- ${new Date().toISOString()} pid ${child.pid ?? '?'}: node ${script} ${args.join(' ')}`);
-    log.attach(child.stdout);
-    log.attach(child.stderr);
-    const service: Running = { name, child, log, url: `http://${urlHostPort(host, port)}`, ready: false };
-    child.once('exit', (code, sig) => {
-      if (!service.ready || stopRequested) return;
-      void log.settled(500).then(() => {
-        if (!stopRequested) options.onExit?.({ name, code, signal: sig, logTail: log.tail(), logFile });
-      });
-    });
-    running.push(service);
-    return service;
+  const spawnProcess = (planned: PlannedProcess): SupervisedProcess => {
+    const { name, service, host, port } = planned;
+    const supervised = SupervisedProcess.start(
+      {
+        name,
+        service,
+        script: entry(service),
+        args: [...plan.sharedArgs, ...planned.args],
+        url: `http://${urlHostPort(host, port)}`,
+        logFile: join(logDir, `${name}.log`),
+        cwd: options.cwd ?? process.cwd(),
+        env: childEnv,
+      },
+      {
+        restart: options.restart ?? true,
+        policy,
+        ...(options.onLine ? { onLine: (line: string) => options.onLine?.(service, line, name) } : {}),
+        ...(options.onReady ? { onReady: options.onReady } : {}),
+        ...(options.onRestart ? { onRestart: options.onRestart } : {}),
+        ...(options.onExit ? { onExit: options.onExit } : {}),
+      },
+    );
+    running.push(supervised);
+    return supervised;
   };
 
   const deadline = Date.now() + readyTimeoutMs;
-  const aborted = new Promise<void>((resolveAbort) => signal?.addEventListener('abort', () => resolveAbort(), { once: true }));
-  const waitReady = async (service: Running): Promise<void> => {
-    const { child, log, name } = service;
-    const exited = new Promise<void>((resolveExit) => {
-      if (!isRunning(child)) resolveExit();
-      child.once('exit', () => resolveExit());
-    });
-    for (;;) {
-      if (signal?.aborted) throw abortError(signal);
-      if (!isRunning(child) || child.pid === undefined) {
-        await log.settled();
-        throw new ClusterStartError(
-          `${name} exited before it was ready (${describeExit(child.exitCode, child.signalCode)}); last lines of ${log.path}:\n${formatTail(log.tail())}`,
-          name,
-          log.tail(),
-        );
-      }
-      try {
-        const timeout = AbortSignal.timeout(1_000);
-        const res = await fetch(`${service.url}/readyz`, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
-        await res.body?.cancel();
-        if (res.status === 200) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) {
-        throw new ClusterStartError(
-          `${name} was not ready within ${readyTimeoutMs} ms (GET ${service.url}/readyz); last lines of ${log.path}:\n${formatTail(log.tail())}`,
-          name,
-          log.tail(),
-        );
-      }
-      await Promise.race([delay(50), exited, aborted]);
-    }
-    service.ready = true;
-    options.onReady?.({ name, pid: child.pid ?? -1, url: service.url, logFile: log.path ?? '' });
-  };
-
+  const waitReady = (p: SupervisedProcess): Promise<void> => p.waitFirstReady(deadline, readyTimeoutMs, signal);
   try {
     if (options.parallel ?? true) {
-      const services = names.map(spawnService);
-      await Promise.all(services.map(waitReady));
+      const started = plan.processes.map(spawnProcess);
+      await Promise.all(started.map(waitReady));
     } else {
-      for (const name of names) await waitReady(spawnService(name));
+      for (const planned of plan.processes) await waitReady(spawnProcess(planned));
     }
   } catch (error) {
     await stop();
     if (signal?.aborted) throw abortError(signal);
-    const lostPickedPort = error instanceof ClusterStartError && error.service !== undefined && picked.has(error.service) && error.logTail.some((line) => line.includes('EADDRINUSE'));
+    const lostPickedPort =
+      error instanceof ClusterStartError &&
+      plan.processes.some((p) => p.picked && p.name === error.process) &&
+      error.logTail.some((line) => line.includes('EADDRINUSE'));
     throw lostPickedPort ? new ChosenPortTakenError(error) : error;
   }
 
+  const find = (name: string): SupervisedProcess => {
+    const found = running.find((p) => p.name === name);
+    if (!found) throw new Error(`unknown process "${name}"; this cluster runs: ${running.map((p) => p.name).join(', ')}`);
+    return found;
+  };
   const gateway = config.gateway;
   return {
     natsUrl: nats.url,
     natsKind: nats.kind,
     gatewayUrl: `http://${urlHostPort(gateway.host, gateway.port)}`,
-    services: running.map((r) => ({ name: r.name, pid: r.child.pid ?? -1, url: r.url, logFile: r.log.path ?? '' })),
+    services: running.map((p) => p.serviceInfo()),
     config,
-    serviceArgs: args,
+    serviceArgs: plan.sharedArgs,
     logDir,
+    processes: () => running.map((p) => p.info()),
+    signal: (name, sig) => find(name).signal(sig),
+    restartNats: async (downMs) => {
+      if (!Number.isFinite(downMs) || downMs < 0) throw new RangeError(`restartNats: downMs must be a finite number ≥ 0, got ${downMs}`);
+      if (stopping) throw new Error('restartNats: the cluster is stopping');
+      if (natsRestart) throw new Error('restartNats: a NATS restart is already under way');
+      natsRestart = nats.restart(downMs, stopController.signal).finally(() => {
+        natsRestart = undefined;
+      });
+      return natsRestart;
+    },
     stop,
   };
 }

@@ -1,0 +1,105 @@
+import type { SluiceConfig } from '@sluice/config';
+import { ClusterStartError } from './cluster-errors.js';
+import { SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
+
+/** One process the launcher will run, and the port it will serve on. */
+export interface PlannedProcess {
+  /** The service's name, or `worker-<i>` for each of the `worker.processes` worker processes. */
+  readonly name: string;
+  readonly service: ServiceName;
+  readonly host: string;
+  readonly port: number;
+  /** The launcher chose the port (port 0 in the config): losing it to another process is a race, worth a retry. */
+  readonly picked: boolean;
+  /** Flags for this process only, after the shared ones (of a key given twice, the last wins). */
+  readonly args: readonly string[];
+}
+
+export interface ProcessPlan {
+  readonly processes: readonly PlannedProcess[];
+  /** The flags every process gets: the caller's plus the ports chosen for port 0. */
+  readonly sharedArgs: readonly string[];
+}
+
+/** `worker-0`, `worker-1`, …: even a single worker process is numbered, so names do not change with the count. */
+export function workerProcessName(index: number): string {
+  return `worker-${index}`;
+}
+
+/** Hands out `count` distinct free ports on `host` (net.freePorts; tests pass a fake). */
+export type PickPorts = (count: number, host: string) => Promise<number[]>;
+
+/**
+ * The processes of `services`, in that order, with their ports: a service's configured port, or
+ * a free one for port 0, written back into `config` (so the caller and the services agree on it)
+ * and passed on as a shared flag. The worker runs `worker.processes` processes: worker-0 on
+ * `worker.port`, worker-i on `worker.port + i`, or each on a free port when `worker.port` is 0;
+ * each worker-i past the first gets its own `--worker.port` flag.
+ */
+export async function planProcesses(services: readonly ServiceName[], config: SluiceConfig, args: readonly string[], pickPorts: PickPorts): Promise<ProcessPlan> {
+  const sharedArgs = [...args];
+  const counts = services.map((service) => (service === 'worker' ? config.worker.processes : 1));
+
+  // All free ports of one host in one call, so they are distinct.
+  const wanted = new Map<string, number>();
+  services.forEach((service, i) => {
+    const { host, port } = config[SERVICE_CONFIG_KEYS[service]];
+    if (port === 0) wanted.set(host, (wanted.get(host) ?? 0) + (counts[i] ?? 1));
+  });
+  const free = new Map<string, number[]>();
+  for (const [host, count] of wanted) free.set(host, await pickPorts(count, host));
+  const take = (host: string): number => {
+    const port = free.get(host)?.shift();
+    if (port === undefined) throw new Error(`no free port left on ${host}`);
+    return port;
+  };
+
+  const processes: PlannedProcess[] = [];
+  services.forEach((service, i) => {
+    const key = SERVICE_CONFIG_KEYS[service];
+    const section = config[key];
+    const { host } = section;
+    const picked = section.port === 0;
+    const count = counts[i] ?? 1;
+    const ports = picked ? Array.from({ length: count }, () => take(host)) : Array.from({ length: count }, (_, p) => section.port + p);
+    const first = ports[0] ?? 0;
+    if (picked) {
+      section.port = first;
+      sharedArgs.push(`--${key}.port=${first}`);
+    }
+    ports.forEach((port, p) => {
+      const name = service === 'worker' ? workerProcessName(p) : service;
+      processes.push({ name, service, host, port, picked, args: p === 0 ? [] : [`--${key}.port=${port}`] });
+    });
+  });
+  checkDistinct(processes);
+  return { processes, sharedArgs };
+}
+
+/** worker.port + i may run past the last port, or into another service's port on the same address. */
+function checkDistinct(processes: readonly PlannedProcess[]): void {
+  const byAddress = new Map<string, PlannedProcess>();
+  for (const proc of processes) {
+    if (proc.port > 65_535) {
+      throw new ClusterStartError(
+        `${proc.name} would listen on port ${proc.port} (worker.port + its index), past 65535; choose a lower worker.port or 0 (free ports)`,
+        proc.service,
+        [],
+        { process: proc.name },
+      );
+    }
+    const address = `${proc.host}:${proc.port}`;
+    const other = byAddress.get(address);
+    if (other) {
+      throw new ClusterStartError(
+        `${proc.name} and ${other.name} would both listen on ${address}` +
+          `${proc.service === 'worker' || other.service === 'worker' ? ' (worker-i listens on worker.port + i)' : ''}; ` +
+          'give them distinct ports, or 0 for free ones',
+        proc.service,
+        [],
+        { process: proc.name },
+      );
+    }
+    byAddress.set(address, proc);
+  }
+}
