@@ -12,6 +12,20 @@ export interface ClusterState {
   readonly gatewayUrl: string;
   /** The cluster's resolved config, so `sluice run` can record what produced its report. */
   readonly config?: unknown;
+  /** Each service process with its pid, rewritten whenever a restarted one is ready (a chaos run in another terminal signals them). */
+  readonly processes?: readonly ClusterStateProcess[];
+}
+
+export interface ClusterStateProcess {
+  /** `gateway`, `router`, …, `worker-0`, `worker-1`, … */
+  readonly name: string;
+  /** The service kind (`worker` for every worker process). */
+  readonly service: string;
+  readonly pid: number;
+  /** `http://host:port` of its /readyz and /metrics. */
+  readonly url: string;
+  /** How often the supervisor has started it again. */
+  readonly restarts: number;
 }
 
 export const clusterStateFile = (rootDir: string): string => join(rootDir, '.sluice', 'cluster.json');
