@@ -30,8 +30,8 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
 
-  it('starts everything, prints the gateway URL, and stops cleanly on SIGINT', async () => {
-    const child = spawn(process.execPath, [CLI, 'up', '--no-demo', ...FREE_PORTS, '--worker.instances=2'], {
+  it('starts everything (two worker processes), prints the gateway URL, restarts a killed worker, and stops cleanly on SIGINT', async () => {
+    const child = spawn(process.execPath, [CLI, 'up', '--no-demo', ...FREE_PORTS, '--worker.processes=2', '--worker.instances=1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -40,28 +40,51 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const lines: string[] = [];
     const gatewayUrl = await new Promise<string>((resolve, reject) => {
+      let url = '';
       createInterface({ input: child.stdout }).on('line', (line) => {
         lines.push(line);
         const pid = /pid (\d+)/.exec(line)?.[1];
         if (pid) pids.push(Number(pid));
         const up = /^sluice is up: gateway (http:\/\/\S+) \(Ctrl-C to stop\)$/.exec(line);
-        if (up?.[1]) resolve(up[1]);
+        if (up?.[1]) url = up[1];
+        if (url && line.startsWith('  logs: ')) resolve(url); // the last line of the banner
       });
       child.once('exit', (code) => reject(new Error(`sluice up exited with ${code}:\n${lines.join('\n')}\n${stderr}`)));
     });
 
-    for (const name of ['nats', 'worker', 'router', 'flow-controller', 'admission', 'gateway']) {
+    for (const name of ['nats', 'worker-0', 'worker-1', 'router', 'flow-controller', 'admission', 'gateway']) {
       expect(lines.some((l) => l.startsWith(`  ✓ ${name} `))).toBe(true);
     }
+    expect(lines).toContain('  workers: worker-0, worker-1 (2 × 1 instance); a process that exits is restarted');
     expect(lines.join('\n')).not.toContain('\u001b[');
     expect((await fetch(`${gatewayUrl}/readyz`)).status).toBe(200);
 
     // Another command finds the cluster through the state file `up` wrote, with no URL given.
-    expect(readClusterState(REPO_ROOT)).toMatchObject({ pid: child.pid, gatewayUrl });
+    const state = readClusterState(REPO_ROOT);
+    expect(state).toMatchObject({ pid: child.pid, gatewayUrl });
+    expect(state?.processes?.map((p) => p.name)).toEqual(['worker-0', 'worker-1', 'router', 'flow-controller', 'admission', 'gateway']);
     let faults = '';
     const code = await runCli(['worker', 'faults', '--json'], { stdout: { write: (c: string) => (faults += c) }, env: {}, rootDir: REPO_ROOT });
     expect(code).toBe(0);
     expect(Object.keys(JSON.parse(faults) as object)).toHaveLength(2);
+
+    // kill -9 of a worker: `up` says it restarts it, and the state file gets the new pid once it is ready.
+    const killed = state!.processes!.find((p) => p.name === 'worker-1')!.pid;
+    process.kill(killed, 'SIGKILL');
+    const restarted = await new Promise<number>((resolve, reject) => {
+      const deadline = Date.now() + 10_000;
+      const check = () => {
+        const pid = readClusterState(REPO_ROOT)?.processes?.find((p) => p.name === 'worker-1')?.pid;
+        const reported = stderr.includes('  ↻ worker-1 exited (signal SIGKILL); restarting in 250 ms (attempt 1)');
+        const readyAgain = lines.filter((l) => l.startsWith('  ✓ worker-1 ')).length === 2;
+        if (pid !== undefined && pid !== killed && reported && readyAgain) resolve(pid);
+        else if (Date.now() > deadline) reject(new Error(`worker-1 not restarted and reported within 10 s:\n${stderr}`));
+        else setTimeout(check, 50);
+      };
+      check();
+    });
+    pids.push(restarted);
+    expect(lines.some((l) => l.startsWith('  ✓ worker-1 ') && new RegExp(`pid ${restarted}\\b`).test(l))).toBe(true);
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const t0 = Date.now();
@@ -70,7 +93,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(existsSync(clusterStateFile(REPO_ROOT))).toBe(false);
     expect(lines).toContain('stopping…');
-    expect(pids.length).toBeGreaterThanOrEqual(6); // the CLI, five services and nats-server unless NATS_URL is set
+    expect(pids.length).toBeGreaterThanOrEqual(8); // the CLI, six processes, the restarted worker-1, and nats-server unless NATS_URL is set
     expect(pids.filter(alive)).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import {
   startLocalCluster,
   type LocalCluster,
   type NatsKind,
+  type RestartEvent,
   type ServiceExit,
   type ServiceInfo,
 } from '@sluice/launcher';
@@ -21,14 +22,19 @@ Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if
 local nats-server, else a Docker container) and the worker, router, flow-controller, admission
 and gateway services as child processes. Ctrl-C stops everything.
 
+The worker runs as worker.processes processes (worker-0, worker-1, …; worker-i on worker.port + i,
+or free ports with --worker.port=0), each hosting worker.instances instances. A process that exits
+is restarted after 250 ms, doubling to 8 s while it keeps crashing; one that fails to start 5 times
+in a row is left down. Pids are in .sluice/cluster.json.
+
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
   --no-demo           do not run the demo workload (examples/workloads/quickstart.yaml, about a minute)
   --demo-workload F   run this workload as the demo instead
-  --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.instances=8
+  --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.processes=2
   -h, --help          this text
 
-Service logs are appended to .sluice/logs/<service>.log in the repo.`;
+Service logs are appended to .sluice/logs/<process>.log in the repo (router.log, worker-0.log, …).`;
 
 /** How long after a signal `up` waits for the services before it gives up on them. */
 const STOP_DEADLINE_MS = 9_500;
@@ -100,10 +106,30 @@ export const upCommand: Command = {
     const onExit = (exit: ServiceExit): void => {
       setTimeout(() => {
         if (stopping) return;
-        const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? '?'}`;
-        err.line(err.red(`  ✗ ${exit.name} exited (${how}); the other services keep running. Last lines of ${exit.logFile}:`));
+        const what = exit.gaveUp
+          ? `failed to start ${exit.gaveUp.startFailures} times in a row (last: ${howItExited(exit)}); not restarted again`
+          : `exited (${howItExited(exit)})`;
+        err.line(err.red(`  ✗ ${exit.process} ${what}; the other services keep running. Last lines of ${exit.logFile}:`));
         for (const line of exit.logTail) err.line(`      ${line}`);
       }, EXIT_REPORT_DELAY_MS).unref();
+    };
+
+    const onRestart = (event: RestartEvent): void => {
+      setTimeout(() => {
+        if (stopping) return;
+        err.line(err.yellow(`  ↻ ${restartLine(event)}`));
+      }, EXIT_REPORT_DELAY_MS).unref();
+    };
+
+    // Another terminal (a chaos run) finds the processes here; a restart changes a pid.
+    const saveState = (up: LocalCluster): void => {
+      const processes = up.processes().map(({ name, service, pid, url, restarts }) => ({ name, service, pid, url, restarts }));
+      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: up.natsUrl, gatewayUrl: up.gatewayUrl, config: up.config, processes });
+    };
+    const onReady = (s: ServiceInfo): void => {
+      out.line(`  ${out.green('✓')} ${row(s.process, `pid ${s.pid}`, s.url)}`);
+      // Once up, a process is ready again after a restart: its new pid goes to the state file.
+      if (cluster && !stopping) saveState(cluster);
     };
 
     try {
@@ -114,7 +140,8 @@ export const upCommand: Command = {
           signal: controller.signal,
           onNatsReady: (nats) =>
             out.line(`  ${out.green('✓')} ${row('nats', nats.pid === undefined ? '' : `pid ${nats.pid}`, `${nats.url}  ${out.dim(`(${NATS_ORIGIN[nats.kind]})`)}`)}`),
-          onReady: (s: ServiceInfo) => out.line(`  ${out.green('✓')} ${row(s.name, `pid ${s.pid}`, s.url)}`),
+          onReady,
+          onRestart,
           onExit,
         });
       } catch (error) {
@@ -128,7 +155,7 @@ export const upCommand: Command = {
         return await finished;
       }
 
-      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: cluster.natsUrl, gatewayUrl: cluster.gatewayUrl, config: cluster.config });
+      saveState(cluster);
       const model = cluster.config.worker.model;
       out.line('');
       out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));
@@ -136,7 +163,10 @@ export const upCommand: Command = {
         `  try: curl -N ${cluster.gatewayUrl}/v1/chat/completions -H 'content-type: application/json' ` +
           `-d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello!"}]}'`,
       );
-      out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<service>.log`);
+      const workers = cluster.processes().filter((p) => p.service === 'worker');
+      const { instances } = cluster.config.worker;
+      out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
+      out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
       if (demo) await runDemo(cluster, demo, ctx, () => stopping);
       return await finished;
     } finally {
@@ -146,6 +176,15 @@ export const upCommand: Command = {
     }
   },
 };
+
+function howItExited(exit: ServiceExit): string {
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? '?'}`;
+}
+
+/** "router exited (signal SIGKILL); restarting in 250 ms (attempt 1)". */
+function restartLine(event: RestartEvent): string {
+  return `${event.name} exited (${howItExited(event.exit)}); restarting in ${event.delayMs} ms (attempt ${event.attempt})`;
+}
 
 /** The quickstart workload through the fresh cluster; the cluster keeps running afterwards. */
 async function runDemo(cluster: LocalCluster, workloadFile: string, ctx: CliContext, stopped: () => boolean): Promise<void> {
