@@ -22,8 +22,8 @@ export interface ProcessSpec {
 
 /**
  * starting: spawned, not yet ready; ready: answered /readyz 200; restarting: exited, a restart is
- * scheduled; exited: exited and not restarted (restart disabled); failed: the supervisor gave up
- * on it; stopped: stop() was called.
+ * scheduled; exited: exited with no restart scheduled (restart is off, or for the moment between
+ * the exit and the decision); failed: the supervisor gave up on it; stopped: stop() was called.
  */
 export type ProcessState = 'starting' | 'ready' | 'restarting' | 'exited' | 'failed' | 'stopped';
 
