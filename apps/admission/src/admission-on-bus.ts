@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
-import { type ServiceContext } from '@sluice/service';
+import { type RequestIntake, type ServiceContext } from '@sluice/service';
 import { subjects, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision } from '@sluice/policies';
-import type { AdmissionEffects } from '@sluice/stages';
+import type { AdmissionEffects, HandBack, HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { AdmissionMetrics } from './admission.metrics.js';
 
@@ -13,7 +13,7 @@ export interface AdmissionCarried {
   readonly receivedAt: number;
 }
 
-type Refused = (request: InferenceRequest, carried: AdmissionCarried, message: string) => void;
+type Refused = (request: InferenceRequest, carried: AdmissionCarried, message: string, why: HandoffFailure) => void;
 
 /**
  * The admission core's effects on the bus: the decision as span attributes and metrics, the
@@ -24,6 +24,7 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     private readonly service: ServiceContext,
     private readonly metrics: AdmissionMetrics,
     private readonly logger: Logger,
+    private readonly intake: RequestIntake,
     private readonly refused: Refused,
   ) {}
 
@@ -35,6 +36,7 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
         'messaging.system': 'nats',
         'messaging.destination.name': subjects.admissionSubmit(),
         'sluice.request.id': request.id,
+        'sluice.request.attempt': request.attempt,
         'sluice.slo_class': request.sloClass,
         'sluice.admission.cost': request.inputTokens,
       },
@@ -59,12 +61,18 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     void handoffInSpan(this.service.bus, subjects.flowSubmit(), request, span).then((result) => {
       if (result.ok) return span.end();
       span.setStatus({ code: SpanStatusCode.ERROR, message: 'flow-controller did not ack' });
-      this.refused(request, carried, result.message); // the core ends it: reject, which ends the span
+      this.refused(request, carried, result.message, result.why); // the core ends it or hands it back, which ends the span
     });
   }
 
   reject(request: InferenceRequest, { span }: AdmissionCarried, reason: OutcomeReason, message: string): void {
     sendErrorFrame(this.service.bus, request, 'admission', reason, message);
+    span.end();
+  }
+
+  handBack(request: InferenceRequest, { span }: AdmissionCarried, back: HandBack): void {
+    span.addEvent('handed_back', { 'sluice.migration.reason': back.reason, 'sluice.migration.resume_at': back.resumeAt });
+    this.intake.handBack(request, back);
     span.end();
   }
 

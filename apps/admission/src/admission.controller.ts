@@ -7,6 +7,7 @@ import {
   type BusyThresholdEntry,
   type BusyThresholdList,
   type BusyThresholdUpdate,
+  type CancelRequest,
   type InferenceRequest,
   type KvEvent,
   type LifecycleEvent,
@@ -33,6 +34,11 @@ export class AdmissionController {
   @MessagePattern(subjects.admissionSubmit())
   submit(@Payload() request: InferenceRequest): void {
     this.admission.admit(request);
+  }
+
+  @EventPattern<string>(subjects.requestCancel())
+  cancel(@Payload() cancel: CancelRequest): void {
+    this.admission.onCancel(cancel);
   }
 
   @EventPattern(subjectPatterns.allWorkerLifecycle)

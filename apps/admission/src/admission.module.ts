@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/service';
+import { REQUEST_CANCEL_ROUTE, WORKER_EVENT_ROUTES, type InboundRoute } from '@sluice/service';
 import { BusyThresholdUpdateSchema, InferenceRequestSchema, SetAdmissionPolicySchema, queueGroups, subjects } from '@sluice/contracts';
 import { z } from 'zod';
 import { AdmissionController } from './admission.controller.js';
@@ -11,6 +11,7 @@ import { AdmissionService } from './admission.service.js';
  */
 export const ADMISSION_ROUTES = new Map<string, InboundRoute>([
   [subjects.admissionSubmit(), { schema: InferenceRequestSchema, queue: queueGroups.admission, kind: 'handoff' }],
+  REQUEST_CANCEL_ROUTE,
   WORKER_EVENT_ROUTES.lifecycle,
   WORKER_EVENT_ROUTES.load,
   WORKER_EVENT_ROUTES.kv,

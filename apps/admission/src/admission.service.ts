@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
+import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type {
   AdmissionPolicyState,
   BusyThresholdEntry,
   BusyThresholdList,
   BusyThresholdUpdate,
+  CancelRequest,
   InferenceRequest,
   KvEvent,
   LifecycleEvent,
@@ -29,12 +30,16 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
   private readonly timers: WakeUpTimers<AdmissionWakeUp>;
   private readonly onBus: AdmissionOnBus;
   private readonly metrics: AdmissionMetrics;
+  private readonly intake: RequestIntake;
 
   constructor(@Inject(SERVICE_CONTEXT) service: ServiceContext<SluiceConfig>) {
     const { admission, models } = service.config;
     this.metrics = new AdmissionMetrics(service.metrics);
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
-    this.onBus = new AdmissionOnBus(service, this.metrics, this.logger, (request, carried, message) => this.stage.handoffRefused(request, carried, message));
+    this.intake = new RequestIntake(service, 'admission');
+    this.onBus = new AdmissionOnBus(service, this.metrics, this.logger, this.intake, (request, carried, message, why) => this.stage.handoffRefused(request, carried, message, why));
+    // While the bus is away, silent instances prove nothing (libs/stages, suspendExpiry).
+    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
     this.stage = new AdmissionStage(admissionSettingsFrom(admission, models.map((m) => m.name), 'always'), this.onBus, this.timers);
     this.metrics.showPolicy(this.stage.policyState(), false);
   }
@@ -49,7 +54,12 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
   }
 
   admit(request: InferenceRequest): void {
+    if (!this.intake.take(request)) return; // a duplicate, superseded or cancelled copy
     this.stage.submit(request, epochMicros(), this.onBus.received(request));
+  }
+
+  onCancel(cancel: CancelRequest): void {
+    this.intake.cancel(cancel);
   }
 
   onLifecycle(event: LifecycleEvent): void {

@@ -1,8 +1,8 @@
 import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
-import { type ServiceContext } from '@sluice/service';
+import { type RequestIntake, type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
-import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease } from '@sluice/stages';
+import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
 import type { FlowControlMetrics } from './flow-control.metrics.js';
 
@@ -13,7 +13,7 @@ export interface FlowCarried {
   readonly receivedAt: number;
 }
 
-type Refused = (request: InferenceRequest, carried: FlowCarried, message: string) => void;
+type Refused = (request: InferenceRequest, carried: FlowCarried, message: string, why: HandoffFailure) => void;
 
 const flowLabels = (request: InferenceRequest) => ({ fairness_id: request.fairnessId, priority: String(request.priority) });
 
@@ -31,6 +31,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     private readonly metrics: FlowControlMetrics,
     /** Queue mode (else legacy pass-through, where no request waits and no queue time is observed). */
     private readonly queueing: boolean,
+    private readonly intake: RequestIntake,
     private readonly refused: Refused,
   ) {}
 
@@ -41,6 +42,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
         'messaging.system': 'nats',
         'messaging.destination.name': subjects.flowSubmit(),
         'sluice.request.id': request.id,
+        'sluice.request.attempt': request.attempt,
         'sluice.flow.fairness_id': request.fairnessId,
         'sluice.flow.priority': request.priority,
         'sluice.flow.mode': mode,
@@ -81,7 +83,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
       this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
       if (!result.ok) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'router did not ack' });
-        this.refused(request, carried, result.message);
+        this.refused(request, carried, result.message, result.why);
       }
       span.end();
     });
@@ -102,6 +104,18 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
     span.end(millisFromMicros(now));
     sendErrorFrame(this.service.bus, request, 'flow', reason, message, trace.setSpan(carried.parent, span));
+  }
+
+  /** Given back to its gateway (the router did not answer; shutdown): it re-submits it. */
+  handBack(request: InferenceRequest, carried: FlowCarried, back: HandBack, enqueuedAtUs: Micros | undefined): void {
+    const now = epochMicros();
+    if (enqueuedAtUs !== undefined) {
+      this.left(request, 'handed_back', enqueuedAtUs, now);
+      const span = this.dispatchSpan(request, carried.parent, enqueuedAtUs, { 'sluice.flow.outcome': 'handed_back', 'sluice.migration.reason': back.reason });
+      span.end(millisFromMicros(now));
+    }
+    this.metrics.handoffs.inc({ outcome: 'handed_back' });
+    this.intake.handBack(request, back);
   }
 
   cycleStarted(): void {

@@ -242,17 +242,31 @@ describe('flow control: TTL eviction and shutdown', () => {
     expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="dropped",reason="ttl_expired"')).toBe(1);
   });
 
-  it('on shutdown evicts every queued request with 500', async () => {
+});
+
+describe('flow control: shutdown hands the queue back', () => {
+  let cluster: LocalCluster;
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=10', '--flowController.saturationDetector={type: concurrency-detector, parameters: {maxConcurrency: 1}}'],
+    });
+  });
+  afterAll(() => cluster?.stop());
+
+  it('on SIGTERM every queued request goes back to its gateway, is queued again at the restarted flow controller, and completes', async () => {
     const hold = await occupy(cluster.gatewayUrl);
     const waiting = [complete(cluster.gatewayUrl), complete(cluster.gatewayUrl)];
     await eventually(async () => (await queued(cluster)) === 2, 900, 'two requests queued');
-    process.kill(cluster.services.find((s) => s.name === 'flow-controller')!.pid, 'SIGTERM');
-    const answers = await Promise.all(waiting);
+    const before = cluster.processes().find((p) => p.name === 'flow-controller')!;
+    cluster.signal('flow-controller', 'SIGTERM');
+    // The launcher restarts it (a process manager's job); the gateway re-submits to the new one.
+    await eventually(() => Promise.resolve(cluster.processes().find((p) => p.name === 'flow-controller')!.pid !== before.pid), 10_000, 'the flow controller restarted');
+    await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_migrations_total', 'reason="stage_shutdown"')) === 2, 10_000, 'both handed back');
     hold.release();
-    for (const res of answers) {
-      expect(res.status).toBe(500);
-      expect(res.headers.get(httpHeaders.droppedReason)).toBe('shutdown');
-    }
+    const answers = await Promise.all(waiting);
+    expect(answers.map((res) => res.status)).toEqual([200, 200]);
+    expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="dropped",reason="shutdown"')).toBe(0);
   });
 });
 

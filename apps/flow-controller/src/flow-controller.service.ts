@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
+import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type { CancelRequest, InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import type { FlowControlRegistry } from '@sluice/policies';
@@ -21,6 +21,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
   private readonly stage: FlowControlStage<InferenceRequest, FlowCarried>;
   private readonly timers: WakeUpTimers<FlowControlWakeUp>;
   private readonly onBus: FlowControlOnBus;
+  private readonly intake: RequestIntake;
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
@@ -33,8 +34,10 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
       saturation: () => this.stage.saturation(epochMicros()),
     });
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
-    this.onBus = new FlowControlOnBus(service, metrics, config.enabled, (request, carried, message) => this.stage.handoffRefused(request, carried, message));
+    this.intake = new RequestIntake(service, 'flow');
+    this.onBus = new FlowControlOnBus(service, metrics, config.enabled, this.intake, (request, carried, message, why) => this.stage.handoffRefused(request, carried, message, why));
     this.stage = new FlowControlStage(flowControlSettingsFrom(config, registry), this.onBus, this.timers);
+    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
   }
 
   onModuleInit(): void {
@@ -43,14 +46,18 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
     this.logger.log(this.stage.mode === 'queue' ? `queuing with ${detector}` : `flow control disabled: pass-through, sheddable requests shed while ${detector} says saturated`);
   }
 
-  /** Shutdown: every queued request is evicted with 500 before the bus drains (docs/behaviour.md §3). */
+  /**
+   * Shutdown: every queued request is handed back to its gateway before the bus drains, and the
+   * gateway queues it again at another flow controller, or this one restarted (docs/behaviour.md §6).
+   */
   onModuleDestroy(): void {
-    const evicted = this.stage.stop();
+    const handedBack = this.stage.stop();
     this.timers.clear();
-    if (evicted > 0) this.logger.warn(`shutting down: evicted ${evicted} queued requests`);
+    if (handedBack > 0) this.logger.warn(`shutting down: handed ${handedBack} queued requests back to their gateways`);
   }
 
   submit(request: InferenceRequest): void {
+    if (!this.intake.take(request)) return; // a duplicate, superseded or cancelled copy
     this.stage.submit(request, epochMicros(), this.onBus.received(request, this.stage.mode));
   }
 
@@ -67,6 +74,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
   }
 
   onCancel(cancel: CancelRequest): void {
+    this.intake.cancel(cancel);
     this.stage.onCancel(cancel, epochMicros());
   }
 }

@@ -71,10 +71,14 @@ export class Exchange {
     }
   }
 
-  onEnd(outputTokens: number, extension: SluiceAnswerExtension): void {
+  /**
+   * The last attempt ended: the answer is what the client received over every attempt (a migrated
+   * request's stream went on where it stopped), so `usage` counts the tokens actually sent.
+   */
+  onEnd(extension: SluiceAnswerExtension): void {
     if (this.settled) return;
     const { res, stream, kind } = this.init;
-    const finish: FinishReason = outputTokens >= this.init.maxTokens ? 'length' : 'stop';
+    const finish: FinishReason = this.outputTokens >= this.init.maxTokens ? 'length' : 'stop';
     if (stream) {
       if (!res.headersSent) startSse(res, { [httpHeaders.requestId]: this.init.id });
       if (this.outputTokens < this.init.maxTokens) {

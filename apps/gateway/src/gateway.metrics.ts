@@ -12,6 +12,11 @@ export interface GatewayMetrics {
   readonly duration: Histogram<'outcome'>;
   /** Requests whose scheduling headers came from an untrusted source and were dropped. */
   readonly headersStripped: Counter;
+  /**
+   * Re-submissions (docs/behaviour.md §6), by why and by Dynamo's `type`: `new_request` when no
+   * token had reached the client yet, `ongoing_request` when the stream continues elsewhere.
+   */
+  readonly migrations: Counter<'reason' | 'type'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -57,6 +62,12 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
     headersStripped: new Counter({
       name: 'sluice_gateway_untrusted_headers_stripped_total',
       help: 'Requests whose tenant / objective / SLO headers came from an untrusted address and were ignored.',
+      registers: [registry],
+    }),
+    migrations: new Counter({
+      name: 'sluice_migrations_total',
+      help: 'Requests re-submitted because their worker or stage was lost, drained or handed them back, by reason and type (new_request / ongoing_request).',
+      labelNames: ['reason', 'type'],
       registers: [registry],
     }),
   };

@@ -11,21 +11,58 @@ export interface JsonBody {
   readonly bytes: number;
 }
 
-/** Reads a JSON body (bounded), so a bad body gets an OpenAI-style 400 rather than a framework's. */
-export async function readJsonBody(req: IncomingMessage, limitBytes = 8 * 1024 * 1024): Promise<JsonBody> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) throw new BodyError(`request body is larger than ${limitBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new BodyError('request body is empty: send a JSON object');
+/** The body did not arrive whole within the gateway's body timeout (a stalled or slowloris client): 408. */
+export class BodyTimeoutError extends Error {
+  override readonly name = 'BodyTimeoutError';
+}
+
+/** The client went away before its body was whole (aborted, broken chunked encoding, a short Content-Length). */
+export class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+}
+
+export interface BodyLimits {
+  readonly limitBytes?: number;
+  /** The whole body must be in by then (none: no limit but Node's own request timeout). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Reads a JSON body, bounded in size and in time, so a bad body gets an OpenAI-style 400 rather
+ * than a framework's, a stalled one 408, and one whose client vanished a ClientGoneError: the
+ * caller counts an outcome for each (nothing that entered is left uncounted).
+ */
+export function readJsonBody(req: IncomingMessage, { limitBytes = 8 * 1024 * 1024, timeoutMs }: BodyLimits = {}): Promise<JsonBody> {
+  return new Promise<JsonBody>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: () => void) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) chunks.push(chunk);
+      else finish(() => (req.pause(), reject(new BodyError(`request body is larger than ${limitBytes} bytes`))));
+    };
+    const onEnd = () => finish(() => parseBody(Buffer.concat(chunks).toString('utf8'), size, resolve, reject));
+    const onGone = () => finish(() => reject(new ClientGoneError('the client went away before its request body was whole')));
+    // 'close' before 'end': the connection ended mid-body.
+    const onClose = () => {
+      if (!req.complete) onGone();
+    };
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => finish(() => (req.pause(), reject(new BodyTimeoutError(`request body not received whole within ${timeoutMs} ms (gateway.bodyTimeoutMs)`)))), timeoutMs);
+    req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onClose);
+  });
+}
+
+function parseBody(text: string, bytes: number, resolve: (body: JsonBody) => void, reject: (error: Error) => void): void {
+  if (text.trim() === '') return reject(new BodyError('request body is empty: send a JSON object'));
   try {
-    return { value: JSON.parse(text) as unknown, bytes: size };
+    resolve({ value: JSON.parse(text) as unknown, bytes });
   } catch (error) {
-    throw new BodyError(`request body is not valid JSON: ${(error as Error).message}`);
+    reject(new BodyError(`request body is not valid JSON: ${(error as Error).message}`));
   }
 }
 

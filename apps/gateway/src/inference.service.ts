@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { Server } from 'node:http';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { Subscription } from '@nats-io/transport-node';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
@@ -19,23 +21,14 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
+import { CustodyOnBus } from './custody-on-bus.js';
 import { Exchange, type ApiKind } from './exchange.js';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
-import { BodyError, apiError, readJsonBody, sendJson } from './http-io.js';
+import { BodyError, BodyTimeoutError, apiError, readJsonBody, sendJson } from './http-io.js';
 import { parseInferenceRequest } from './parse-request.js';
+import type { PendingRequest } from './pending-request.js';
 import { HeaderTrust } from './scheduling-headers.js';
 import { exceedsContext, priorityFor } from '@sluice/stages';
-
-interface Pending {
-  readonly exchange: Exchange;
-  readonly deadline: NodeJS.Timeout;
-  readonly model: string;
-  readonly arrivalMs: number;
-  readonly priority: number;
-  readonly sloClass: string;
-  /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
-  lastTokenMs: number | undefined;
-}
 
 /**
  * The gateway's core: each request gets an id, a trace, a deadline and an inbox; it is handed to
@@ -44,26 +37,42 @@ interface Pending {
  */
 @Injectable()
 export class InferenceService implements OnModuleInit, OnModuleDestroy {
-  private readonly pending = new Map<string, Pending>();
+  private readonly logger = new Logger('gateway');
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly custody: CustodyOnBus;
   private readonly metrics: GatewayMetrics;
   private inbox: Subscription | undefined;
   private readonly headerTrust: HeaderTrust;
   private readonly objectives: ReadonlyMap<string, number>;
 
-  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {
+  constructor(
+    @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
+    private readonly http: HttpAdapterHost,
+  ) {
     this.metrics = createGatewayMetrics(service.metrics);
     this.headerTrust = new HeaderTrust(service.config.gateway.trustedHeaderSources);
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
+    this.custody = new CustodyOnBus(service, this.metrics, this.logger, (id) => this.pending.get(id));
   }
 
   onModuleInit(): void {
     this.inbox = this.service.bus.listen(subjects.inboxOfGateway(this.service.instanceId), InboxFrameSchema, ({ data }) =>
       this.onFrame(data),
     );
+    this.custody.start();
   }
 
-  /** At shutdown, requests still open end as failed: shutdown, never silently. */
-  onModuleDestroy(): void {
+  /**
+   * Graceful shutdown: readiness is already false and the HTTP server stops taking connections
+   * (Nest closes it after this hook); open requests get the grace period to finish, and whatever is
+   * still open then ends as dropped: shutdown, never silently.
+   */
+  async onModuleDestroy(): Promise<void> {
+    const server = this.http.httpAdapter?.getHttpServer() as Server | undefined;
+    server?.close(); // no new connections; idle keep-alive ones are closed, open streams go on
+    const giveUpAt = Date.now() + this.service.config.gateway.shutdownGraceMs;
+    while (this.pending.size > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
+    this.custody.stop();
     this.inbox?.unsubscribe();
     for (const { exchange } of [...this.pending.values()]) exchange.fail('shutdown', 'the gateway is shutting down');
   }
@@ -90,11 +99,20 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     let body: unknown;
     let bodyBytes: number;
     try {
-      ({ value: body, bytes: bodyBytes } = await readJsonBody(req));
+      ({ value: body, bytes: bodyBytes } = await readJsonBody(req, { timeoutMs: this.service.config.gateway.bodyTimeoutMs }));
     } catch (error) {
-      if (!(error instanceof BodyError)) throw error;
-      sendJson(res, 400, apiError(error.message, 'invalid_request_error'));
-      return settleOnly('invalid_request', 400);
+      // Every request that entered ends in one outcome, whatever became of its body.
+      if (error instanceof BodyTimeoutError) {
+        if (!res.destroyed) sendJson(res, 408, apiError(error.message, 'timeout', null, 'body_timeout'), { connection: 'close' });
+        return settleOnly('body_timeout', 408);
+      }
+      if (error instanceof BodyError) {
+        sendJson(res, 400, apiError(error.message, 'invalid_request_error'));
+        return settleOnly('invalid_request', 400);
+      }
+      // The client went away mid-body (aborted, broken chunked encoding, a short Content-Length).
+      res.destroy();
+      return settleOnly('client_disconnected', 499);
     }
     const models = this.modelNames();
     const scheduling = this.headerTrust.filter(req.headers, req.socket.remoteAddress);
@@ -157,45 +175,48 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         const entry = this.pending.get(id);
         if (entry) clearTimeout(entry.deadline);
         this.pending.delete(id);
+        this.custody.close(id);
+        // Ended here other than by its last token: every copy downstream lets it go.
+        if (reason !== 'ok') this.cancelDownstream(id, reason === 'client_disconnected' || reason === 'timeout' ? reason : 'ended');
         this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), outputTokens);
       },
     });
     const deadline = setTimeout(() => {
-      this.cancelDownstream(id, 'timeout');
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, model: parsed.model, arrivalMs, priority, sloClass: parsed.sloClass, lastTokenMs: undefined });
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, lastTokenMs: undefined });
+    this.custody.open(id);
     res.on('close', () => {
-      if (exchange.isSettled) return;
-      this.cancelDownstream(id, 'client_disconnected');
-      exchange.abandon();
+      if (!exchange.isSettled) exchange.abandon();
     });
 
-    const handed = await context.with(trace.setSpan(context.active(), span), () =>
-      this.service.bus.handoff(subjects.admissionSubmit(), request, id, 0),
-    );
-    if (!handed.ok) exchange.fail('admission_unavailable', handed.message);
+    await context.with(trace.setSpan(context.active(), span), () => this.custody.submit(request));
   }
 
+  /**
+   * Frames of the request's current attempt only: a superseded attempt still running somewhere
+   * (it was re-submitted) can neither add tokens nor end it.
+   */
   private onFrame(frame: InboxFrame): void {
     const entry = this.pending.get(frame.requestId);
     if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
+    if (!this.custody.isCurrent(frame.requestId, frame.attempt)) return;
     switch (frame.type) {
       case 'tokens':
         this.observeTokens(entry, frame.count);
         entry.exchange.onTokens(frame.count);
         return;
       case 'end':
-        entry.exchange.onEnd(frame.outputTokens, { instance: frame.instanceId, priority: entry.priority, timings: frame.timings });
+        entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });
         return;
       case 'error':
         entry.exchange.fail(frame.reason, frame.message);
         return;
       case 'migrate':
-        // Migration is not built yet: a lost worker ends the request.
-        entry.exchange.fail('worker_lost', `worker instance ${frame.holder} was lost after ${entry.exchange.tokensSent} tokens`);
+        this.custody.onMigrate(frame);
         return;
       case 'held':
+        this.custody.onHeld(frame);
         return;
       default: {
         const unhandled: never = frame;
@@ -205,9 +226,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** TTFT on the first frame; after it, one ITL sample per token (a frame's gap split evenly over its tokens). */
-  private observeTokens(entry: Pending, count: number): void {
+  private observeTokens(entry: PendingRequest, count: number): void {
     const now = Date.now();
-    const labels = { model: entry.model, slo_class: entry.sloClass };
+    const labels = { model: entry.original.model, slo_class: entry.sloClass };
     if (entry.lastTokenMs === undefined) {
       this.metrics.ttft.observe(labels, (now - entry.arrivalMs) / 1000);
     } else {

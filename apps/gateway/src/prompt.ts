@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@sluice/contracts';
+import { tokenize } from './tokenizer.js';
 
 /** Renders chat messages into one prompt, in the spirit of a chat template, so it can be tokenized. */
 export function renderChat(messages: readonly ChatMessage[]): string {
@@ -16,4 +17,15 @@ const WORDS = ['the', 'quick', 'sluice', 'gate', 'opens', 'for', 'each', 'token'
 
 export function tokenText(index: number): string {
   return ` ${WORDS[index % WORDS.length]}`;
+}
+
+/**
+ * The token ids of the first `count` output tokens: what a migrated request appends to its prompt,
+ * so the instance that continues it prefills the prompt and the output so far (prefix-cache hits
+ * on the prompt's blocks included), as Dynamo's migration does.
+ */
+export function outputTokenIds(count: number): number[] {
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) ids.push(...tokenize(tokenText(i)));
+  return ids;
 }

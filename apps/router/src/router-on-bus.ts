@@ -38,6 +38,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
         'messaging.system': 'nats',
         'messaging.destination.name': subjects.routerSubmit(),
         'sluice.request.id': request.id,
+        'sluice.request.attempt': request.attempt,
         'sluice.router.policy': policy,
       },
     });

@@ -3,6 +3,7 @@ import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
   subjectPatterns,
   subjects,
+  type CancelRequest,
   type InferenceRequest,
   type LifecycleEvent,
   type LoadSnapshot,
@@ -17,6 +18,11 @@ export class RouterController {
   @MessagePattern(subjects.routerSubmit())
   submit(@Payload() request: InferenceRequest): void {
     this.router.route(request);
+  }
+
+  @EventPattern<string>(subjects.requestCancel())
+  cancel(@Payload() cancel: CancelRequest): void {
+    this.router.onCancel(cancel);
   }
 
   @EventPattern(subjectPatterns.allWorkerLifecycle)

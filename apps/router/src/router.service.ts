@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { seedOf } from '@sluice/collections';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import type { InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
+import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
+import type { CancelRequest, InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import type { RoutingPolicyRegistry } from '@sluice/policies';
 import { RoutingStage, routingSettingsFrom, type RoutingWakeUp } from '@sluice/stages';
@@ -22,6 +22,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   private readonly stage: RoutingStage<InferenceRequest, RouteCarried>;
   private readonly timers: WakeUpTimers<RoutingWakeUp>;
   private readonly onBus: RouterOnBus;
+  private readonly intake: RequestIntake;
 
   constructor(
     @Inject(SERVICE_CONTEXT) service: ServiceContext<SluiceConfig>,
@@ -30,8 +31,10 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     const { router } = service.config;
     const metrics = createRouterMetrics(service.metrics, () => this.stage.instances(epochMicros()));
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
+    this.intake = new RequestIntake(service, 'router');
+    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
     this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message) =>
-      this.stage.handoffRefused(request, carried, instanceId, message),
+      this.stage.handoffRefused(request, carried, instanceId, message, epochMicros()),
     );
     // Without a configured seed each replica breaks ties its own way, from its instance id.
     this.stage = new RoutingStage(routingSettingsFrom(router, seedOf(service.instanceId)), registry, this.onBus, this.timers);
@@ -51,7 +54,12 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
   }
 
   route(request: InferenceRequest): void {
+    if (!this.intake.take(request)) return; // a duplicate, superseded or cancelled copy
     this.stage.route(request, epochMicros(), this.onBus.received(request, this.stage.policyName));
+  }
+
+  onCancel(cancel: CancelRequest): void {
+    this.intake.cancel(cancel);
   }
 
   onLifecycle(event: LifecycleEvent): void {

@@ -1,4 +1,4 @@
-import type { Bus } from '@sluice/bus';
+import { sendMigrateFrame, type Bus } from '@sluice/bus';
 import {
   micros,
   subjects,
@@ -57,6 +57,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
           'messaging.system': 'nats',
           'messaging.destination.name': subjects.workerSubmit(instance.instanceId),
           'sluice.request.id': request.id,
+          'sluice.request.attempt': request.attempt,
           'sluice.worker.instance': instance.instanceId,
           'gen_ai.request.model': request.model,
           'gen_ai.usage.input_tokens': request.inputTokens,
@@ -131,6 +132,12 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   cancelled(_instance: Instance, held: LiveHeld, atUs: Micros): void {
     held.span?.setAttribute('sluice.worker.outcome', 'cancelled');
     held.span?.end(this.wallMs(atUs));
+  }
+
+  handedBack(instance: Instance, held: LiveHeld, atUs: Micros): void {
+    held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
+    held.span?.end(this.wallMs(atUs));
+    sendMigrateFrame(this.bus, held.request, instance.instanceId, 'worker_draining', 'router');
   }
 
   done(instance: Instance, held: LiveHeld, reason: OutcomeReason, atUs: Micros): void {

@@ -3,7 +3,7 @@ import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
-import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
+import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
@@ -14,9 +14,6 @@ import { WorkerOnBus, type EngineClock } from './worker-on-bus.js';
 import { createWorkerMetrics } from './worker.metrics.js';
 
 export const LATENCY_PROFILE = Symbol('sluice.latency-profile');
-
-/** How long a stopping worker lets its instances finish what they hold before it goes. */
-const DRAIN_GRACE_MS = 5_000;
 
 /**
  * A worker process on the bus: N instances of one model (libs/stages WorkerStage holds every rule:
@@ -31,6 +28,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   private readonly scheduler: RealTimeWakeUps;
   private readonly ticks: WakeUpTimers<WorkerWakeUp>;
   private readonly subscriptions: Subscription[] = [];
+  /** Submit subjects only: unsubscribed first at a drain, so the router routes elsewhere at once. */
+  private readonly submits: Subscription[] = [];
+  private readonly intake: RequestIntake;
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
@@ -52,19 +52,29 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     const model = models.find((m) => m.name === worker.model)!;
     const settings = workerSettingsFrom(worker, model.maxModelLen, profile, createLatencyModel(profile.latencyModel, profile), service.instanceId);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
+    this.intake = new RequestIntake(service, 'worker');
   }
 
   onModuleInit(): void {
     const { bus } = this.service;
     const { worker } = this.service.config;
     for (const instance of this.stage.instances) {
-      this.subscriptions.push(
-        bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs())),
+      this.submits.push(
+        bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
+          // A duplicate, superseded or cancelled copy is acked (the bus acks on receipt) and not served.
+          if (!this.intake.take(data, instance.instanceId)) return;
+          instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
+        }),
       );
     }
     this.subscriptions.push(
       bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
-        this.stage.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
+        this.intake.cancel(data);
+        // A cancel names the attempts it ends: a newer attempt of the same request stays.
+        const holding = this.stage.holding(data.requestId);
+        if (holding && holding.request.request.attempt <= (data.attempt ?? Number.MAX_SAFE_INTEGER)) {
+          holding.instance.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
+        }
       }),
       bus.listen(subjects.workerDiscover(), z.object({}), () => this.stage.announce(this.scheduler.nowUs())),
       bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),
@@ -82,14 +92,23 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     return result;
   }
 
-  /** Graceful shutdown: stop taking work, let in-flight requests finish, then deregister. */
+  /**
+   * Graceful shutdown (docs/behaviour.md §6): announce the drain (routing stops sending here at
+   * once) and stop taking work (a handoff that still comes finds no responder and is routed
+   * elsewhere); let running requests finish within the grace period; hand back what is left to
+   * the gateways, which continue each on another instance; then deregister.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stage.drain(this.scheduler.nowUs());
-    for (const sub of this.subscriptions) sub.unsubscribe();
-    const deadline = Date.now() + DRAIN_GRACE_MS;
+    for (const sub of this.submits) sub.unsubscribe();
+    const grace = this.service.config.worker.shutdownGraceMs;
+    const deadline = Date.now() + grace;
     while (this.stage.hasWork() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    const handedBack = this.stage.handBackAll(this.scheduler.nowUs());
+    if (handedBack > 0) this.logger.warn(`drain: ${handedBack} requests unfinished after ${grace} ms, handed back to their gateways`);
+    for (const sub of this.subscriptions) sub.unsubscribe();
     this.scheduler.stop();
     this.ticks.clear();
     this.stage.stop(this.scheduler.nowUs());

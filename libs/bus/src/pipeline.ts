@@ -1,5 +1,5 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
-import type { ErrorFrame, InferenceRequest, OutcomeReason, Stage } from '@sluice/contracts';
+import type { ErrorFrame, HeldFrame, InferenceRequest, MigrateFrame, MigrationReason, OutcomeReason, ResumeStage, Stage } from '@sluice/contracts';
 import type { Bus, HandoffResult } from './bus.js';
 
 /**
@@ -15,6 +15,25 @@ export function sendErrorFrame(
   ctx?: Context,
 ): void {
   const frame: ErrorFrame = { type: 'error', requestId: request.id, attempt: request.attempt, stage, reason, message };
+  bus.publish(request.replyTo, frame, ctx);
+}
+
+/** Tells the gateway that owns the request who holds it now (it re-submits it if that holder is lost). */
+export function sendHeldFrame(bus: Bus, request: Pick<InferenceRequest, 'id' | 'replyTo' | 'attempt'>, stage: Stage, holder: string): void {
+  const frame: HeldFrame = { type: 'held', requestId: request.id, attempt: request.attempt, stage, holder };
+  bus.publish(request.replyTo, frame);
+}
+
+/** Gives the request back to the gateway that owns it, which re-submits it at `resumeAt` as a new attempt. */
+export function sendMigrateFrame(
+  bus: Bus,
+  request: Pick<InferenceRequest, 'id' | 'replyTo' | 'attempt'>,
+  holder: string,
+  reason: MigrationReason,
+  resumeAt: ResumeStage,
+  ctx?: Context,
+): void {
+  const frame: MigrateFrame = { type: 'migrate', requestId: request.id, attempt: request.attempt, holder, reason, resumeAt };
   bus.publish(request.replyTo, frame, ctx);
 }
 

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { micros } from '@sluice/contracts';
 import { AttemptLedger } from './attempt-ledger.js';
 
-const us = (n: number) => micros(n);
+const us = (n: number) => n;
 const DEADLINE = us(1_000);
 
 describe('AttemptLedger', () => {

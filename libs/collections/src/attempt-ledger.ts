@@ -1,5 +1,3 @@
-import type { Micros } from '@sluice/contracts';
-
 /** What a stage does with a copy of a request that reaches it. */
 export type Arrival =
   /** The first time this attempt is seen, and nothing cancelled it: serve it. */
@@ -19,7 +17,7 @@ interface Entry {
   /** Attempts up to and including this one are cancelled (−1: none). */
   cancelledUpTo: number;
   /** Forgotten after this: by then its gateway has ended the request (its deadline) for sure. */
-  forgetAtUs: Micros;
+  forgetAtUs: number;
 }
 
 /**
@@ -28,15 +26,15 @@ interface Entry {
  * attempt that a re-submission superseded, or one that arrives after the gateway ended the request
  * (a frozen stage waking up) is not served. Cancels that arrive before the request are kept as
  * tombstones. Entries are forgotten at the request's deadline (or `tombstoneUs` after a cancel for
- * a request never seen), oldest first. Pure: the caller passes the time.
+ * a request never seen), oldest first. Pure: the caller passes the time (µs, any epoch).
  */
 export class AttemptLedger {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly tombstoneUs: Micros) {}
+  constructor(private readonly tombstoneUs: number) {}
 
   /** A copy of the request reached the stage: whether to serve it, and it is remembered either way. */
-  arrive(requestId: string, attempt: number, deadlineUs: Micros, nowUs: Micros): Arrival {
+  arrive(requestId: string, attempt: number, deadlineUs: number, nowUs: number): Arrival {
     this.forgetExpired(nowUs);
     if (nowUs >= deadlineUs) return 'expired';
     const entry = this.entries.get(requestId);
@@ -53,7 +51,7 @@ export class AttemptLedger {
   }
 
   /** The gateway cancelled attempts up to `attempt` (every attempt when undefined). */
-  cancel(requestId: string, attempt: number | undefined, nowUs: Micros): void {
+  cancel(requestId: string, attempt: number | undefined, nowUs: number): void {
     this.forgetExpired(nowUs);
     const upTo = attempt ?? Number.MAX_SAFE_INTEGER;
     const entry = this.entries.get(requestId);
@@ -61,7 +59,7 @@ export class AttemptLedger {
       entry.cancelledUpTo = Math.max(entry.cancelledUpTo, upTo);
       return;
     }
-    this.entries.set(requestId, { attempt: -1, cancelledUpTo: upTo, forgetAtUs: (nowUs + this.tombstoneUs) as Micros });
+    this.entries.set(requestId, { attempt: -1, cancelledUpTo: upTo, forgetAtUs: nowUs + this.tombstoneUs });
   }
 
   /** Whether this attempt is still the one to work on (a cancel may have come while it was held). */
@@ -79,7 +77,7 @@ export class AttemptLedger {
    * the oldest are at the head of the map: drop them while they are due, and stop at the first that
    * is not (a late one behind it waits a little longer, which is harmless).
    */
-  private forgetExpired(nowUs: Micros): void {
+  private forgetExpired(nowUs: number): void {
     for (const [id, entry] of this.entries) {
       if (entry.forgetAtUs > nowUs) return;
       this.entries.delete(id);

@@ -63,7 +63,8 @@ export class ClusterState {
     if (known) {
       known.lastSeenUs = event.atUs;
       known.identity = identityOf(event);
-      known.draining = event.type === 'drain';
+      // Draining sticks (its heartbeats go on while it finishes its work) until it registers again.
+      known.draining = event.type === 'drain' || (known.draining && event.type !== 'register');
       return [];
     }
     this.instances.set(event.instanceId, {
@@ -109,6 +110,14 @@ export class ClusterState {
       }
     }
     return lost;
+  }
+
+  /**
+   * Every instance counts as heard now: the caller's own bus connection was down, so their silence
+   * was the bus's, and expiring them would lose every request they hold for nothing.
+   */
+  touchAll(nowUs: Micros): void {
+    for (const entry of this.instances.values()) entry.lastSeenUs = micros(Math.max(entry.lastSeenUs, nowUs));
   }
 
   size(): number {

@@ -3,3 +3,4 @@ export * from './service-context.js';
 export * from './service-bootstrap.js';
 export * from './run-service.js';
 export * from './worker-event-routes.js';
+export * from './request-intake.js';

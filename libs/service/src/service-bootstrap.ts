@@ -117,6 +117,8 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   // No body parser: the gateway reads bodies itself to answer bad JSON in OpenAI's error shape.
   const app = await NestFactory.create(RootModule, { logger, abortOnError: false, bodyParser: false });
   if (spec.routes) app.connectMicroservice({ strategy: new BusTransport(bus, spec.routes) }, { inheritAppConfig: true });
+  // Not ready from the moment the signal comes, before any module starts finishing its work.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.prependOnceListener(signal, () => (shuttingDown = true));
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.startAllMicroservices();
   if (spec.routes?.has(subjectPatterns.allWorkerLifecycle)) {

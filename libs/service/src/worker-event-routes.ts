@@ -1,4 +1,4 @@
-import { KvEventSchema, LifecycleEventSchema, LoadSnapshotSchema, RequestDoneSchema, subjectPatterns } from '@sluice/contracts';
+import { CancelRequestSchema, KvEventSchema, LifecycleEventSchema, LoadSnapshotSchema, RequestDoneSchema, subjectPatterns, subjects } from '@sluice/contracts';
 import type { InboundRoute } from './bus.transport.js';
 
 /**
@@ -12,3 +12,9 @@ export const WORKER_EVENT_ROUTES = {
   kv: [subjectPatterns.allWorkerKv, { schema: KvEventSchema, kind: 'event' }],
   done: [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
 } as const satisfies Record<string, readonly [string, InboundRoute]>;
+
+/**
+ * Cancels from gateways (a request ended, or an attempt superseded by a re-submission), for every
+ * stage that takes requests: each replica gets each one and remembers it (RequestIntake).
+ */
+export const REQUEST_CANCEL_ROUTE = [subjects.requestCancel(), { schema: CancelRequestSchema, kind: 'event' }] as const satisfies readonly [string, InboundRoute];

@@ -16,5 +16,5 @@ export * from './worker/worker.effects.js';
 export * from './worker/worker.settings.js';
 export * from './worker/instance.core.js';
 export * from './worker/worker.stage.js';
-export * from './attempt-ledger.js';
 export * from './gateway/custody.js';
+export * from './hand-back.js';

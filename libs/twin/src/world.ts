@@ -84,6 +84,11 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
     this.world.answer(flight, this.world.hops.admissionUs, reason, 'admission');
   }
 
+  /** The twin's flow controller is never absent, so nothing is handed back; if it were, the request ends as the live gateway's would when re-submission fails. */
+  handBack(flight: Flight): void {
+    this.world.answer(flight, this.world.hops.admissionUs, 'flow_unavailable', 'admission');
+  }
+
   instancesLost(_instanceIds: readonly string[]): void {}
 }
 
@@ -104,6 +109,11 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
   /** Dropped from the queue by a wake-up, not while handling the request: no processing hop. */
   evict(flight: Flight, _carried: undefined, reason: FlowEviction): void {
     this.world.answer(flight, 0, reason, 'flow');
+  }
+
+  /** The twin's router is never absent and its flow controller never shuts down mid-run (see AdmissionHops.handBack). */
+  handBack(flight: Flight): void {
+    this.world.answer(flight, this.world.hops.flowUs, 'router_unavailable', 'flow');
   }
 
   cycleStarted(): void {}
@@ -146,6 +156,11 @@ export class WorkerHops implements WorkerEffects<Flight> {
   admitted(): void {}
   preempted(): void {}
   cancelled(): void {}
+
+  /** The twin's workers never drain mid-run; if one did, its requests would end as lost. */
+  handedBack(_instance: InstanceCore<Flight>, flight: Flight, atUs: Micros): void {
+    this.world.records.failed(flight, atUs + this.world.hops.returnUs, 'worker_lost', 'worker');
+  }
 
   stepEnded(instance: InstanceCore<Flight>, _result: StepResult<Flight>, tokenUs: Micros): void {
     this.step = this.world.stepTimes[instance.rank]!.push((tokenUs + this.world.hops.returnUs) / 1000);

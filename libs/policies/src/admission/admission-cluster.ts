@@ -46,6 +46,11 @@ export class AdmissionCluster {
     return lost;
   }
 
+  /** Every instance counts as heard now (the caller's bus connection was down: see ClusterState.touchAll). */
+  touchAll(nowUs: Micros): void {
+    this.state.touchAll(nowUs);
+  }
+
   view(nowUs: Micros): ClusterView {
     return this.state.view(nowUs, this.prefix);
   }

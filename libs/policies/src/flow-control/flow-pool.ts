@@ -39,6 +39,11 @@ export class FlowPool {
     this.ledger.expire(nowUs);
   }
 
+  /** Every instance counts as heard now (the caller's bus connection was down: see ClusterState.touchAll). */
+  touchAll(nowUs: Micros): void {
+    this.cluster.touchAll(nowUs);
+  }
+
   get inFlight(): number {
     return this.ledger.requests;
   }

@@ -1,4 +1,5 @@
 import type { OutcomeReason } from '@sluice/contracts';
+import type { HandBack } from '../hand-back.js';
 import type { AdmissionDecision } from '@sluice/policies';
 
 /**
@@ -13,6 +14,8 @@ export interface AdmissionEffects<R, C> {
   handOn(request: R, carried: C): void;
   /** Ends the request here with a reason: an error frame to the gateway that owns it. */
   reject(request: R, carried: C, reason: OutcomeReason, message: string): void;
+  /** Gives the request back to its gateway, which re-submits it (the next stage is unavailable). */
+  handBack(request: R, carried: C, handBack: HandBack): void;
   /** Instances silent past the heartbeat timeout left admission's view. */
   instancesLost(instanceIds: readonly string[]): void;
 }

@@ -10,6 +10,7 @@ import type {
   SetAdmissionPolicy,
 } from '@sluice/contracts';
 import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
+import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { AdmissionEffects } from './admission.effects.js';
@@ -26,6 +27,7 @@ export type AdmissionWakeUp = 'sweep';
  * Pure: the caller passes the time of every call; its effects go through `AdmissionEffects`.
  */
 export class AdmissionStage<R extends StageRequest, C = undefined> {
+  private expirySuspended = false;
   private readonly store: AdmissionPolicyStore;
   private readonly cluster: AdmissionCluster;
   private readonly sweep: Periodic<AdmissionWakeUp>;
@@ -64,8 +66,14 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   }
 
   /** Flow control did not take the request (no responder, no ack): it ends here, not at the deadline. */
-  handoffRefused(request: R, carried: C, message: string): void {
-    this.effects.reject(request, carried, 'flow_unavailable', message);
+  /**
+   * Flow control did not take the admitted request. No responder or no ack in time: given back to
+   * the gateway to re-submit straight to flow control (it was admitted once; admitting it again
+   * would charge its tokens twice). Anything else ends it here.
+   */
+  handoffRefused(request: R, carried: C, message: string, why: HandoffFailure = 'nack'): void {
+    if (worthHandingBack(why)) this.effects.handBack(request, carried, { resumeAt: 'flow', reason: 'next_unavailable', message });
+    else this.effects.reject(request, carried, 'flow_unavailable', message);
   }
 
   onLifecycle(event: LifecycleEvent): void {
@@ -80,8 +88,19 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.cluster.onKv(event);
   }
 
+  /** The stage's bus connection is down: instances cannot be judged by their silence until it is back. */
+  suspendExpiry(): void {
+    this.expirySuspended = true;
+  }
+
+  /** The connection is back: every instance counts as heard now. */
+  resumeExpiry(nowUs: Micros): void {
+    this.expirySuspended = false;
+    this.cluster.touchAll(nowUs);
+  }
+
   wake(kind: AdmissionWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
-    if (kind !== 'sweep' || !this.sweep.due(atUs)) return;
+    if (kind !== 'sweep' || !this.sweep.due(atUs) || this.expirySuspended) return;
     const lost = this.cluster.expire(nowUs);
     if (lost.length > 0) this.effects.instancesLost(lost);
   }

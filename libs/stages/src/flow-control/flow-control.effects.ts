@@ -1,3 +1,4 @@
+import type { HandBack } from '../hand-back.js';
 import type { OutcomeReason, Micros } from '@sluice/contracts';
 import type { CapacityLimit, DispatchCycleResult } from '@sluice/policies';
 
@@ -31,6 +32,8 @@ export interface FlowControlEffects<R, C> {
   reject(request: R, carried: C, reason: OutcomeReason, message: string): void;
   /** Dropped after it was queued (TTL, cancel, shutdown): an error frame to its gateway. */
   evict(request: R, carried: C, reason: FlowEviction, message: string, enqueuedAtUs: Micros): void;
+  /** Gives the request back to its gateway, which re-submits it (the router is unavailable; shutdown). */
+  handBack(request: R, carried: C, handBack: HandBack, enqueuedAtUs: Micros | undefined): void;
   /** A dispatch cycle is about to run / has run (its duration is a metric of the service's). */
   cycleStarted(): void;
   cycleFinished(result: DispatchCycleResult): void;

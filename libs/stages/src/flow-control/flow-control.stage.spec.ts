@@ -127,12 +127,39 @@ describe('FlowControlStage: eviction', () => {
     expect(recorder.of('evict')).toEqual([[expect.objectContaining({ id: 'b' }), 'b', 'client_disconnected', 'evicted from the flow-control queue: the client disconnected', ms(5)]]);
   });
 
-  it('at shutdown evicts everything queued with 500 and refuses new arrivals', () => {
-    const { core, recorder, agenda } = stage();
+  it('at shutdown hands everything queued back to its gateway, and refuses new arrivals', () => {
+    const { core, recorder } = stage();
     core.start(micros(0));
     core.submit(stageRequest({ id: 'running' }), ms(0), '');
     for (const id of ['b', 'c']) core.submit(stageRequest({ id }), ms(1), id);
     expect(core.stop()).toBe(2);
+    expect(recorder.of('handBack').map(([r, , back]) => [(r as Request).id, back])).toEqual([
+      ['b', { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' }],
+      ['c', { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' }],
+    ]);
+    expect(recorder.of('evict')).toEqual([]);
+  });
+
+  it('a router that does not answer gets the request handed back; a nack ends it', () => {
+    const { core, recorder } = stage();
+    core.start(micros(0));
+    const a = stageRequest({ id: 'a' });
+    const b = stageRequest({ id: 'b' });
+    core.submit(a, ms(0), 'a');
+    core.handoffRefused(a, 'a', 'no service is listening', 'no_responders');
+    core.submit(b, ms(1), 'b');
+    core.handoffRefused(b, 'b', 'malformed', 'nack');
+    expect(recorder.of('handBack').map(([r, , back]) => [(r as Request).id, (back as { resumeAt: string }).resumeAt])).toEqual([['a', 'router']]);
+    expect(recorder.of('reject').map(([r, , reason]) => [(r as Request).id, reason])).toEqual([['b', 'router_unavailable']]);
+    expect(core.inFlight).toBe(0);
+  });
+
+  it('with evict, shutdown evicts everything queued with 500 (the Endpoint Picker’s way) and refuses new arrivals', () => {
+    const { core, recorder, agenda } = stage();
+    core.start(micros(0));
+    core.submit(stageRequest({ id: 'running' }), ms(0), '');
+    for (const id of ['b', 'c']) core.submit(stageRequest({ id }), ms(1), id);
+    expect(core.stop('evict')).toBe(2);
     expect(recorder.of('evict').map(([r, , reason]) => [(r as Request).id, reason])).toEqual([['b', 'shutdown'], ['c', 'shutdown']]);
     core.submit(stageRequest({ id: 'late' }), ms(2), 'late');
     expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'late' }), 'late', 'shutdown', 'evicted from the flow-control queue: the flow controller is shutting down']]);

@@ -9,6 +9,7 @@ import {
   type QueuedRequest,
   type SaturationDetector,
 } from '@sluice/policies';
+import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { FlowControlEffects, FlowEviction } from './flow-control.effects.js';
@@ -40,6 +41,7 @@ const EVICTION_MESSAGES: Record<FlowEviction, string> = {
  * is saturated. Pure: the caller passes the time of every call.
  */
 export class FlowControlStage<R extends StageRequest, C = undefined> {
+  private expirySuspended = false;
   private readonly enabled: boolean;
   private readonly queues: FlowQueues<Waiting<R, C>>;
   private readonly detector: SaturationDetector;
@@ -114,9 +116,14 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   }
 
   /** The router did not take a released request: it leaves the books and ends here. */
-  handoffRefused(request: R, carried: C, message: string): void {
+  /**
+   * The router did not take a released request: it leaves the pool's books. No responder or no ack
+   * in time: given back to the gateway to re-submit to the router; anything else ends it here.
+   */
+  handoffRefused(request: R, carried: C, message: string, why: HandoffFailure = 'nack'): void {
     this.pool.done(request.id);
-    this.effects.reject(request, carried, 'router_unavailable', message);
+    if (worthHandingBack(why)) this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message }, undefined);
+    else this.effects.reject(request, carried, 'router_unavailable', message);
   }
 
   onLifecycle(event: LifecycleEvent, nowUs: Micros): void {
@@ -149,18 +156,42 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
         this.armTtl();
         return;
       case 'sweep':
-        if (this.sweep.due(atUs)) this.pool.expire(nowUs);
+        if (this.sweep.due(atUs) && !this.expirySuspended) this.pool.expire(nowUs);
         return;
     }
   }
 
-  /** Shutdown: every queued request is evicted with 500, and nothing more is taken. Returns how many. */
-  stop(): number {
+  /** The stage's bus connection is down: instances cannot be judged by their silence until it is back. */
+  suspendExpiry(): void {
+    this.expirySuspended = true;
+  }
+
+  /** The connection is back: every instance counts as heard now. */
+  resumeExpiry(nowUs: Micros): void {
+    this.expirySuspended = false;
+    this.pool.touchAll(nowUs);
+  }
+
+  /**
+   * Shutdown: nothing more is taken, and every queued request is handed back to its gateway to be
+   * queued again elsewhere (another replica, or this one once restarted): **sluice** differs from
+   * the Endpoint Picker, which evicts them with 500, so a rolling restart fails no request. With
+   * `evict`, the Endpoint Picker's way. Returns how many left the queue.
+   */
+  stop(queued: 'hand-back' | 'evict' = 'hand-back'): number {
     this.stopping = true;
     this.sweep.stop();
     this.ttlAtUs = undefined;
     const drained = this.queues.drain();
-    for (const item of drained) this.evict(item, 'shutdown');
+    for (const item of drained) {
+      if (queued === 'evict') {
+        this.evict(item, 'shutdown');
+        continue;
+      }
+      this.left(item);
+      const { request, carried } = item.payload;
+      this.effects.handBack(request, carried, { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' }, item.enqueuedAtUs);
+    }
     return drained.length;
   }
 

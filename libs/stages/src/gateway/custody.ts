@@ -11,7 +11,9 @@ export function resumeStageAfter(stage: Stage | undefined): ResumeStage {
     case 'router':
     case 'worker':
       return 'router';
-    default:
+    case 'admission':
+    case 'gateway':
+    case undefined:
       return 'admission';
   }
 }

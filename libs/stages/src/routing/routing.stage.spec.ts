@@ -59,13 +59,48 @@ describe('RoutingStage', () => {
     expect(recorder.of('reject')).toEqual([[a, 'span', 'no_worker', 'no worker instance serves model "llama-3.1-8b"']]);
   });
 
-  it('a handoff the instance refuses undoes its accounting and ends the request with worker_unreachable', () => {
+  it('a handoff the only instance refuses undoes its accounting and ends the request with worker_unreachable', () => {
     const { core, recorder } = stage({}, ['i1']);
     const a = stageRequest({ id: 'a' });
     core.route(a, ms(1), 'span');
-    core.handoffRefused(a, 'span', 'i1', 'no service is listening on sluice.v1.worker.i1.submit');
+    core.handoffRefused(a, 'span', 'i1', 'no service is listening on sluice.v1.worker.i1.submit', ms(2));
     expect(inFlight(core)).toEqual({ i1: 0 });
-    expect(recorder.of('reject')).toEqual([[a, 'span', 'worker_unreachable', 'no service is listening on sluice.v1.worker.i1.submit']]);
+    expect(recorder.of('reject')).toEqual([[a, 'span', 'worker_unreachable', 'no service is listening on sluice.v1.worker.i1.submit (tried 1 instance)']]);
+  });
+
+  it('a refused handoff is routed again among the instances that have not refused it (a dead or draining one)', () => {
+    const { core, recorder } = stage({}, ['i1', 'i2', 'i3']);
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'span');
+    const first = recorder.of('handOn')[0]?.[2] as string;
+    core.handoffRefused(a, 'span', first, 'no responders', ms(2));
+    const second = recorder.of('handOn')[1]?.[2] as string;
+    expect(second).not.toBe(first);
+    core.handoffRefused(a, 'span', second, 'no responders', ms(3));
+    const third = recorder.of('handOn')[2]?.[2] as string;
+    expect(new Set([first, second, third]).size).toBe(3);
+    expect(recorder.of('reject')).toEqual([]);
+    expect(inFlight(core)).toEqual({ i1: third === 'i1' ? 1 : 0, i2: third === 'i2' ? 1 : 0, i3: third === 'i3' ? 1 : 0 });
+  });
+
+  it('a draining instance leaves routing at once and stays out while its heartbeats go on', () => {
+    const { core, recorder } = stage({}, ['i1', 'i2']);
+    core.onLifecycle(lifecycle('i1', 'drain', ms(1)));
+    core.onLifecycle(lifecycle('i1', 'heartbeat', ms(2)));
+    for (const id of ['a', 'b', 'c']) core.route(stageRequest({ id }), ms(3), id);
+    expect(recorder.of('handOn').map((call) => call[2])).toEqual(['i2', 'i2', 'i2']);
+  });
+
+  it('a late done from the instance a request migrated away from leaves its new owner alone', () => {
+    const { core, recorder } = stage({}, ['i1', 'i2']);
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'a');
+    const first = recorder.of('handOn')[0]?.[2] as string;
+    const other = first === 'i1' ? 'i2' : 'i1';
+    core.handoffRefused(a, 'a', first, 'nack', ms(2));
+    core.onDone({ requestId: 'a', instanceId: first, reason: 'cancelled', atUs: ms(3) });
+    core.onLifecycle(lifecycle(other, 'deregister', ms(4)));
+    expect(recorder.of('instanceLost')).toEqual([[other, [a], 'deregistered']]);
   });
 
   it('reports the requests a deregistered instance held, once each, and forgets it', () => {

@@ -21,8 +21,12 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly policy: RoutingPolicy;
   private readonly cluster: ClusterState;
   private readonly prefix = new PrefixIndex();
-  /** Requests handed to an instance and not yet done, by id: the ones a lost instance held. */
-  private readonly owners = new Map<string, R>();
+  /** Requests handed to an instance and not yet done, by id, with the instance: what a lost instance held. */
+  private readonly owners = new Map<string, { readonly request: R; readonly instanceId: string }>();
+  /** Instances that refused a request (no responder, nack): it is routed again among the others. */
+  private readonly refusedBy = new WeakMap<R, Set<string>>();
+  /** The stage's bus connection is down: silence proves nothing, so no instance expires. */
+  private expirySuspended = false;
   private readonly sweep: Periodic<RoutingWakeUp>;
   private readonly refresh: Periodic<RoutingWakeUp> | undefined;
 
@@ -58,7 +62,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   }
 
   route(request: R, nowUs: Micros, carried: C): void {
-    const view = this.cluster.view(nowUs, this.prefix);
+    const view = this.withoutRefusals(request, this.cluster.view(nowUs, this.prefix));
     const decision = this.policy.route(request, view, nowUs);
     this.effects.decided(request, carried, this.policy.name, decision, view);
     if (!decision) {
@@ -69,15 +73,38 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     // Synchronous signals, updated before the handoff so the next decision sees them.
     this.cluster.dispatched(instanceId, request.id);
     this.prefix.record(instanceId, request.blockHashes);
-    this.owners.set(request.id, request);
+    this.owners.set(request.id, { request, instanceId });
     this.effects.handOn(request, carried, instanceId);
   }
 
-  /** The instance did not take the request (no responder, no ack): undo its accounting and end it here. */
-  handoffRefused(request: R, carried: C, instanceId: string, message: string): void {
+  /**
+   * The instance did not take the request (no responder: it died or is draining; a nack): undo its
+   * accounting and route the request again among the instances that have not refused it. Only when
+   * every instance refused does it end here, as `worker_unreachable`.
+   */
+  handoffRefused(request: R, carried: C, instanceId: string, message: string, nowUs: Micros): void {
     this.cluster.done(instanceId, request.id);
-    this.owners.delete(request.id);
-    this.effects.reject(request, carried, 'worker_unreachable', message);
+    if (this.owners.get(request.id)?.instanceId === instanceId) this.owners.delete(request.id);
+    const refused = this.refusedBy.get(request) ?? new Set<string>();
+    refused.add(instanceId);
+    this.refusedBy.set(request, refused);
+    const remaining = this.cluster.view(nowUs).instances.filter((i) => i.model === request.model && !refused.has(i.instanceId));
+    if (remaining.length === 0) {
+      this.effects.reject(request, carried, 'worker_unreachable', `${message} (tried ${refused.size} instance${refused.size === 1 ? '' : 's'})`);
+      return;
+    }
+    this.route(request, nowUs, carried);
+  }
+
+  /** The stage's bus connection is down: instances cannot be judged by their silence until it is back. */
+  suspendExpiry(): void {
+    this.expirySuspended = true;
+  }
+
+  /** The connection is back: every instance counts as heard now. */
+  resumeExpiry(nowUs: Micros): void {
+    this.expirySuspended = false;
+    this.cluster.touchAll(nowUs);
   }
 
   onLifecycle(event: LifecycleEvent): void {
@@ -90,9 +117,10 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.cluster.onSnapshot(snapshot);
   }
 
+  /** Idempotent; a late done from an instance that no longer holds the request (it migrated) leaves the new owner alone. */
   onDone(done: RequestDone): void {
     this.cluster.done(done.instanceId, done.requestId);
-    this.owners.delete(done.requestId);
+    if (this.owners.get(done.requestId)?.instanceId === done.instanceId) this.owners.delete(done.requestId);
   }
 
   wake(kind: RoutingWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
@@ -101,7 +129,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
         if (this.refresh?.due(atUs)) this.cluster.refresh();
         return;
       case 'sweep':
-        if (!this.sweep.due(atUs)) return;
+        if (!this.sweep.due(atUs) || this.expirySuspended) return;
         for (const lost of this.cluster.expire(nowUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent');
         return;
     }
@@ -116,15 +144,22 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     return this.cluster.size();
   }
 
+  /** The view without the instances that already refused this request. */
+  private withoutRefusals(request: R, view: ReturnType<ClusterState['view']>): ReturnType<ClusterState['view']> {
+    const refused = this.refusedBy.get(request);
+    if (!refused) return view;
+    return { ...view, instances: view.instances.filter((i) => !refused.has(i.instanceId)) };
+  }
+
   /** An instance left routing: its prefix beliefs go, and the requests it held are reported. */
   private instanceGone(instanceId: string, requestIds: readonly string[], why: 'deregistered' | 'silent'): void {
     this.prefix.dropInstance(instanceId);
     const held: R[] = [];
     for (const id of requestIds) {
-      const request = this.owners.get(id);
-      if (!request) continue;
+      const owner = this.owners.get(id);
+      if (owner?.instanceId !== instanceId) continue;
       this.owners.delete(id);
-      held.push(request);
+      held.push(owner.request);
     }
     this.effects.instanceLost(instanceId, held, why);
   }

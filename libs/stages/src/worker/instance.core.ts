@@ -114,6 +114,29 @@ export class InstanceCore<H extends HeldRequest> {
     return this.held.has(requestId) || this.hung.has(requestId);
   }
 
+  /** The request it holds under that id (running, waiting or hung), if any. */
+  holding(requestId: string): H | undefined {
+    return this.held.get(requestId) ?? this.hung.get(requestId);
+  }
+
+  /**
+   * The instance goes away (a drain past its grace period): every request it still holds leaves
+   * its engine and goes back to its gateway to continue elsewhere. Returns how many.
+   */
+  handBackAll(nowUs: Micros): number {
+    const leaving = [...this.held.values(), ...this.hung.values()];
+    for (const request of leaving) {
+      if (this.held.has(request.id)) this.engine.cancel(request.id, nowUs);
+      this.held.delete(request.id);
+      this.hung.delete(request.id);
+      request.gone = true;
+      this.effects.handedBack(this, request, nowUs);
+      this.effects.done(this, request, 'cancelled', nowUs);
+    }
+    if (leaving.length > 0) this.loadChanged(nowUs);
+    return leaving.length;
+  }
+
   /** Anything in its queues or batch (hung requests excepted: they never run). */
   hasWork(): boolean {
     return this.engine.hasWork();

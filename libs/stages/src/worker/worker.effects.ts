@@ -30,6 +30,11 @@ export interface WorkerEffects<H extends HeldRequest> {
   failed(instance: InstanceCore<H>, request: H, reason: OutcomeReason, message: string, atUs: Micros): void;
   /** Its gateway let it go (cancel): nothing more is sent for it. */
   cancelled(instance: InstanceCore<H>, request: H, atUs: Micros): void;
+  /**
+   * The instance is going away with it unfinished (a drain past its grace): it goes back to its
+   * gateway, which re-submits it with the tokens already sent appended to its prompt.
+   */
+  handedBack(instance: InstanceCore<H>, request: H, atUs: Micros): void;
   /** It left the instance, whatever the reason: the done event that in-flight accounting waits for. */
   done(instance: InstanceCore<H>, request: H, reason: OutcomeReason, atUs: Micros): void;
 

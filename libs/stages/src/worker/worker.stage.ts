@@ -84,6 +84,22 @@ export class WorkerStage<H extends HeldRequest> {
     return false;
   }
 
+  /** The request under that id and the instance holding it, if one of this worker's instances does. */
+  holding(requestId: string): { readonly instance: InstanceCore<H>; readonly request: H } | undefined {
+    for (const instance of this.instances) {
+      const request = instance.holding(requestId);
+      if (request) return { instance, request };
+    }
+    return undefined;
+  }
+
+  /** Every instance gives back what it still holds (a drain past its grace). Returns how many. */
+  handBackAll(nowUs: Micros): number {
+    let count = 0;
+    for (const instance of this.instances) count += instance.handBackAll(nowUs);
+    return count;
+  }
+
   /** Sets fault knobs on one instance, or on all when `instanceId` is undefined; undefined if none matches. */
   setFaults(instanceId: string | undefined, change: Partial<WorkerFaults>): Record<string, WorkerFaults> | undefined {
     return this.eachOf(instanceId, (i) => i.setFaults(change));

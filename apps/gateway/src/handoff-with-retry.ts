@@ -1,0 +1,32 @@
+import type { Bus, HandoffResult } from '@sluice/bus';
+import type { InferenceRequest } from '@sluice/contracts';
+
+/** First pause before trying again; it doubles up to MAX_PAUSE_MS. */
+const FIRST_PAUSE_MS = 50;
+const MAX_PAUSE_MS = 1_000;
+
+/**
+ * A handoff that tries again while the next stage is absent or silent (no responder: a restart in
+ * progress; no ack in time: a freeze), with exponential backoff, until `windowMs` has passed or
+ * `stillWanted` says the request has moved on (ended, or a newer attempt). Trying the same attempt
+ * twice is harmless: stages serve each attempt once. A nack is final at once; a connection that
+ * is down (NATS restarting) is tried again like a silent stage.
+ */
+export async function handoffWithRetry(
+  bus: Bus,
+  subject: string,
+  request: InferenceRequest,
+  windowMs: number,
+  stillWanted: () => boolean,
+): Promise<HandoffResult | 'abandoned'> {
+  const giveUpAt = Date.now() + windowMs;
+  let pauseMs = FIRST_PAUSE_MS;
+  for (;;) {
+    const result = await bus.handoff(subject, request, request.id, request.attempt);
+    if (result.ok || result.why === 'nack') return result;
+    if (Date.now() + pauseMs > giveUpAt) return result;
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
+    if (!stillWanted()) return 'abandoned';
+  }
+}

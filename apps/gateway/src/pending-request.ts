@@ -1,0 +1,18 @@
+import type { InferenceRequest } from '@sluice/contracts';
+import type { Span } from '@sluice/telemetry';
+import type { Exchange } from './exchange.js';
+
+/** What the gateway keeps of a request it owns, from its arrival to its terminal outcome. */
+export interface PendingRequest {
+  readonly exchange: Exchange;
+  readonly deadline: NodeJS.Timeout;
+  readonly span: Span;
+  readonly arrivalMs: number;
+  readonly sloClass: string;
+  /** The first attempt as sent: a re-submission is built from it and the tokens sent since. */
+  readonly original: InferenceRequest;
+  /** The prompt's token ids: a migrated request's blocks are those of the prompt plus its output so far. */
+  readonly promptTokenIds: readonly number[];
+  /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
+  lastTokenMs: number | undefined;
+}

@@ -1,0 +1,53 @@
+import { epochMicros, sendHeldFrame, sendMigrateFrame } from '@sluice/bus';
+import { AttemptLedger, type Arrival } from '@sluice/collections';
+import { microsFromMillis, type CancelRequest, type InferenceRequest, type MigrationReason, type ResumeStage, type Stage } from '@sluice/contracts';
+import type { ServiceContext } from './service-context.js';
+
+/** How long a cancel for a request this process never saw is remembered: a request's whole life. */
+const TOMBSTONE_MS = 120_000;
+
+/**
+ * Where a request enters a stage process (docs/behaviour.md §6): each attempt of a live request is
+ * served once (a duplicated handoff, a superseded attempt, one cancelled or past its deadline is
+ * not), and the gateway that owns it is told who holds it now, so it can re-submit it if this
+ * process is lost. Cancels feed the same ledger, including those that arrive first.
+ */
+export class RequestIntake {
+  private readonly ledger = new AttemptLedger(microsFromMillis(TOMBSTONE_MS));
+  private readonly refusedCounts = new Map<Exclude<Arrival, 'serve'>, number>();
+
+  constructor(
+    private readonly service: ServiceContext,
+    private readonly stage: Stage,
+  ) {}
+
+  /** Whether to serve this copy; when so, its gateway learns that `holder` has it. */
+  take(request: InferenceRequest, holder: string = this.service.instanceId): boolean {
+    const arrival = this.ledger.arrive(request.id, request.attempt, request.deadlineUs, epochMicros());
+    if (arrival !== 'serve') {
+      this.refusedCounts.set(arrival, (this.refusedCounts.get(arrival) ?? 0) + 1);
+      return false;
+    }
+    sendHeldFrame(this.service.bus, request, this.stage, holder);
+    return true;
+  }
+
+  cancel(cancel: CancelRequest): void {
+    this.ledger.cancel(cancel.requestId, cancel.attempt, epochMicros());
+  }
+
+  /** Still the attempt to work on (no cancel since it was taken). */
+  isLive(request: InferenceRequest): boolean {
+    return this.ledger.isLive(request.id, request.attempt);
+  }
+
+  /** Gives the request back to its gateway, which re-submits it as a new attempt. */
+  handBack(request: InferenceRequest, back: { readonly reason: MigrationReason; readonly resumeAt: ResumeStage }, holder: string = this.service.instanceId): void {
+    sendMigrateFrame(this.service.bus, request, holder, back.reason, back.resumeAt);
+  }
+
+  /** Copies not served, by why (duplicate, stale, cancelled, expired): a metric's source. */
+  refused(): ReadonlyMap<Exclude<Arrival, 'serve'>, number> {
+    return this.refusedCounts;
+  }
+}
