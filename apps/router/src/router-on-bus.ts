@@ -1,9 +1,9 @@
 import type { Logger } from '@nestjs/common';
-import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
+import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
 import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { RoutingEffects } from '@sluice/stages';
+import type { HandBack, RoutingEffects } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
@@ -64,6 +64,12 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
 
   reject(request: InferenceRequest, { span }: RouteCarried, reason: OutcomeReason, message: string): void {
     sendErrorFrame(this.service.bus, request, 'router', reason, message);
+    span.end();
+  }
+
+  handBack(request: InferenceRequest, { span }: RouteCarried, back: HandBack): void {
+    span.setAttribute('sluice.router.decision', 'handed_back');
+    sendMigrateFrame(this.service.bus, request, this.service.instanceId, back.reason, back.resumeAt);
     span.end();
   }
 

@@ -1,4 +1,5 @@
 import type { OutcomeReason } from '@sluice/contracts';
+import type { HandBack } from '../hand-back.js';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 
 /**
@@ -12,6 +13,11 @@ export interface RoutingEffects<R, C> {
   handOn(request: R, carried: C, instanceId: string): void;
   /** Ends the request here with a reason: an error frame to its gateway. */
   reject(request: R, carried: C, reason: OutcomeReason, message: string): void;
+  /**
+   * Gives the request back to its gateway to be routed again a little later (a router that has
+   * just started and has not heard its instances yet). A driver without it ends the request instead.
+   */
+  handBack?(request: R, carried: C, handBack: HandBack): void;
   /** An instance registered. */
   instanceJoined(instanceId: string, workerId: string): void;
   /**

@@ -83,6 +83,15 @@ describe('RoutingStage', () => {
     expect(inFlight(core)).toEqual({ i1: third === 'i1' ? 1 : 0, i2: third === 'i2' ? 1 : 0, i3: third === 'i3' ? 1 : 0 });
   });
 
+  it('just started and no instance heard yet, it hands the request back instead of answering no_worker', () => {
+    const { core, recorder } = stage({}, []);
+    core.start(ms(0));
+    core.route(stageRequest({ id: 'early' }), ms(100), 'early');
+    expect(recorder.of('handBack').map((call) => (call[2] as { resumeAt: string }).resumeAt)).toEqual(['router']);
+    core.route(stageRequest({ id: 'late' }), ms(60_000), 'late');
+    expect(recorder.of('reject').map((call) => call[2])).toEqual(['no_worker']);
+  });
+
   it('a draining instance leaves routing at once and stays out while its heartbeats go on', () => {
     const { core, recorder } = stage({}, ['i1', 'i2']);
     core.onLifecycle(lifecycle('i1', 'drain', ms(1)));

@@ -1,5 +1,5 @@
 import { seededRandom } from '@sluice/collections';
-import type { LifecycleEvent, LoadSnapshot, Micros, RequestDone } from '@sluice/contracts';
+import { micros, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import { ClusterState, PrefixIndex, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
@@ -27,8 +27,11 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly refusedBy = new WeakMap<R, Set<string>>();
   /** The stage's bus connection is down: silence proves nothing, so no instance expires. */
   private expirySuspended = false;
+  /** Until then the stage may not have heard every instance yet (it just started): see `route`. */
+  private warmUntilUs: Micros | undefined;
   private readonly sweep: Periodic<RoutingWakeUp>;
   private readonly refresh: Periodic<RoutingWakeUp> | undefined;
+  private readonly heartbeatTimeoutUs: Micros;
 
   constructor(
     settings: RoutingSettings,
@@ -38,6 +41,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   ) {
     this.policy = registry.create(settings.policy, settings.params, { random: seededRandom(settings.seed) });
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;
+    this.heartbeatTimeoutUs = settings.heartbeatTimeoutUs;
     this.cluster = new ClusterState(settings.heartbeatTimeoutUs, { snapshots: onRefresh ? 'on-refresh' : 'immediate' });
     this.sweep = new Periodic<RoutingWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
     this.refresh = onRefresh ? new Periodic<RoutingWakeUp>('refresh', settings.snapshotRefreshIntervalUs, wakeUps) : undefined;
@@ -49,6 +53,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   /** Makes the snapshots received so far visible, then refreshes them every interval; starts the sweep. */
   start(nowUs: Micros): void {
+    // Instances answer a start-up discovery within a heartbeat; one timeout is plenty.
+    this.warmUntilUs = micros(nowUs + this.heartbeatTimeoutUs);
     if (this.refresh) {
       this.cluster.refresh();
       this.refresh.start(nowUs);
@@ -66,6 +72,11 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const decision = this.policy.route(request, view, nowUs);
     this.effects.decided(request, carried, this.policy.name, decision, view);
     if (!decision) {
+      // Just started and no instance heard yet: a restarted router, not an empty cluster.
+      if (this.effects.handBack && this.warmUntilUs !== undefined && nowUs < this.warmUntilUs && this.cluster.size() === 0) {
+        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has just started and has not heard from any instance yet' });
+        return;
+      }
       this.effects.reject(request, carried, 'no_worker', `no worker instance serves model "${request.model}"`);
       return;
     }
