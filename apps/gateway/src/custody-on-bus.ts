@@ -145,6 +145,7 @@ export class CustodyOnBus {
       pending.exchange.onEnd({ instance: holder, priority: original.priority, timings: {} });
       return;
     }
+    pending.attemptBaseTokens = sent;
     const next: InferenceRequest = {
       ...original,
       attempt: verdict.attempt,

@@ -184,7 +184,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     const deadline = setTimeout(() => {
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, lastTokenMs: undefined });
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, lastTokenMs: undefined });
     this.custody.open(id);
     res.on('close', () => {
       if (!exchange.isSettled) exchange.abandon();
@@ -202,10 +202,14 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
     if (!this.custody.isCurrent(frame.requestId, frame.attempt)) return;
     switch (frame.type) {
-      case 'tokens':
-        this.observeTokens(entry, frame.count);
-        entry.exchange.onTokens(frame.count);
+      case 'tokens': {
+        // With `generated`, the frame says where the attempt stands: send what the client lacks.
+        const count = frame.generated === undefined ? frame.count : entry.attemptBaseTokens + frame.generated - entry.exchange.tokensSent;
+        if (count <= 0) return; // a duplicate
+        this.observeTokens(entry, count);
+        entry.exchange.onTokens(count);
         return;
+      }
       case 'end':
         entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });
         return;

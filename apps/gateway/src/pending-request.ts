@@ -13,6 +13,8 @@ export interface PendingRequest {
   readonly original: InferenceRequest;
   /** The prompt's token ids: a migrated request's blocks are those of the prompt plus its output so far. */
   readonly promptTokenIds: readonly number[];
+  /** Tokens the client had received when the current attempt began (its tokens count from there). */
+  attemptBaseTokens: number;
   /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
   lastTokenMs: number | undefined;
 }

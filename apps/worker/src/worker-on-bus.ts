@@ -91,7 +91,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   tokens(instance: Instance, held: LiveHeld, count: number, atUs: Micros, previousUs: Micros | undefined): void {
     if (previousUs === undefined) this.metrics.ttft.observe(labels(instance), this.clock.realSeconds(atUs - held.workerArrivalUs));
     else this.metrics.itl.observe(labels(instance), this.clock.realSeconds(atUs - previousUs));
-    const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
+    const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, generated: held.generated, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
     this.bus.publish(held.request.replyTo, frame);
     this.metrics.generationTokens.inc(labels(instance), count);
   }

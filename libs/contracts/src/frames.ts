@@ -16,6 +16,12 @@ export const TokensFrameSchema = z.object({
   /** Tokens produced by one engine step (usually 1 per request per step). */
   attempt: Attempt,
   count: z.number().int().positive(),
+  /**
+   * Tokens this attempt has produced so far, these included: a duplicated frame (it adds nothing
+   * new) is ignored and a lost one shows as a gap the next frame fills, so the client's stream
+   * never repeats or skips a token.
+   */
+  generated: z.number().int().positive().optional(),
   /** Wall-clock epoch ms at which the tokens were produced (end of the step). */
   atMs: z.number(),
   instanceId: z.string(),

@@ -5,3 +5,4 @@ export * from './probes.js';
 export * from './sluice-cli.js';
 export * from './telemetry-doc.js';
 export * from './completions.js';
+export * from './stream-completion.js';
