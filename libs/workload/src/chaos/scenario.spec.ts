@@ -20,7 +20,7 @@ describe('chaos scenario', () => {
     const scenario = parseChaosScenario(`
 name: crash
 cluster: { worker.processes: 2 }
-workload:${WORKLOAD.replace(/\n  /g, '\n    ')}
+workload:${WORKLOAD.replace(/\n {2}/g, '\n    ')}
 faults:
   - { atMs: 1000, action: kill, target: worker-1 }
   - { atMs: 2000, action: pause, target: router, forMs: 500 }
@@ -47,5 +47,12 @@ faults:
     expect(attempt).toThrow(ChaosScenarioError);
     expect(attempt).toThrow(/faults\[0\]\.target: must be gateway, admission/);
     expect(attempt).toThrow(/faults\[1\]\.forMs/);
+  });
+
+  it('slows some instances by count, as ids are drawn at start; not both an id and a count', () => {
+    const fault = (extra: string) => `name: slow\nworkload: w.yaml\nfaults:\n  - { atMs: 10, action: worker-faults, slowdown: 4, ${extra} }\n`;
+    expect(parseChaosScenario(fault('instanceCount: 1')).faults[0]).toEqual({ atMs: 10, action: 'worker-faults', slowdown: 4, instanceCount: 1 });
+    expect(() => parseChaosScenario(fault('instanceCount: 1, instance: w-r0'))).toThrow(/faults\[0\]\.instanceCount: give instance or instanceCount, not both/);
+    expect(() => parseChaosScenario(fault('instanceCount: 0'))).toThrow(/faults\[0\]\.instanceCount: must be > 0/);
   });
 });

@@ -35,11 +35,16 @@ const PauseFault = z.strictObject({ ...At, action: z.literal('pause'), target: P
 const DisconnectFault = z.strictObject({ ...At, action: z.literal('disconnect'), target: ProcessTargetSchema, forMs: PositiveMs });
 /** NATS stops and starts again `forMs` later, on the same address. */
 const RestartNatsFault = z.strictObject({ ...At, action: z.literal('restart-nats'), forMs: PositiveMs });
-/** Worker fault knobs (docs/behaviour.md §1): on one instance or all; reset to defaults after `forMs`. */
+/**
+ * Worker fault knobs (docs/behaviour.md §1): on one instance, on `instanceCount` of them, or on
+ * all; reset to defaults after `forMs`. Instance ids are drawn when a worker starts, so a scenario
+ * that means "one slow GPU" says `instanceCount: 1` (the first instances by id are taken).
+ */
 const WorkerFaultsFault = z.strictObject({
   ...At,
   action: z.literal('worker-faults'),
   instance: z.string().min(1).optional(),
+  instanceCount: z.number().int('must be a whole number').positive('must be > 0').optional(),
   slowdown: z.number().min(0.01).max(1000).optional(),
   failureRate: z.number().min(0).max(1).optional(),
   hang: z.boolean().optional(),
@@ -57,7 +62,15 @@ const BusFaultsFault = z.strictObject({
   forMs: PositiveMs.optional(),
 });
 
-export const FaultSchema = z.discriminatedUnion('action', [KillFault, TerminateFault, PauseFault, DisconnectFault, RestartNatsFault, WorkerFaultsFault, BusFaultsFault]);
+export const FaultSchema = z.discriminatedUnion('action', [
+  KillFault,
+  TerminateFault,
+  PauseFault,
+  DisconnectFault,
+  RestartNatsFault,
+  WorkerFaultsFault.refine((f) => f.instance === undefined || f.instanceCount === undefined, { message: 'give instance or instanceCount, not both', path: ['instanceCount'] }),
+  BusFaultsFault,
+]);
 export type Fault = z.infer<typeof FaultSchema>;
 export type FaultAction = Fault['action'];
 
@@ -108,3 +121,6 @@ export function faultWindow(fault: Fault): { readonly startMs: number; readonly 
   const forMs = 'forMs' in fault ? fault.forMs : undefined;
   return { startMs: fault.atMs, endMs: forMs === undefined ? undefined : fault.atMs + forMs };
 }
+
+// The library's index exports this module; the scenario's time-axis scaling lives beside it.
+export { scaleFaults, scaleWorkloadSpec } from './scale.js';
