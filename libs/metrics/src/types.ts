@@ -57,4 +57,9 @@ export interface RunRecord extends RequestRecord {
   readonly timings?: ServedTimings;
   /** Attempts made (1 + retries of 503). */
   readonly attempts: number;
+  /**
+   * `usage.completion_tokens` of the stream's usage chunk (the client asks for it with
+   * `stream_options.include_usage`), so the tokens received can be checked against the server's count.
+   */
+  readonly usageCompletionTokens?: number;
 }
