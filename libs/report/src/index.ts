@@ -4,3 +4,4 @@ export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
 export { renderReportHtml } from './render-html.js';
 export { summaryTable } from './summary-table.js';
 export { compareReports, comparisonTable, type ComparedRow } from './compare-reports.js';
+export type { ChaosSection, ChaosFaultReport, ChaosProcessReport, InvariantResult, InvariantStatus } from './chaos-section.js';

@@ -15,6 +15,14 @@ export interface PlotSpec {
   /** Lower bound of the y axis (the data's minimum when absent). */
   readonly yMin?: number;
   readonly series: readonly Series[];
+  /** Shaded x ranges behind the series (a chaos run's fault windows); from = to draws a line. */
+  readonly bands?: readonly PlotBand[];
+}
+
+export interface PlotBand {
+  readonly fromX: number;
+  readonly toX: number;
+  readonly label: string;
 }
 
 /** The report's plots, in display order; a series of more than MAX_POINTS_PER_SERIES points is thinned, and its note says so. */

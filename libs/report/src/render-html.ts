@@ -1,5 +1,6 @@
 import type { LatencyStats, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
+import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { buildPlots } from './plots.js';
 import { REPORT_SCRIPT } from './report-script.js';
 import { REPORT_STYLE } from './report-style.js';
@@ -63,7 +64,7 @@ function header(report: RunReportFile): string {
   const conservation = check.balanced
     ? `<span class="ok">balanced</span> (${check.accounted} of ${check.requests} accounted for)`
     : `<span class="bad">NOT balanced</span>: ${check.problems.map(escapeHtml).join('; ')}`;
-  return `<h1>sluice run report</h1>
+  return `<h1>sluice ${report.chaos ? 'chaos' : 'run'} report</h1>
 <dl class="meta">
 <dt>Workload</dt><dd>${escapeHtml(report.workload.file)}</dd>
 <dt>Gateway</dt><dd>${escapeHtml(report.gateway)}</dd>
@@ -76,10 +77,11 @@ function header(report: RunReportFile): string {
 /** The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no network. */
 export function renderReportHtml(report: RunReportFile): string {
   const plots = buildPlots(report.records);
+  const chaos = report.chaos ? chaosPlots(report.chaos, report.records) : [];
   const figures = plots
     .map((p) => `<figure><figcaption><b>${escapeHtml(p.title)}</b><br>${escapeHtml(p.note)}</figcaption><svg class="plot" data-plot="${escapeHtml(p.name)}" role="img" aria-label="${escapeHtml(p.title)}"></svg></figure>`)
     .join('\n');
-  const data = { summary: report.summary, plots };
+  const data = { summary: report.summary, plots: [...plots, ...chaos] };
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -91,6 +93,7 @@ export function renderReportHtml(report: RunReportFile): string {
 </head>
 <body>
 ${header(report)}
+${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
 <h2>Plots</h2>

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from './render-html.js';
+import { SYNTHETIC_CHAOS } from './synthetic-chaos.js';
 import { syntheticReport } from './synthetic-report.js';
 
 const run = promisify(execFile);
@@ -78,6 +79,20 @@ describe('report.html in headless chromium', () => {
     for (const p of found) {
       expect(p.attrs).toContain('data-drawn="0"');
       expect(p.inner).toContain('no data');
+    }
+  });
+
+  it('draws the timeline of a chaos run with its fault windows', async () => {
+    const file = join(dir, 'chaos.html');
+    writeFileSync(file, renderReportHtml({ ...syntheticReport(40), tool: 'sluice chaos', chaos: SYNTHETIC_CHAOS }));
+    const dom = await dumpDom(file);
+    expect(/<body\b[^>]*>/.exec(dom)![0]).not.toContain('data-error');
+    const chaos = plots(dom).filter((p) => p.name.startsWith('chaos-'));
+    expect(chaos.map((p) => p.name)).toEqual(['chaos-throughput', 'chaos-ttft', 'chaos-outcomes']);
+    for (const p of chaos) {
+      expect(p.attrs, p.name).toContain('data-bands="2"');
+      expect(count(p.inner, 'path'), p.name).toBeGreaterThan(0);
+      expect(p.inner, p.name).toContain('kill worker-1');
     }
   });
 });

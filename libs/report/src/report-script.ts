@@ -53,6 +53,8 @@ export const REPORT_SCRIPT = String.raw`
     for (const s of series) for (const p of s.points) {
       x0 = Math.min(x0, p.x); x1 = Math.max(x1, p.x); y0 = Math.min(y0, p.y); y1 = Math.max(y1, p.y);
     }
+    const bands = (spec.bands || []);
+    for (const b of bands) { x0 = Math.min(x0, b.fromX); x1 = Math.max(x1, b.toX); }
     const xd = domain(x0, x1, 8), yd = domain(y0, y1, 6);
     const pw = W - M.left - M.right, ph = H - M.top - M.bottom;
     const sx = (x) => M.left + ((x - xd.lo) / (xd.hi - xd.lo)) * pw;
@@ -67,6 +69,16 @@ export const REPORT_SCRIPT = String.raw`
       el('line', { x1: f(sx(t)), x2: f(sx(t)), y1: M.top + ph, y2: M.top + ph + 5, class: 'axis' });
       el('text', { x: f(sx(t)), y: M.top + ph + 18, 'text-anchor': 'middle', class: 'tick' }, t.toFixed(xd.decimals));
     }
+    // Fault windows behind the data: a shaded band, or a line for an instantaneous fault; its label on top.
+    bands.forEach((b, i) => {
+      const a = sx(b.fromX), w = Math.max(sx(b.toX) - a, 1.5);
+      const r = el('rect', { x: f(a), y: M.top, width: f(w), height: ph, class: 'band' });
+      const title = document.createElementNS(NS, 'title');
+      title.textContent = b.label;
+      r.appendChild(title);
+      el('text', { x: f(a + 2), y: M.top + 10 + (i % 3) * 11, class: 'band-label' }, b.label.length > 24 ? b.label.slice(0, 23) + '…' : b.label);
+    });
+    svg.setAttribute('data-bands', String(bands.length));
     el('line', { x1: M.left, x2: M.left + pw, y1: M.top + ph, y2: M.top + ph, class: 'axis' });
     el('line', { x1: M.left, x2: M.left, y1: M.top, y2: M.top + ph, class: 'axis' });
     el('text', { x: M.left + pw / 2, y: H - 8, 'text-anchor': 'middle', class: 'label' }, spec.xLabel);

@@ -24,4 +24,10 @@ svg .tick { font-size: 11px; fill: #444; }
 svg .label { font-size: 12px; fill: #222; }
 svg .legend { font-size: 12px; fill: #222; }
 svg .nodata { font-size: 16px; fill: #999; }
+svg .band { fill: #f5b041; fill-opacity: 0.25; stroke: #d68910; stroke-opacity: 0.6; }
+svg .band-label { font-size: 10px; fill: #9c640c; }
+td.pass { color: #1e8449; font-weight: 600; }
+td.fail { color: #c0392b; font-weight: 600; }
+td.skipped { color: #7f8c8d; }
+td.details { text-align: left; font-family: ui-monospace, monospace; font-size: 0.8rem; }
 `;

@@ -1,10 +1,11 @@
 import type { RunRecord, RunReport } from '@sluice/metrics';
+import type { ChaosSection } from './chaos-section.js';
 
 /** `report.json`: what a run produced and what produced it. */
 export interface RunReportFile {
   readonly version: 1;
   /** What produced it: a live run, or the twin (virtual time). */
-  readonly tool: 'sluice run' | 'sluice simulate';
+  readonly tool: 'sluice run' | 'sluice simulate' | 'sluice chaos';
   /** ISO time the run started. */
   readonly startedAt: string;
   readonly gateway: string;
@@ -18,5 +19,7 @@ export interface RunReportFile {
   readonly config: unknown;
   /** Aggregates by the rules of libs/metrics (docs/metrics.md). */
   readonly summary: RunReport;
+  /** A chaos run's faults, invariants and measurements (`sluice chaos`). */
+  readonly chaos?: ChaosSection;
   readonly records: readonly RunRecord[];
 }
