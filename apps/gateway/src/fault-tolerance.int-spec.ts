@@ -1,5 +1,7 @@
 import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Bus } from '@sluice/bus';
+import { subjects, type BusFaultRuleInput } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer } from '@sluice/testing';
 import { tokenText } from './prompt.js';
@@ -182,6 +184,34 @@ describe('request bodies that never complete', () => {
     await partialRequest('hang-up');
     await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'reason="client_disconnected"')) === 1, 5_000, 'the hang-up counted');
     expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'reason="body_timeout"')).toBe(1);
+    await expectBooksBalance(cluster.gatewayUrl);
+  });
+});
+
+describe('every message duplicated on the bus', () => {
+  let cluster: LocalCluster;
+  let bus: Bus;
+  beforeAll(async () => {
+    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10'] });
+    bus = await Bus.connect({ url: cluster.natsUrl, name: 'fault-tolerance-spec', ackTimeoutMs: 2_000, waitForServer: false, answerFaultControl: false });
+  });
+  afterAll(async () => {
+    await bus?.drain();
+    await cluster?.stop();
+  });
+
+  it('serves each request once and counts it once: handoffs, done events, lifecycle, load and inbox frames all arrive twice', async () => {
+    const everything: BusFaultRuleInput[] = ['sluice.v1.*.submit', 'sluice.v1.worker.*.*', 'sluice.v1.inbox.>'].map((subject) => ({ subject, duplicatePercent: 100 }));
+    for (const rule of everything) expect((await bus.askAll(subjects.busFaults('set'), rule)).length).toBeGreaterThanOrEqual(5);
+    const maxTokens = 12;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => streamCompletion(cluster.gatewayUrl, { prompt: PROMPT, max_tokens: maxTokens })));
+    for (const answer of answers) expectWholeStream(answer, maxTokens);
+    const worker = cluster.processes().find((p) => p.name === 'worker-0')!;
+    // Each request ran once on a worker, though every handoff to one arrived twice.
+    expect(await metricSum(worker.url, 'vllm:request_success_total')).toBe(20);
+    const router = cluster.processes().find((p) => p.name === 'router')!;
+    await eventually(async () => (await metricSum(router.url, 'sluice_router_inflight')) === 0, 5_000, 'the router’s in-flight books back to 0');
+    await bus.askAll(subjects.busFaults('clear'), {});
     await expectBooksBalance(cluster.gatewayUrl);
   });
 });
