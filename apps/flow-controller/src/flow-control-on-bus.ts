@@ -2,7 +2,7 @@ import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
-import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure } from '@sluice/stages';
+import { worthHandingBack, type FlowArrival, type FlowControlEffects, type FlowEviction, type FlowRelease, type HandBack, type HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
 import type { FlowControlMetrics } from './flow-control.metrics.js';
 
@@ -80,7 +80,8 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
       'sluice.flow.outcome': 'dispatched',
     });
     void handoffInSpan(this.service.bus, subjects.routerSubmit(), request, span, carried.parent).then((result) => {
-      this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
+      // A refusal worth a hand-back is counted there (handed_back), once.
+      if (result.ok || !worthHandingBack(result.why)) this.metrics.handoffs.inc({ outcome: result.ok ? 'dispatched' : 'router_unavailable' });
       if (!result.ok) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'router did not ack' });
         this.refused(request, carried, result.message, result.why);
