@@ -19,7 +19,7 @@ export interface LoadClientOptions {
 
 /** Backoff before retry n (0-based): uniform in [0, min(cap, base·2^n)] ("full jitter"). */
 const BACKOFF_BASE_MS = 100;
-const BACKOFF_CAP_MS = 5_000;
+export const BACKOFF_CAP_MS = 5_000;
 
 /**
  * Sends one workload request to the gateway as a real client would: token-id prompt, exact output
@@ -48,7 +48,8 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
           [httpHeaders.sloClass]: request.sloClass,
           [httpHeaders.reportTimings]: '1',
         },
-        body: JSON.stringify({ model: options.model, prompt: Array.from(request.inputTokens), max_tokens: request.maxTokens, ignore_eos: true, stream: true }),
+        // include_usage: the gateway's own count of the tokens it sent, checked against the client's (sluice chaos).
+        body: JSON.stringify({ model: options.model, prompt: Array.from(request.inputTokens), max_tokens: request.maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } }),
       });
     } catch {
       // The gateway could not be reached at all.
@@ -72,12 +73,14 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
   const tokenTimesMs: number[] = [];
   let extension: SluiceAnswerExtension | undefined;
   let ending: Ending | undefined;
+  let usageCompletionTokens: number | undefined;
   try {
     for await (const data of sseData(res.body!)) {
       if (data === '[DONE]') break;
-      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; error?: { code?: string } };
+      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; usage?: { completion_tokens?: number }; error?: { code?: string } };
       if (chunk.error) ending = endingOf(chunk.error.code ?? 'stream_error');
       else if (chunk.sluice) extension = chunk.sluice;
+      else if (chunk.usage) usageCompletionTokens = chunk.usage.completion_tokens;
       else if (chunk.choices?.[0]?.text) tokenTimesMs.push(now());
     }
   } catch {
@@ -91,6 +94,7 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
     tokenTimesMs,
     outputTokens: tokenTimesMs.length,
     ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
+    ...(usageCompletionTokens === undefined ? {} : { usageCompletionTokens }),
     ...(extension ? { instance: extension.instance, timings: extension.timings, priority: extension.priority } : {}),
   };
   return ending ? { ...measured, ...ending } : { ...measured, outcome: 'completed' };
