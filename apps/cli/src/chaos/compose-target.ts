@@ -13,8 +13,9 @@ export interface ComposeTargetOptions {
 }
 
 /**
- * The Compose project's file gives its containers no restart policy, so a killed one would stay
- * down; the target starts it again after this long, standing in for the local supervisor.
+ * `docker kill` marks a container as stopped by hand, so the engine's restart policy (the project
+ * has `unless-stopped`) leaves it down; the target starts it again after this long, as the local
+ * supervisor would. (Starting a container the engine already started again is a no-op.)
  */
 const RESTART_DELAY_MS = 1_000;
 
