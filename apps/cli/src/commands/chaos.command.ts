@@ -25,7 +25,8 @@ Options:
   --out DIR           where the reports go (default .sluice/runs/chaos-<name>-<time>)
   --json              print the summary and the chaos section as JSON
   --compose           break a running \`docker compose up\` instead (docker kill/pause/network
-                      disconnect/stop of its containers); its cluster flags are not applied
+                      disconnect/stop of its containers); the scenario's cluster flags are not
+                      applied: give the project's own settings (e.g. --gateway.requestTimeoutMs)
   --compose-project N the Compose project (default COMPOSE_PROJECT_NAME, else this directory's name)
   --gateway URL       the gateway under --compose (default gateway.host:port of the config)
   --config FILE, --key.path=value   config for the local cluster, after the scenario's flags
@@ -62,7 +63,9 @@ export const chaosCommand: Command = {
       for (const p of error.problems) err.line(`  ${p}`);
       return EXIT.USAGE;
     }
-    const configArgs = [...clusterArgs(loaded.scenario.cluster), ...parsed.configArgs];
+    // A compose project runs as it was started: the scenario's flags would describe another cluster
+    // (its deadline, its model), so there only the command line's config counts.
+    const configArgs = compose ? [...parsed.configArgs] : [...clusterArgs(loaded.scenario.cluster), ...parsed.configArgs];
     let config: SluiceConfig;
     try {
       config = loadConfig({ env: ctx.env, argv: configArgs });

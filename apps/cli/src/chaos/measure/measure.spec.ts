@@ -32,7 +32,8 @@ function steady(from: number, to: number, ttft: (t: number) => number | undefine
 
 describe('pre-fault baseline', () => {
   it('is the TTFT p99 of the requests arriving in the window before the fault', () => {
-    const records = [...steady(0, 5_000, (t) => (t < 2_000 ? 500 : 100 + (t % 1000) / 100)), req(5_000, 900)];
+    // The last two arrived before the fault but got their first token after it: they measure the fault.
+    const records = [...steady(0, 5_000, (t) => (t < 2_000 ? 500 : 100 + (t % 1000) / 100)), req(4_990, 900), req(4_995, 20), req(5_000, 900)];
     // Window [1 000, 5 000) from a 4 s lookback; the slow ones before 2 000 are in it.
     expect(baselineTtftP99(records, 5_000, { lookbackMs: 4_000, notBeforeMs: 0, minSamples: 5 })).toBe(500);
     // The previous fault's end bounds the window.

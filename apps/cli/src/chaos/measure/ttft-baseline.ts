@@ -18,16 +18,16 @@ export const DEFAULT_BASELINE: Omit<BaselineOptions, 'notBeforeMs'> = { lookback
 
 /**
  * The TTFT p99 of the requests that arrived in the pre-fault window
- * [max(start − lookback, notBefore), start) and got a first token: what "normal" was just before
- * the fault. null when the window holds too few requests to say.
+ * [max(start − lookback, notBefore), start) and got their first token before the fault started:
+ * what "normal" was just before it. (A request that arrived just before the fault and waited
+ * through it measures the fault, not the baseline.) null when too few requests say.
  */
 export function baselineTtftP99(records: readonly RunRecord[], startMs: number, options: BaselineOptions): number | null {
   const from = Math.max(startMs - options.lookbackMs, options.notBeforeMs);
   const ttfts: number[] = [];
   for (const r of records) {
-    if (r.arrivalMs < from || r.arrivalMs >= startMs) continue;
-    const ttft = ttftOf(r);
-    if (ttft !== undefined) ttfts.push(ttft);
+    if (r.arrivalMs < from || r.firstTokenMs === undefined || r.firstTokenMs >= startMs) continue;
+    ttfts.push(r.firstTokenMs - r.arrivalMs);
   }
   if (ttfts.length < options.minSamples) return null;
   return percentile(ttfts.sort((a, b) => a - b), 99);
