@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sumBy, sumOf } from './prometheus-text.js';
+import { sumBy, sumOf } from './books/prometheus-text.js';
 import { scrapeMetrics } from './scrape.js';
 
 /** One reading of the gateway's counters during the run (run clock). */

@@ -1,6 +1,6 @@
 import type { ProcessScrape } from './books/service-books.js';
 import type { ChaosProcess } from './chaos-target.js';
-import { parseSamples, type Sample } from './prometheus-text.js';
+import { parseSamples, type Sample } from './books/prometheus-text.js';
 
 /** A service's /metrics, or undefined when it does not answer within `timeoutMs` (paused, restarting, not published). */
 export async function scrapeMetrics(url: string | undefined, timeoutMs = 1_000): Promise<Sample[] | undefined> {

@@ -1,4 +1,4 @@
-import { sumOf, type Sample } from '../prometheus-text.js';
+import { sumOf, type Sample } from './prometheus-text.js';
 
 /** One process's /metrics at one moment (before the run, after it). */
 export interface ProcessScrape {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '@sluice/metrics';
 import { serviceBooks, type ProcessScrape } from '../books/service-books.js';
-import { parseSamples } from '../prometheus-text.js';
+import { parseSamples } from '../books/prometheus-text.js';
 import { gatewayBooksInvariant } from './gateway-books.invariant.js';
 import { stageBooksInvariant, type StageBooks } from './stage-books.invariant.js';
 

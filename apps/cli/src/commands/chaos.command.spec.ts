@@ -2,13 +2,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../cli.js';
-import { clusterArgs } from '../commands/chaos.command.js';
+import { Output } from '../terminal/output.js';
+import { chaosCommand, clusterArgs } from './chaos.command.js';
 
 async function run(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(argv, { stdout: { write: (c: string) => (stdout += c) }, stderr: { write: (c: string) => (stderr += c) }, env: {}, cwd: tmpdir() });
+  const ctx = { rootDir: tmpdir(), cwd: tmpdir(), env: {}, stdout: new Output({ write: (c: string) => (stdout += c) }, {}), stderr: new Output({ write: (c: string) => (stderr += c) }, {}) };
+  const code = await chaosCommand.run(argv.slice(1), ctx);
   return { code, stdout, stderr };
 }
 
