@@ -6,3 +6,5 @@ export * from './sluice-cli.js';
 export * from './telemetry-doc.js';
 export * from './completions.js';
 export * from './stream-completion.js';
+export { ComposeProject, composeLeftovers, findCompose } from './compose.js';
+export { buildOfflineImages } from './offline-images.js';
