@@ -57,7 +57,10 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
   }
 
   submit(request: InferenceRequest): void {
-    if (!this.intake.take(request)) return; // a duplicate, superseded or cancelled copy
+    const taken = this.intake.take(request);
+    if (!taken) return; // a duplicate, superseded or cancelled copy
+    // An older attempt still queued here (its cancel was lost): it leaves the queue first.
+    if (taken === 'supersede') this.stage.onCancel({ requestId: request.id, reason: 'superseded', attempt: request.attempt - 1 }, epochMicros());
     this.stage.submit(request, epochMicros(), this.onBus.received(request, this.stage.mode));
   }
 
@@ -74,7 +77,8 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
   }
 
   onCancel(cancel: CancelRequest): void {
-    this.intake.cancel(cancel);
+    // A cancel of an older attempt leaves the newer one queued here alone.
+    if (!this.intake.cancel(cancel)) return;
     this.stage.onCancel(cancel, epochMicros());
   }
 }

@@ -12,7 +12,9 @@ import {
   type InferenceRequest,
   type MigrateFrame,
   type MigrationReason,
+  type OutcomeReason,
   type ResumeStage,
+  type Stage,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import type { ServiceContext } from '@sluice/service';
@@ -28,6 +30,18 @@ const SUBMIT_SUBJECT: Record<ResumeStage, () => string> = {
   flow: subjects.flowSubmit,
   router: subjects.routerSubmit,
 };
+
+/**
+ * What a request ends as when its migration limit is spent: the next stage's unavailability when it
+ * was handed back for want of one, else lost with the worker or the stage that held it.
+ */
+function endReasonWhenSpent(reason: MigrationReason, stage: Stage | undefined, resumeAt: ResumeStage): OutcomeReason {
+  if (reason === 'next_unavailable') return resumeAt === 'router' && stage === 'router' ? 'worker_unreachable' : UNAVAILABLE[resumeAt];
+  return reason === 'worker_lost' || reason === 'worker_draining' || stage === 'worker' ? 'worker_lost' : 'stage_lost';
+}
+
+/** First pause before re-submitting a request handed back because the next stage was absent. */
+const NEXT_UNAVAILABLE_PAUSE_MS = 100;
 
 const UNAVAILABLE = { admission: 'admission_unavailable', flow: 'flow_unavailable', router: 'router_unavailable' } as const;
 
@@ -122,7 +136,7 @@ export class CustodyOnBus {
     if (verdict.kind === 'ignored') return;
     const sent = pending.exchange.tokensSent;
     if (verdict.kind === 'exhausted') {
-      const lostReason = reason === 'worker_lost' || reason === 'worker_draining' || stage === 'worker' ? 'worker_lost' : 'stage_lost';
+      const lostReason = endReasonWhenSpent(reason, stage, resumeAt);
       pending.exchange.fail(lostReason, `${holder} lost the request (${reason}) after ${sent} tokens, and the migration limit (${verdict.migrations}) is spent`);
       return;
     }
@@ -154,7 +168,10 @@ export class CustodyOnBus {
       blockHashes: sent > 0 ? blockIds([...pending.promptTokenIds, ...outputTokenIds(sent)]) : original.blockHashes,
       timings: {},
     };
-    void this.handOn(next, resumeAt);
+    // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
+    const pauseMs = reason === 'next_unavailable' ? Math.min(NEXT_UNAVAILABLE_PAUSE_MS * 2 ** (verdict.migrations - 1), 1_000) : 0;
+    if (pauseMs === 0) void this.handOn(next, resumeAt);
+    else setTimeout(() => void this.handOn(next, resumeAt), pauseMs);
   }
 
   /** Hands a request (attempt) to a stage, trying again while the stage is absent; ends it when it never answers. */

@@ -3,7 +3,7 @@ import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
 import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { HandBack, RoutingEffects } from '@sluice/stages';
+import type { HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
@@ -13,7 +13,7 @@ export interface RouteCarried {
   readonly receivedAt: number;
 }
 
-type Refused = (request: InferenceRequest, carried: RouteCarried, instanceId: string, message: string) => void;
+type Refused = (request: InferenceRequest, carried: RouteCarried, instanceId: string, message: string, why: HandoffFailure) => void;
 
 /**
  * The routing core's effects on the bus: the decision as a span with its regret and top-k
@@ -58,7 +58,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     void handoffInSpan(this.service.bus, subjects.workerSubmit(instanceId), request, span).then((result) => {
       if (result.ok) return span.end();
       span.setStatus({ code: SpanStatusCode.ERROR, message: `instance ${instanceId} did not ack` });
-      this.refused(request, carried, instanceId, result.message); // the core ends it: reject, which ends the span
+      this.refused(request, carried, instanceId, result.message, result.why); // the core routes it again, hands it back or ends it
     });
   }
 

@@ -33,8 +33,8 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.intake = new RequestIntake(service, 'router');
     service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
-    this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message) =>
-      this.stage.handoffRefused(request, carried, instanceId, message, epochMicros()),
+    this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message, why) =>
+      this.stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
     );
     // Without a configured seed each replica breaks ties its own way, from its instance id.
     this.stage = new RoutingStage(routingSettingsFrom(router, seedOf(service.instanceId)), registry, this.onBus, this.timers);

@@ -62,7 +62,10 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       this.submits.push(
         bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
           // A duplicate, superseded or cancelled copy is acked (the bus acks on receipt) and not served.
-          if (!this.intake.take(data, instance.instanceId)) return;
+          const taken = this.intake.take(data, instance.instanceId);
+          if (!taken) return;
+          // A newer attempt of a request an instance here still runs: the older one goes first.
+          if (taken === 'supersede') this.dropOlder(data.id, data.attempt);
           instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
         }),
       );
@@ -83,6 +86,12 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.stage.start(this.scheduler.nowUs());
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;
     this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
+  }
+
+  /** Lets go of a copy of the request older than `attempt`, wherever an instance of this process holds it. */
+  private dropOlder(requestId: string, attempt: number): void {
+    const holding = this.stage.holding(requestId);
+    if (holding && holding.request.request.attempt < attempt) holding.instance.cancel(requestId, 'cancelled', this.scheduler.nowUs());
   }
 
   /** Applies fault knobs to one instance or all of this process's; undefined when none is here. */

@@ -9,10 +9,12 @@ describe('AttemptLedger', () => {
     const ledger = new AttemptLedger(us(500));
     expect(ledger.arrive('r', 0, DEADLINE, us(0))).toBe('serve');
     expect(ledger.arrive('r', 0, DEADLINE, us(1))).toBe('duplicate');
-    expect(ledger.arrive('r', 1, DEADLINE, us(2))).toBe('serve');
+    expect(ledger.arrive('r', 1, DEADLINE, us(2))).toBe('supersede');
     expect(ledger.arrive('r', 0, DEADLINE, us(3))).toBe('stale');
     expect(ledger.isLive('r', 0)).toBe(false);
     expect(ledger.isLive('r', 1)).toBe(true);
+    expect(ledger.latestAttempt('r')).toBe(1);
+    expect(ledger.latestAttempt('unseen')).toBeUndefined();
   });
 
   it('keeps a cancel that comes first, so the late copy is not served, but a newer attempt is', () => {

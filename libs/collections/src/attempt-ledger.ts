@@ -2,6 +2,11 @@
 export type Arrival =
   /** The first time this attempt is seen, and nothing cancelled it: serve it. */
   | 'serve'
+  /**
+   * Serve it, and an older attempt of the same request came here before: if this stage still
+   * holds that one (the cancel that superseded it was lost, say in a bus outage), drop it first.
+   */
+  | 'supersede'
   /** This attempt was seen already (a duplicated handoff): serving it again would double it. */
   | 'duplicate'
   /** A newer attempt was seen: this one was superseded by a re-submission. */
@@ -45,9 +50,10 @@ export class AttemptLedger {
     if (attempt <= entry.cancelledUpTo) return 'cancelled';
     if (attempt < entry.attempt) return 'stale';
     if (attempt === entry.attempt) return 'duplicate';
+    const older = entry.attempt >= 0;
     entry.attempt = attempt;
     entry.forgetAtUs = deadlineUs > entry.forgetAtUs ? deadlineUs : entry.forgetAtUs;
-    return 'serve';
+    return older ? 'supersede' : 'serve';
   }
 
   /** The gateway cancelled attempts up to `attempt` (every attempt when undefined). */
@@ -66,6 +72,12 @@ export class AttemptLedger {
   isLive(requestId: string, attempt: number): boolean {
     const entry = this.entries.get(requestId);
     return entry === undefined || (attempt > entry.cancelledUpTo && attempt >= entry.attempt);
+  }
+
+  /** The newest attempt seen here, if any. */
+  latestAttempt(requestId: string): number | undefined {
+    const attempt = this.entries.get(requestId)?.attempt;
+    return attempt === undefined || attempt < 0 ? undefined : attempt;
   }
 
   size(): number {

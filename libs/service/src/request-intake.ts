@@ -14,26 +14,36 @@ const TOMBSTONE_MS = 120_000;
  */
 export class RequestIntake {
   private readonly ledger = new AttemptLedger(microsFromMillis(TOMBSTONE_MS));
-  private readonly refusedCounts = new Map<Exclude<Arrival, 'serve'>, number>();
+  private readonly refusedCounts = new Map<Exclude<Arrival, 'serve' | 'supersede'>, number>();
 
   constructor(
     private readonly service: ServiceContext,
     private readonly stage: Stage,
   ) {}
 
-  /** Whether to serve this copy; when so, its gateway learns that `holder` has it. */
-  take(request: InferenceRequest, holder: string = this.service.instanceId): boolean {
+  /**
+   * Whether to serve this copy (`serve`), and whether an older attempt of it came here before
+   * (`supersede`: drop that one first if still held); when served, its gateway learns that `holder`
+   * has it. Anything else: not served.
+   */
+  take(request: InferenceRequest, holder: string = this.service.instanceId): 'serve' | 'supersede' | false {
     const arrival = this.ledger.arrive(request.id, request.attempt, request.deadlineUs, epochMicros());
-    if (arrival !== 'serve') {
+    if (arrival !== 'serve' && arrival !== 'supersede') {
       this.refusedCounts.set(arrival, (this.refusedCounts.get(arrival) ?? 0) + 1);
       return false;
     }
     sendHeldFrame(this.service.bus, request, this.stage, holder);
-    return true;
+    return arrival;
   }
 
-  cancel(cancel: CancelRequest): void {
+  /**
+   * Records the cancel; true when it ends the newest attempt seen here (the copy this stage may
+   * hold), false when it only ends older ones (a cancel that arrived after the newer attempt).
+   */
+  cancel(cancel: CancelRequest): boolean {
+    const latest = this.ledger.latestAttempt(cancel.requestId);
     this.ledger.cancel(cancel.requestId, cancel.attempt, epochMicros());
+    return cancel.attempt === undefined || latest === undefined || latest <= cancel.attempt;
   }
 
   /** Still the attempt to work on (no cancel since it was taken). */
@@ -47,7 +57,7 @@ export class RequestIntake {
   }
 
   /** Copies not served, by why (duplicate, stale, cancelled, expired): a metric's source. */
-  refused(): ReadonlyMap<Exclude<Arrival, 'serve'>, number> {
+  refused(): ReadonlyMap<Exclude<Arrival, 'serve' | 'supersede'>, number> {
     return this.refusedCounts;
   }
 }

@@ -59,7 +59,17 @@ describe('RoutingStage', () => {
     expect(recorder.of('reject')).toEqual([[a, 'span', 'no_worker', 'no worker instance serves model "llama-3.1-8b"']]);
   });
 
-  it('a handoff the only instance refuses undoes its accounting and ends the request with worker_unreachable', () => {
+  it('when every instance is absent (no responder), the request goes back to its gateway to be routed again later', () => {
+    const { core, recorder } = stage({}, ['i1']);
+    const a = stageRequest({ id: 'a' });
+    core.route(a, ms(1), 'span');
+    core.handoffRefused(a, 'span', 'i1', 'no service is listening on sluice.v1.worker.i1.submit', ms(2), 'no_responders');
+    expect(inFlight(core)).toEqual({ i1: 0 });
+    expect(recorder.of('handBack').map((call) => (call[2] as { reason: string }).reason)).toEqual(['next_unavailable']);
+    expect(recorder.of('reject')).toEqual([]);
+  });
+
+  it('a handoff the only instance refuses (a nack) undoes its accounting and ends the request with worker_unreachable', () => {
     const { core, recorder } = stage({}, ['i1']);
     const a = stageRequest({ id: 'a' });
     core.route(a, ms(1), 'span');

@@ -1,6 +1,7 @@
 import { seededRandom } from '@sluice/collections';
 import { micros, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import { ClusterState, PrefixIndex, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
+import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { RoutingEffects } from './routing.effects.js';
@@ -90,10 +91,11 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   /**
    * The instance did not take the request (no responder: it died or is draining; a nack): undo its
-   * accounting and route the request again among the instances that have not refused it. Only when
-   * every instance refused does it end here, as `worker_unreachable`.
+   * accounting and route the request again among the instances that have not refused it. When
+   * every instance refused, it goes back to its gateway if they were absent or silent, else it ends
+   * here as `worker_unreachable`.
    */
-  handoffRefused(request: R, carried: C, instanceId: string, message: string, nowUs: Micros): void {
+  handoffRefused(request: R, carried: C, instanceId: string, message: string, nowUs: Micros, why: HandoffFailure = 'nack'): void {
     this.cluster.done(instanceId, request.id);
     if (this.owners.get(request.id)?.instanceId === instanceId) this.owners.delete(request.id);
     const refused = this.refusedBy.get(request) ?? new Set<string>();
@@ -101,6 +103,12 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.refusedBy.set(request, refused);
     const remaining = this.cluster.view(nowUs).instances.filter((i) => i.model === request.model && !refused.has(i.instanceId));
     if (remaining.length === 0) {
+      // Every instance absent or silent (a bus outage, every worker restarting): not the request's
+      // fault; its gateway sends it again a little later.
+      if (this.effects.handBack && worthHandingBack(why)) {
+        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `${message} (tried ${refused.size} instance${refused.size === 1 ? '' : 's'})` });
+        return;
+      }
       this.effects.reject(request, carried, 'worker_unreachable', `${message} (tried ${refused.size} instance${refused.size === 1 ? '' : 's'})`);
       return;
     }
