@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { micros, type HeldFrame, type Stage } from '@sluice/contracts';
-import { Custody, resumeStageAfter } from './custody.js';
+import { Custody, lostReasonOf, resumeStageAfter } from './custody.js';
 
 const ms = (n: number) => micros(n * 1000);
 const held = (requestId: string, stage: Stage, holder: string, attempt = 0): HeldFrame => ({ type: 'held', requestId, attempt, stage, holder });
@@ -66,5 +66,13 @@ describe('Custody', () => {
 
   it('resumes a lost request where it stood: the queue it was in, or routing for a worker', () => {
     expect(['admission', 'flow', 'router', 'worker', undefined].map((s) => resumeStageAfter(s as Stage | undefined))).toEqual(['admission', 'flow', 'router', 'router', 'admission']);
+  });
+
+  it('ends a request whose migrations are spent as lost with its worker, or with the stage that held it', () => {
+    expect(lostReasonOf('worker_lost', 'router')).toBe('worker_lost');
+    expect(lostReasonOf('worker_draining', undefined)).toBe('worker_lost');
+    expect(lostReasonOf('bus_reconnected', 'worker')).toBe('worker_lost');
+    expect(lostReasonOf('next_unavailable', 'admission')).toBe('stage_lost');
+    expect(lostReasonOf('stage_shutdown', 'flow')).toBe('stage_lost');
   });
 });

@@ -18,6 +18,14 @@ export function resumeStageAfter(stage: Stage | undefined): ResumeStage {
   }
 }
 
+/**
+ * What a request ends as when its migration limit is spent: lost with a worker (the loss or drain
+ * of its instance, or a worker held it), else lost with the stage that held it.
+ */
+export function lostReasonOf(reason: MigrationReason, stage: Stage | undefined): 'worker_lost' | 'stage_lost' {
+  return reason === 'worker_lost' || reason === 'worker_draining' || stage === 'worker' ? 'worker_lost' : 'stage_lost';
+}
+
 interface Custodied {
   attempt: number;
   migrations: number;
