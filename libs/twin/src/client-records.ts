@@ -33,8 +33,16 @@ export class ClientRecords {
   // on the heap, and with literals the scavenges promote 0.6–0.8 KB a request instead of 1.8–2.1
   // (at 100,000 requests; docs/benchmarks.md). The fields keep one order, the JSON's.
 
-  /** The request ended other than served: the client got the stage's error answer at `clientUs`. */
-  failed(flight: Flight, clientUs: number, reason: OutcomeReason, stage: Stage): void {
+  /**
+   * The request ended other than served: the client got the stage's error answer at `clientUs`,
+   * after the tokens it had already received, if any (a request that lost its worker midway).
+   * `stage` undefined: the answer names none (stage_lost, as the live client records it).
+   */
+  failed(flight: Flight, clientUs: number, reason: OutcomeReason, stage: Stage | undefined, tokenTimesMs?: readonly number[]): void {
+    if (stage === undefined || (tokenTimesMs !== undefined && tokenTimesMs.length > 0)) {
+      this.failedMidway(flight, clientUs, reason, stage, tokenTimesMs ?? []);
+      return;
+    }
     const { request } = flight;
     this.ended++;
     this.records[flight.position] = {
@@ -53,7 +61,31 @@ export class ClientRecords {
     };
   }
 
-  /** Served: its last token reached the client at `clientUs`; every token's time is in its instance's step log. */
+  /** Rare, so written apart: the common failure keeps its one record shape. */
+  private failedMidway(flight: Flight, clientUs: number, reason: OutcomeReason, stage: Stage | undefined, tokenTimesMs: readonly number[]): void {
+    const { request } = flight;
+    this.ended++;
+    this.records[flight.position] = {
+      id: flight.id,
+      tenant: request.tenantId,
+      sloClass: request.sloClass,
+      priority: flight.priority,
+      arrivalMs: ms(flight.arrivalUs),
+      endMs: ms(clientUs),
+      attempts: 1,
+      status: httpStatusOf(reason),
+      outputTokens: tokenTimesMs.length,
+      ...(tokenTimesMs.length > 0 ? { tokenTimesMs: [...tokenTimesMs], firstTokenMs: tokenTimesMs[0]! } : {}),
+      outcome: outcomeOf(reason),
+      reason,
+      ...(stage === undefined ? {} : { stage }),
+    };
+  }
+
+  /**
+   * Served: its last token reached the client at `clientUs`; every token's time is in its
+   * instance's step log, and those of its earlier attempts on the flight (a migrated request).
+   */
   completed(flight: Flight, completion: WorkerCompletion, clientUs: number, instanceId: string, stepTimes: StepTimes): void {
     const { request } = flight;
     this.ended++;
@@ -109,14 +141,20 @@ export function countToken(flight: Flight, step: number): void {
   }
 }
 
-/** When the client received each of the flight's tokens, in ms: the times of the steps that gave them. */
-function tokenTimesOf(flight: Flight, stepTimes: StepTimes): number[] {
-  if (flight.runLength === 0) return [];
+/**
+ * When the client received each of the flight's tokens, in ms: those of its earlier attempts, then
+ * the times of the steps of its instance (`stepTimes`, its step log) that gave it one.
+ */
+export function tokenTimesOf(flight: Flight, stepTimes: StepTimes | undefined): number[] {
+  const earlier = flight.earlierTokensMs;
+  if (flight.runLength === 0 || stepTimes === undefined) return earlier === undefined ? [] : [...earlier];
   const runs = flight.earlierRuns;
   let count = flight.runLength;
   if (runs) for (let r = 1; r < runs.length; r += 2) count += runs[r]!;
+  if (earlier) count += earlier.length;
   const times = new Array<number>(count);
   let at = 0;
+  if (earlier) for (; at < earlier.length; at++) times[at] = earlier[at]!;
   if (runs) for (let r = 0; r < runs.length; r += 2) at = stepTimes.copyRun(times, at, runs[r]!, runs[r + 1]!);
   stepTimes.copyRun(times, at, flight.runStart, flight.runLength);
   return times;

@@ -1,22 +1,27 @@
 /**
- * Event kinds in the order they run at equal times (BLIS's rule): cluster events first
- * (arrival, admission, flow control, routing), then instance events, then observers and the
- * stages' housekeeping (heartbeats, sweeps).
+ * Event kinds in the order they run at equal times (BLIS's rule): a chaos scenario's faults first
+ * (a fault at t acts on everything else at t), then cluster events (arrival, admission, flow
+ * control, routing), then instance events, then what reaches the gateway (hand-backs, handoffs
+ * never acked, deadlines), then observers and the stages' housekeeping (heartbeats, sweeps).
  */
 export const EVENT_PRIORITY = {
-  arrive: 0,
-  admit: 1,
-  flow: 2,
-  ttl: 3,
-  route: 4,
-  workerArrive: 5,
-  stepEnd: 6,
-  workerReady: 7,
-  done: 8,
-  snapshot: 9,
-  refresh: 10,
-  heartbeat: 11,
-  sweep: 12,
+  fault: 0,
+  arrive: 1,
+  admit: 2,
+  flow: 3,
+  ttl: 4,
+  route: 5,
+  workerArrive: 6,
+  stepEnd: 7,
+  workerReady: 8,
+  done: 9,
+  ackTimeout: 10,
+  gateway: 11,
+  deadline: 12,
+  snapshot: 13,
+  refresh: 14,
+  heartbeat: 15,
+  sweep: 16,
 } as const;
 export type EventKind = keyof typeof EVENT_PRIORITY;
 

@@ -13,7 +13,7 @@ export interface Flight extends StageRequest, HeldRequest {
   readonly request: WorkloadRequest;
   /** Its place in the workload, which is its record's place in the result. */
   readonly position: number;
-  /** The rank of the instance that holds it, once routed. */
+  /** The index of the instance it was handed to, among every worker process's (`World.instanceList`), once routed. */
   servedBy: number;
   /**
    * The steps of its instance that gave it a token (one each), as runs of consecutive step
@@ -25,6 +25,15 @@ export interface Flight extends StageRequest, HeldRequest {
   runStart: number;
   runLength: number;
   earlierRuns: number[] | undefined;
+  /** Which attempt this is: 0, then one more each time the gateway re-submits the request (migration). */
+  readonly attempt: number;
+  /**
+   * The gateway is done with this attempt: the request ended, or a newer attempt replaced it. A
+   * message still carrying it is stale and is not served (the live stages' attempt ledger).
+   */
+  settled: boolean;
+  /** When the client received the tokens of the earlier attempts, in ms (none: undefined). */
+  readonly earlierTokensMs: readonly number[] | undefined;
 }
 
 /**
@@ -69,5 +78,57 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     runStart: -1,
     runLength: 0,
     earlierRuns: undefined,
+    attempt: 0,
+    settled: false,
+    earlierTokensMs: undefined,
+  };
+}
+
+/**
+ * The gateway re-submits a request as its next attempt (migration, as the live gateway does):
+ * the tokens the client already has are appended to the prompt and taken off `max_tokens`, so the
+ * instance that continues it prefills them and generates only the rest. A fresh object, so that
+ * whatever still holds the old attempt (a dead instance's engine, a message in flight) cannot
+ * touch this one; its timings start empty, as the live re-submission's do.
+ */
+export function nextAttempt(flight: Flight, fields: {
+  readonly attempt: number;
+  readonly blockHashes: readonly number[];
+  /** Every token the client has received so far, in ms. */
+  readonly tokensMs: readonly number[];
+}): Flight {
+  const { request } = flight;
+  const sent = fields.tokensMs.length;
+  const unset = undefined as Micros | undefined;
+  return {
+    id: flight.id,
+    model: flight.model,
+    inputTokens: request.inputTokens.length + sent,
+    maxTokens: request.maxTokens - sent,
+    priority: flight.priority,
+    sloClass: flight.sloClass,
+    fairnessId: flight.fairnessId,
+    blockHashes: fields.blockHashes,
+    bodyBytes: flight.bodyBytes,
+    arrivalUs: flight.arrivalUs,
+    deadlineUs: flight.deadlineUs,
+    sloTtftUs: flight.sloTtftUs,
+    timings: {},
+    workerArrivalUs: flight.arrivalUs,
+    admittedUs: unset,
+    cachedTokens: 0,
+    firstTokenUs: unset,
+    lastTokenUs: unset,
+    generated: 0,
+    gone: false,
+    request,
+    position: flight.position,
+    servedBy: -1,
+    runStart: -1,
+    runLength: 0,
+    earlierRuns: undefined,
+    attempt: fields.attempt,
+    settled: false,
+    earlierTokensMs: sent > 0 ? fields.tokensMs : undefined,
   };
 }

@@ -2,3 +2,4 @@ export * from './block-ids.js';
 export * from './hops.js';
 export * from './event-queue.js';
 export * from './twin.js';
+export * from './chaos/chaos-report.js';

@@ -7,9 +7,7 @@ import {
   AdmissionStage,
   FlowControlStage,
   RoutingStage,
-  WorkerStage,
   admissionSettingsFrom,
-  exceedsContext,
   flowControlSettingsFrom,
   priorityFor,
   routingSettingsFrom,
@@ -19,14 +17,20 @@ import {
   type RouterConfig,
   type WorkerConfig,
 } from '@sluice/stages';
-import type { WorkloadRequest } from '@sluice/workload';
+import type { Fault, WorkloadRequest } from '@sluice/workload';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
+import { ChaosTimeline } from './chaos/chaos-timeline.js';
+import type { TwinChaosReport } from './chaos/chaos-report.js';
 import { ClientRecords } from './client-records.js';
 import { newFlight } from './flight.js';
+import { TwinGateway, type Migration } from './gateway.js';
 import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
-import { AdmissionHops, FlowHops, RouterHops, TwinStalledError, WorkerHops, World, stepLogs } from './world.js';
+import { AdmissionHops, FlowHops, RouterHops } from './stage-hops.js';
+import { WorkerProcess } from './worker-process.js';
+import { TwinStalledError, World } from './world.js';
 
 export { TwinStalledError } from './world.js';
+export type { Migration } from './gateway.js';
 
 /** What the twin reads of the cluster's config: the same sections the services read (a SluiceConfig fits). */
 export interface TwinConfig {
@@ -34,7 +38,12 @@ export interface TwinConfig {
   readonly admission: AdmissionConfig;
   readonly flowController: FlowControllerConfig;
   readonly router: RouterConfig;
-  readonly worker: WorkerConfig;
+  /** `processes` worker processes (default 1) of `instances` each; `shutdownGraceMs` for a terminated one (chaos). */
+  readonly worker: WorkerConfig & { readonly processes?: number; readonly shutdownGraceMs?: number };
+  /** The gateway's migration limit, deadline and retry window (a chaos run needs it; without it nothing is re-submitted). */
+  readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number };
+  /** The ack timeout of a handoff a bus fault drops (a chaos run needs it). */
+  readonly nats?: { readonly ackTimeoutMs: number };
 }
 
 export interface TwinOptions {
@@ -42,7 +51,7 @@ export interface TwinOptions {
   /** The instances' latency profile (the worker's: `loadProfile(config)`): its model, KV blocks and context. */
   readonly profile: LatencyProfile;
   readonly hops?: HopLatencies;
-  /** Seed of the routing tie-breaks (default: router.seed, else 0). */
+  /** Seed of the routing tie-breaks and of bus fault decisions (default: router.seed, else 0). */
   readonly seed?: number;
   /**
    * Check the invariants after every step (tests): KV conservation on every instance, and work
@@ -55,56 +64,89 @@ export interface TwinOptions {
    * the cluster, so contracts' `blockHashes` (the gateway's SHA-256) gives the same run, slower.
    */
   readonly blockHasher?: BlockHasher;
+  /**
+   * A chaos scenario's faults (docs/twin.md, "Faults in the twin"): fired in virtual time from the
+   * first request on. A chaos run also models the gateway's request timeout (a hung request ends
+   * with 504 at its deadline, as live), and needs the config's gateway, nats and
+   * worker.shutdownGraceMs.
+   */
+  readonly chaos?: { readonly faults: readonly Fault[] };
 }
 
 export interface TwinResult {
   readonly records: RunRecord[];
   /** Events processed (the bench's unit of work). */
   readonly events: number;
+  /** Every re-submission the twin's gateway made, in order (none without faults). */
+  readonly migrations: readonly Migration[];
+  /** What each fault did, for a chaos run. */
+  readonly chaos?: TwinChaosReport;
 }
 
-/** The twin's one worker: its instances are `twin-r0`, `twin-r1`, … */
-const TWIN_WORKER_ID = 'twin';
+/** The twin's worker process when it has one (its instances are `twin-r0`, `twin-r1`, …); else `twin-0`, `twin-1`, … */
+const workerIdOf = (process: number, processes: number) => (processes === 1 ? 'twin' : `twin-${process}`);
 
 /**
  * The discrete-event twin: the stage cores of the live cluster (admission, flow control, routing,
  * the worker and its engines), unchanged, driven in one process in virtual time. It adds only what
  * the live cluster gets from the world: an event loop instead of timers, constant hop latencies
- * instead of a network (`HopLatencies`), and a client that writes each request's record. Pure and
- * deterministic: the same workload, config and seed give the same records.
+ * instead of a network (`HopLatencies`), a gateway that owns each request (`TwinGateway`), and a
+ * client that writes each request's record. Pure and deterministic: the same workload, config,
+ * seed and faults give the same records.
  */
 export class Twin {
   private readonly world: World;
   private readonly blockHasher: BlockHasher;
-  private readonly model: { readonly name: string; readonly maxModelLen: number };
+  private readonly modelName: string;
   private readonly objectives = new Map<string, number>();
+  private readonly faults: readonly Fault[] | undefined;
+  private readonly requestTimeoutUs: number | undefined;
 
   constructor(options: TwinOptions) {
     const { config } = options;
-    const world = (this.world = new World(options.hops ?? DEFAULT_HOP_LATENCIES, options.checkInvariants ?? false));
+    const chaos = options.chaos === undefined ? undefined : chaosSettings(config);
+    const seed = options.seed ?? config.router.seed ?? 0;
+    const world = (this.world = new World(
+      options.hops ?? DEFAULT_HOP_LATENCIES,
+      options.checkInvariants ?? false,
+      (chaos?.ackTimeoutMs ?? 0) * 1000,
+      seededRandom(seedOf(`bus-faults/${seed}`)),
+    ));
+    this.faults = options.chaos?.faults;
+    this.requestTimeoutUs = chaos === undefined ? undefined : chaos.requestTimeoutMs * 1000;
     this.blockHasher = options.blockHasher ?? fastBlockIds;
-    const model = config.models.find((m) => m.name === config.worker.model);
-    this.model = model ?? { name: config.worker.model, maxModelLen: options.profile.maxModelLen };
+    const model = config.models.find((m) => m.name === config.worker.model) ?? { name: config.worker.model, maxModelLen: options.profile.maxModelLen };
+    this.modelName = model.name;
+    world.gateway = new TwinGateway(world, {
+      model,
+      migrationLimit: config.gateway?.migrationLimit ?? 0,
+      deadlines: chaos !== undefined,
+      resubmitWindowUs: 2 * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
+      blockHasher: this.blockHasher,
+    });
     world.admission = new AdmissionStage(admissionSettingsFrom(config.admission, config.models.map((m) => m.name), 'when-read'), new AdmissionHops(world), {
-      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.admission.wake(kind, atUs)),
+      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.admission.timer(() => world.admission.wake(kind, atUs, world.nowUs))),
     });
     world.flow = new FlowControlStage(flowControlSettingsFrom(config.flowController, createFlowControlRegistry()), new FlowHops(world), {
       wakeAt: (kind, atUs) => {
+        const wake = () => world.gates.flow.timer(() => world.flow.wake(kind, atUs, world.nowUs));
         // A TTL wake-up is work (it ends requests); a sweep is housekeeping.
-        if (kind === 'ttl') world.queue.at(atUs, 'ttl', () => world.flow.wake(kind, atUs));
-        else world.periodic(kind, atUs, () => world.flow.wake(kind, atUs));
+        if (kind === 'ttl') world.queue.at(atUs, 'ttl', wake);
+        else world.periodic(kind, atUs, wake);
       },
     });
     const routing = routingSettingsFrom(config.router, 0);
-    world.router = new RoutingStage({ ...routing, seed: options.seed ?? routing.seed }, createRoutingRegistry(), new RouterHops(world), {
-      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.router.wake(kind, atUs)),
+    world.router = new RoutingStage({ ...routing, seed }, createRoutingRegistry(), new RouterHops(world), {
+      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.router.timer(() => world.router.wake(kind, atUs, world.nowUs))),
     });
     const { profile } = options;
     // The twin runs the model at its own speed (timeScale 1): its hops are real-world latencies.
     const latency = createLatencyModel(profile.latencyModel, profile);
-    const worker = workerSettingsFrom({ ...config.worker, timeScale: 1 }, this.model.maxModelLen, profile, latency, TWIN_WORKER_ID);
-    world.worker = new WorkerStage(worker, new WorkerHops(world), (instanceId) => seededRandom(seedOf(instanceId)));
-    world.stepTimes.push(...stepLogs(worker.instances));
+    const processes = config.worker.processes ?? 1;
+    for (let p = 0; p < processes; p++) {
+      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
+      world.processes.push(new WorkerProcess(world, `worker-${p}`, settings, (chaos?.shutdownGraceMs ?? 0) * 1000));
+    }
   }
 
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
@@ -123,11 +165,14 @@ export class Twin {
       this.arrive(request, i);
     };
     if (arrivals.length > 0) world.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
+    // A scenario's offsets count from the first request, as a live chaos run's do.
+    const timeline = this.faults === undefined ? undefined : new ChaosTimeline(world, this.faults, arrivals[0]?.atUs ?? 0);
+    timeline?.schedule();
     if (requests.length > 0) {
-      // The worker registers its instances and publishes their first snapshots before anything
+      // Each worker registers its instances and publishes their first snapshots before anything
       // else, so the stages start with a fresh view; then each stage starts its own chores.
       const start = micros(0);
-      world.worker.start(start);
+      for (const process of world.processes) process.stage.start(start);
       world.admission.start(start);
       world.flow.start(start);
       world.router.start(start);
@@ -136,31 +181,36 @@ export class Twin {
     // Already in request order: each record was written at its request's place.
     const records = world.records.all();
     if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, world.queue.nowUs);
-    return { records, events };
+    const { migrations } = world.gateway;
+    const chaos = timeline?.report(records, migrations, world.gateway.migrationsByReason());
+    return { records, events, migrations, ...(chaos ? { chaos } : {}) };
   }
 
-  /** The client sends the request; the gateway's own checks, then admission one hop later. */
+  /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */
   private arrive(request: WorkloadRequest, position: number): void {
     const { world } = this;
     const now = world.nowUs;
     const flight = newFlight(request, position, {
-      model: this.model.name,
+      model: this.modelName,
       priority: priorityFor(undefined, request.sloClass, this.objectives),
       blockHashes: this.blockHasher(request.inputTokens),
       // The JSON body's size: the token ids' digits and separators, a fair stand-in.
       bodyBytes: 64 + request.inputTokens.length * 6,
       arrivalUs: now,
-      // The twin does not model the gateway's request timeout yet: nothing is given up on.
-      deadlineUs: micros(Number.POSITIVE_INFINITY),
+      // Outside chaos runs the twin does not model the gateway's request timeout: nothing is given up on.
+      deadlineUs: micros(this.requestTimeoutUs === undefined ? Number.POSITIVE_INFINITY : now + this.requestTimeoutUs),
     });
-    const { gatewayUs, transitUs } = world.hops;
-    if (exceedsContext(flight.inputTokens, flight.maxTokens, this.model) !== undefined) {
-      // The gateway answers 400 itself: its own time is the whole round trip.
-      world.records.failed(flight, now + gatewayUs, 'unservable', 'gateway');
-      return;
-    }
-    world.queue.at(now + gatewayUs + transitUs, 'admit', () => world.admission.submit(flight, world.nowUs, undefined));
+    world.gateway.receive(flight);
   }
+}
+
+/** What a chaos run reads beyond a plain run; a hand-built config without it cannot run one. */
+function chaosSettings(config: TwinConfig): { ackTimeoutMs: number; requestTimeoutMs: number; shutdownGraceMs: number } {
+  const { gateway, nats } = config;
+  const shutdownGraceMs = config.worker.shutdownGraceMs;
+  if (gateway && nats && shutdownGraceMs !== undefined) return { ackTimeoutMs: nats.ackTimeoutMs, requestTimeoutMs: gateway.requestTimeoutMs, shutdownGraceMs };
+  const missing = [gateway ? '' : 'gateway', nats ? '' : 'nats', shutdownGraceMs === undefined ? 'worker.shutdownGraceMs' : ''].filter((key) => key !== '');
+  throw new Error(`a chaos run needs the config's ${missing.join(', ')} (a SluiceConfig has them)`);
 }
 
 /** Runs a workload through a fresh twin. */

@@ -1,0 +1,79 @@
+import { seedOf, seededRandom } from '@sluice/collections';
+import { WorkerStage, type WorkerSettings } from '@sluice/stages';
+import type { Flight } from './flight.js';
+import { StepTimes } from './step-times.js';
+import { WorkerHops } from './worker-hops.js';
+import type { TwinInstance, World } from './world.js';
+
+/** `up`: serving; `draining`: finishing what it holds, taking nothing new; `gone`: killed, or left after its drain. */
+export type ProcessState = 'up' | 'draining' | 'gone';
+
+/**
+ * One worker process of the twin (`worker-N`, as `sluice up` starts `worker.processes` of them):
+ * a WorkerStage of its own with its `worker.instances` instances, so that a kill or a drain takes
+ * exactly the instances one live process would take with it. Killing it is silence (the stages
+ * find out by missed heartbeats); terminating it is the worker service's graceful shutdown: drain,
+ * finish within the grace period, hand back the rest, deregister.
+ */
+export class WorkerProcess {
+  state: ProcessState = 'up';
+  readonly stage: WorkerStage<Flight>;
+  readonly instances: readonly TwinInstance[];
+
+  constructor(
+    private readonly world: World,
+    /** Its name in a scenario: `worker-0`, `worker-1`, … */
+    readonly name: string,
+    settings: WorkerSettings,
+    private readonly shutdownGraceUs: number,
+  ) {
+    const steps = Array.from({ length: settings.instances }, () => new StepTimes());
+    this.stage = new WorkerStage(settings, new WorkerHops(world, this, steps), (instanceId) => seededRandom(seedOf(instanceId)));
+    this.instances = this.stage.instances.map((core) => world.addInstance(core, this, steps[core.rank]!));
+  }
+
+  /** `kill -9`: it stops where it is. Nothing is announced; its instances just fall silent. */
+  kill(): string {
+    if (this.state === 'gone') return `${this.name} was already gone`;
+    this.state = 'gone';
+    return `${this.name} killed: ${this.instanceIds()} fall silent`;
+  }
+
+  /**
+   * SIGTERM: its instances announce the drain (routing stops sending to them at once) and stop
+   * listening; what they hold may finish within the grace period; what is left then goes back to
+   * the gateways; then they deregister.
+   */
+  terminate(): string {
+    if (this.state !== 'up') return `${this.name} was already ${this.state}`;
+    const now = this.world.nowUs;
+    this.state = 'draining';
+    this.stage.drain(now);
+    if (!this.stage.hasWork()) {
+      this.leave();
+      return `${this.name} terminated: ${this.instanceIds()} drained (nothing running) and deregistered`;
+    }
+    this.world.queue.at(now + this.shutdownGraceUs, 'fault', () => {
+      if (this.state === 'draining') this.leave();
+    });
+    return `${this.name} terminated: ${this.instanceIds()} draining, ${this.shutdownGraceUs / 1000} ms grace`;
+  }
+
+  /** A step of one of its instances ended while it drains: once nothing is left to run, it leaves (the live worker checks every 20 ms). */
+  stepped(): void {
+    if (this.state === 'draining' && !this.stage.hasWork()) this.leave();
+  }
+
+  /** The end of the drain: what is still held goes back to its gateway, then every instance deregisters. */
+  private leave(): void {
+    const now = this.world.nowUs;
+    this.stage.handBackAll(now);
+    this.stage.stop(now);
+    this.state = 'gone';
+  }
+
+  private instanceIds(): string {
+    const ids = this.instances.map((i) => i.core.instanceId);
+    return ids.length === 1 ? ids[0]! : `${ids[0]}…${ids.at(-1)}`;
+  }
+}
