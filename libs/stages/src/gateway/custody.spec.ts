@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { micros, type HeldFrame, type Stage } from '@sluice/contracts';
-import { Custody, lostReasonOf, resumeStageAfter } from './custody.js';
+import { Custody, endReasonWhenSpent, resubmitPauseMs, resumeStageAfter } from './custody.js';
 
 const ms = (n: number) => micros(n * 1000);
 const held = (requestId: string, stage: Stage, holder: string, attempt = 0): HeldFrame => ({ type: 'held', requestId, attempt, stage, holder });
@@ -68,11 +68,18 @@ describe('Custody', () => {
     expect(['admission', 'flow', 'router', 'worker', undefined].map((s) => resumeStageAfter(s as Stage | undefined))).toEqual(['admission', 'flow', 'router', 'router', 'admission']);
   });
 
-  it('ends a request whose migrations are spent as lost with its worker, or with the stage that held it', () => {
-    expect(lostReasonOf('worker_lost', 'router')).toBe('worker_lost');
-    expect(lostReasonOf('worker_draining', undefined)).toBe('worker_lost');
-    expect(lostReasonOf('bus_reconnected', 'worker')).toBe('worker_lost');
-    expect(lostReasonOf('next_unavailable', 'admission')).toBe('stage_lost');
-    expect(lostReasonOf('stage_shutdown', 'flow')).toBe('stage_lost');
+  it('ends a request whose migrations are spent as lost with its worker or stage, or with the next stage unavailable', () => {
+    expect(endReasonWhenSpent('worker_lost', 'router', 'router')).toBe('worker_lost');
+    expect(endReasonWhenSpent('worker_draining', undefined, 'router')).toBe('worker_lost');
+    expect(endReasonWhenSpent('bus_reconnected', 'worker', 'router')).toBe('worker_lost');
+    expect(endReasonWhenSpent('stage_shutdown', 'flow', 'flow')).toBe('stage_lost');
+    expect(endReasonWhenSpent('next_unavailable', 'admission', 'flow')).toBe('flow_unavailable');
+    expect(endReasonWhenSpent('next_unavailable', 'flow', 'router')).toBe('router_unavailable');
+    expect(endReasonWhenSpent('next_unavailable', 'router', 'router')).toBe('worker_unreachable');
+  });
+
+  it('pauses before re-submitting a request handed back for want of the next stage: 100 ms doubling to 1 s', () => {
+    expect([1, 2, 3, 4, 5, 6].map((n) => resubmitPauseMs('next_unavailable', n))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
+    expect(resubmitPauseMs('worker_lost', 1)).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import type { HeldFrame, Micros, MigrationReason, ResumeStage, Stage } from '@sluice/contracts';
+import type { HeldFrame, Micros, MigrationReason, OutcomeReason, ResumeStage, Stage } from '@sluice/contracts';
 
 /** The order of the stages a request passes: a `held` frame never moves a request backwards. */
 const HOP: Record<Stage, number> = { gateway: 0, admission: 1, flow: 2, router: 3, worker: 4 };
@@ -18,12 +18,27 @@ export function resumeStageAfter(stage: Stage | undefined): ResumeStage {
   }
 }
 
+const UNAVAILABLE = { admission: 'admission_unavailable', flow: 'flow_unavailable', router: 'router_unavailable' } as const satisfies Record<ResumeStage, OutcomeReason>;
+
 /**
- * What a request ends as when its migration limit is spent: lost with a worker (the loss or drain
- * of its instance, or a worker held it), else lost with the stage that held it.
+ * What a request ends as when its migration limit is spent: the next stage's unavailability when it
+ * was handed back for want of one (every worker instance absent, for the router), else lost with
+ * the worker or the stage that held it. `stage` is where the gateway last knew it held.
  */
-export function lostReasonOf(reason: MigrationReason, stage: Stage | undefined): 'worker_lost' | 'stage_lost' {
+export function endReasonWhenSpent(reason: MigrationReason, stage: Stage | undefined, resumeAt: ResumeStage): OutcomeReason {
+  if (reason === 'next_unavailable') return resumeAt === 'router' && stage === 'router' ? 'worker_unreachable' : UNAVAILABLE[resumeAt];
   return reason === 'worker_lost' || reason === 'worker_draining' || stage === 'worker' ? 'worker_lost' : 'stage_lost';
+}
+
+/** First pause before re-submitting a request handed back because the next stage was absent; it doubles up to 1 s. */
+const NEXT_UNAVAILABLE_PAUSE_MS = 100;
+
+/**
+ * How long the gateway waits before re-submitting a request (its `migrations`-th re-submission):
+ * handed back because the next stage was absent, a moment that doubles each time; otherwise none.
+ */
+export function resubmitPauseMs(reason: MigrationReason, migrations: number): number {
+  return reason === 'next_unavailable' ? Math.min(NEXT_UNAVAILABLE_PAUSE_MS * 2 ** (migrations - 1), 1_000) : 0;
 }
 
 interface Custodied {
