@@ -1,5 +1,5 @@
 import { cancelledAs, micros, type CancelRequest, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
-import { Custody, exceedsContext, lostReasonOf, type WorkerCompletion } from '@sluice/stages';
+import { Custody, endReasonWhenSpent, exceedsContext, resubmitPauseMs, type WorkerCompletion } from '@sluice/stages';
 import type { BlockHasher } from './block-ids.js';
 import { tokenTimesOf } from './client-records.js';
 import { nextAttempt, type Flight } from './flight.js';
@@ -33,6 +33,19 @@ const FIRST_PAUSE_US = 50_000;
 const MAX_PAUSE_US = 1_000_000;
 
 const UNAVAILABLE = { admission: 'admission_unavailable', flow: 'flow_unavailable', router: 'router_unavailable' } as const satisfies Record<ResumeStage, OutcomeReason>;
+
+/**
+ * The stage a live client's record names for the endings the gateway gives itself (the CLI's
+ * apps/cli/src/run/outcome-of-answer.ts reads them off the reason; stage_lost names none).
+ */
+const RECORD_STAGE: Partial<Record<OutcomeReason, Stage>> = {
+  timeout: 'gateway',
+  admission_unavailable: 'admission',
+  flow_unavailable: 'flow',
+  router_unavailable: 'router',
+  worker_unreachable: 'router',
+  worker_lost: 'worker',
+};
 
 /**
  * The synthetic model says the same ten words in turn (apps/gateway/src/prompt.ts), so the i-th
@@ -91,7 +104,7 @@ export class TwinGateway {
     if (this.settle(flight)) this.world.records.completed(flight, completion, clientUs, instanceId, steps);
   }
 
-  /** A migrate frame (a lost instance, a hand-back) reaches the gateway at `atUs`. */
+  /** A migrate frame (a lost instance, a hand-back) reaches the gateway at `atUs`; `stage` is the one that held the attempt. */
   migrateLater(flight: Flight, atUs: number, reason: MigrationReason, resumeAt: ResumeStage, stage: Stage, from: string = stage): void {
     this.world.queue.at(atUs, 'gateway', () => this.migrate(flight, reason, resumeAt, stage, from));
   }
@@ -118,9 +131,8 @@ export class TwinGateway {
     if (verdict.kind === 'ignored') return;
     const now = world.queue.nowUs;
     if (verdict.kind === 'exhausted') {
-      const lost = lostReasonOf(reason, stage);
-      // The live client's record names the worker for worker_lost and no stage for stage_lost.
-      this.fail(flight, now + this.toClientUs(), lost, lost === 'worker_lost' ? 'worker' : undefined);
+      const ending = endReasonWhenSpent(reason, stage, resumeAt);
+      this.fail(flight, now + this.toClientUs(), ending, RECORD_STAGE[ending]);
       return;
     }
     const tokensMs = this.tokensOf(flight);
@@ -133,7 +145,10 @@ export class TwinGateway {
     const next = nextAttempt(flight, { attempt: verdict.attempt, tokensMs, blockHashes: sent > 0 ? this.blockHashesWithOutput(flight, sent) : flight.blockHashes });
     this.latest.set(flight.id, next);
     this.migrations.push({ requestId: flight.id, attempt: verdict.attempt, reason, atMs: now / 1000, tokensSent: sent, from });
-    this.handOn(next, resumeAt, now);
+    // Handed back for want of the next stage: a moment (doubling) before trying again, as live.
+    const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
+    if (pauseUs === 0) this.handOn(next, resumeAt, now);
+    else world.queue.at(now + pauseUs, 'gateway', () => this.handOn(next, resumeAt, world.queue.nowUs));
   }
 
   /** Hands an attempt to a stage; while the stage does not ack, tries again with backoff until the window closes, then ends it. */
@@ -148,7 +163,7 @@ export class TwinGateway {
         if (flight.settled) return;
         const now = world.queue.nowUs;
         if (now + pauseUs > firstUs + this.settings.resubmitWindowUs) {
-          this.fail(flight, now + this.toClientUs(), UNAVAILABLE[stage], stage);
+          this.fail(flight, now + this.toClientUs(), UNAVAILABLE[stage], RECORD_STAGE[UNAVAILABLE[stage]]);
           return;
         }
         world.queue.at(now + pauseUs, 'gateway', () => {

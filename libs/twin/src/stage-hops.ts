@@ -1,6 +1,6 @@
 import type { OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision, ClusterView, DispatchCycleResult, RoutingDecision } from '@sluice/policies';
-import type { AdmissionEffects, FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, RoutingEffects } from '@sluice/stages';
+import type { AdmissionEffects, FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import type { Flight } from './flight.js';
 import type { TwinInstance, World } from './world.js';
 
@@ -87,13 +87,18 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
       'worker',
       world.queue.nowUs + world.hops.routerUs,
       () => this.reach(instance, flight),
-      () => world.gates.router.timer(() => this.refused(flight, instanceId, `instance ${instanceId} did not ack in time`)),
+      () => world.gates.router.timer(() => this.refused(flight, instanceId, `instance ${instanceId} did not ack in time`, 'timeout')),
       instanceId,
     );
   }
 
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason): void {
     this.world.answer(flight, this.world.hops.routerUs, reason, 'router');
+  }
+
+  /** Every instance absent or silent: back to the gateway (one transit), which routes it again a moment later. */
+  handBack(flight: Flight, _carried: undefined, back: HandBack): void {
+    this.world.gateway.migrateLater(flight, this.world.queue.nowUs + this.world.hops.transitUs, back.reason, back.resumeAt, 'router');
   }
 
   instanceJoined(_instanceId: string, _workerId: string): void {}
@@ -116,10 +121,10 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
       return;
     }
     const message = `no responders on instance ${instance.core.instanceId} (its process is ${instance.process.state})`;
-    world.queue.at(world.queue.nowUs + world.hops.transitUs, 'route', () => world.gates.router.pass(() => this.refused(flight, instance.core.instanceId, message)));
+    world.queue.at(world.queue.nowUs + world.hops.transitUs, 'route', () => world.gates.router.pass(() => this.refused(flight, instance.core.instanceId, message, 'no_responders')));
   }
 
-  private refused(flight: Flight, instanceId: string, message: string): void {
-    this.world.router.handoffRefused(flight, undefined, instanceId, message, this.world.nowUs);
+  private refused(flight: Flight, instanceId: string, message: string, why: HandoffFailure): void {
+    this.world.router.handoffRefused(flight, undefined, instanceId, message, this.world.nowUs, why);
   }
 }

@@ -112,6 +112,24 @@ describe('twin chaos: kill of a worker process mid-stream', () => {
   });
 });
 
+describe('twin chaos: the only worker process killed', () => {
+  it('a request routed to it before the router notices is handed back, re-submitted after 100, 200, 400 ms, then ends worker_unreachable', () => {
+    // Flow control off: with it, the utilization detector holds the request (stale snapshots count as saturated).
+    const argv = ['--worker.processes=1', '--flowController.enabled=false'];
+    const result = run([req(0, { output: 8 }), req(1, { arrivalMs: 1_500, output: 8 })], argv, faults({ atMs: 1_000, action: 'kill', target: 'worker' }));
+    expect(result.records[0]!.outcome).toBe('completed');
+    expect(result.migrations.map((m) => [m.requestId, m.attempt, m.reason])).toEqual([
+      ['r1', 1, 'next_unavailable'],
+      ['r1', 2, 'next_unavailable'],
+      ['r1', 3, 'next_unavailable'],
+    ]);
+    expect(result.records[1]).toMatchObject({ outcome: 'failed', reason: 'worker_unreachable', stage: 'router', status: 503, outputTokens: 0 });
+    // Each round trip: router → the dead instance → no responder back → the gateway, then its pause.
+    const gaps = result.migrations.slice(1).map((m, i) => m.atMs - result.migrations[i]!.atMs);
+    for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThan(100 * 2 ** i);
+  });
+});
+
 describe('twin chaos: terminate of a worker process', () => {
   const requests = [req(0, { output: 600 }), req(1, { output: 600 }), req(2, { output: 10 }), req(3, { output: 8, arrivalMs: 0.5 })];
   // r0 → worker-0, r1 → worker-1 (long), r2 → worker-0, r3 → worker-1 (short: done within the grace).
