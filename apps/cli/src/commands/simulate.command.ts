@@ -1,66 +1,91 @@
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
 import { formatFieldIssue } from '@sluice/contracts';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
-import { hopsFromRecords, simulate, type HopLatencies } from '@sluice/twin';
-import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
+import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
+import { ChaosScenarioError, WorkloadError, generateWorkloadRequests, parseChaosScenario, parseWorkloadSpec, type ChaosScenario, type WorkloadSpec } from '@sluice/workload';
+import type { Output } from '../terminal/output.js';
 import { printRunSummary } from '../run/print-run-summary.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice simulate WORKLOAD.yaml [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--json]
+       sluice simulate --chaos SCENARIO.yaml [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
 policies and the same engine as the live cluster, in one process, in virtual time, configured by
 the same sluice.yaml. Writes report.json and report.html like \`sluice run\`, so
 \`sluice compare live/report.json twin/report.json\` shows the sim-to-real gap.
 
+With --chaos, runs a chaos scenario (the file \`sluice chaos\` takes) in virtual time: its workload
+(inline, or a file relative to the scenario), its cluster flags as config (before the command
+line's), and its faults at their offsets from the first request. Faults the twin cannot model
+(a stage process killed, NATS restarted, a network partition, …) are listed as not modelled and
+the rest runs. report.json gets a \`twinChaos\` section: each fault with its virtual time and what
+the twin made of it, and the migrations by reason (docs/twin.md, "Faults in the twin").
+
 Options:
+  --chaos FILE              run a chaos scenario instead of a workload
   --hop-latency-from FILE   take the network's cost from a live run's report.json (its stage timings)
-  --seed N                  seed of routing tie-breaks (default router.seed, else 0)
+  --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
   -h, --help                this text`;
+
+/** report.json of a chaos scenario run in the twin: the usual report plus what the faults did. */
+type TwinChaosReportFile = RunReportFile & {
+  readonly twinChaos: TwinChaosReport & { readonly scenario: { readonly name: string; readonly description: string; readonly file: string } };
+};
+
+/** What a run reads before it starts: the workload, and the scenario when there is one. */
+interface Inputs {
+  readonly workloadFile: string;
+  readonly spec: WorkloadSpec;
+  readonly scenario?: { readonly file: string; readonly scenario: ChaosScenario };
+}
 
 export const simulateCommand: Command = {
   usage: USAGE,
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out', 'chaos'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
     }
     const problems = [...parsed.problems];
     const file = parsed.positionals[0];
-    if (file === undefined) problems.push('missing the workload file: sluice simulate WORKLOAD.yaml');
+    const chaosFile = parsed.values.get('chaos');
+    if (file === undefined && chaosFile === undefined) problems.push('missing the workload file: sluice simulate WORKLOAD.yaml (or --chaos SCENARIO.yaml)');
+    if (file !== undefined && chaosFile !== undefined) problems.push('give a workload file or --chaos SCENARIO.yaml, not both (a scenario names its workload)');
     const seedText = parsed.values.get('seed');
     const seed = seedText === undefined ? undefined : Number(seedText);
     if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) problems.push(`--seed: "${seedText}" is not a whole number ≥ 0`);
-    if (problems.length > 0 || file === undefined) {
+    if (problems.length > 0) {
       for (const p of problems) err.line(`sluice simulate: ${p}`);
       err.line('Run `sluice simulate --help` for usage.');
       return EXIT.USAGE;
     }
 
-    const workloadFile = resolve(ctx.cwd, file);
-    let spec;
+    let inputs: Inputs;
     let config;
     let profile;
     let hops: HopLatencies | undefined;
     try {
-      spec = parseWorkloadSpec(readFileSync(workloadFile, 'utf8'));
-      config = loadConfig({ env: ctx.env, argv: parsed.configArgs });
+      inputs = chaosFile === undefined ? readWorkload(resolve(ctx.cwd, file!)) : readScenario(resolve(ctx.cwd, chaosFile));
+      // The scenario's cluster flags first: the command line's win.
+      const scenarioArgs = Object.entries(inputs.scenario?.scenario.cluster ?? {}).map(([key, value]) => `--${key}=${String(value)}`);
+      config = loadConfig({ env: ctx.env, argv: [...scenarioArgs, ...parsed.configArgs] });
       profile = loadProfile(config);
       const hopFile = parsed.values.get('hop-latency-from');
       if (hopFile) hops = hopsFromRecords(readReportJson(resolve(ctx.cwd, hopFile)).records);
     } catch (error) {
-      if (error instanceof WorkloadError) {
-        err.line(`sluice simulate: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
+      if (error instanceof InputError) {
+        err.line(`sluice simulate: ${error.file} is not a valid ${error.what}:`);
+        for (const issue of error.issues) err.line(`  ${issue}`);
       } else if (error instanceof ConfigError) {
         for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else {
@@ -69,14 +94,17 @@ export const simulateCommand: Command = {
       return EXIT.USAGE;
     }
 
+    const { workloadFile, spec, scenario } = inputs;
     const requests = generateWorkloadRequests(spec);
-    const { records } = simulate(requests, {
+    const result = simulate(requests, {
       config,
       profile,
       ...(hops ? { hops } : {}),
       ...(seed !== undefined ? { seed } : {}),
+      ...(scenario ? { chaos: { faults: scenario.scenario.faults } } : {}),
     });
-    const report: RunReportFile = {
+    const { records } = result;
+    const base: RunReportFile = {
       version: 1,
       tool: 'sluice simulate',
       // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
@@ -87,8 +115,68 @@ export const simulateCommand: Command = {
       summary: buildReport(records, { expectedRequests: requests.length }),
       records,
     };
+    let report: RunReportFile = base;
+    if (scenario && result.chaos) {
+      const { name, description } = scenario.scenario;
+      const withChaos: TwinChaosReportFile = { ...base, twinChaos: { scenario: { name, description, file: scenario.file }, ...result.chaos } };
+      report = withChaos;
+      for (const warning of result.chaos.notModelled) err.line(err.yellow(`sluice simulate: ${warning}`));
+      if (config.worker.timeScale !== 1) {
+        // The examples' scenarios run live at timeScale 2; the twin's model runs at its own speed.
+        err.line(err.yellow(`sluice simulate: worker.timeScale ${config.worker.timeScale} is not modelled: the twin's instances run at the model's own speed (to compare, run the live scenario with --worker.timeScale=1)`));
+      }
+      if (!parsed.flags.has('json')) printChaos(out, result.chaos);
+    }
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `simulate-${new Date().toISOString().replace(/[:.]/g, '-')}`));
     printRunSummary(out, report.summary, writeRunReports(outDir, report), parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },
 };
+
+/** A workload or scenario file that cannot be read as one, with one line per problem. */
+class InputError extends Error {
+  override readonly name = 'InputError';
+
+  constructor(
+    readonly file: string,
+    readonly what: 'workload' | 'chaos scenario',
+    readonly issues: readonly string[],
+  ) {
+    super(`${file} is not a valid ${what}`);
+  }
+}
+
+function readWorkload(file: string): Inputs {
+  try {
+    return { workloadFile: file, spec: parseWorkloadSpec(readFileSync(file, 'utf8')) };
+  } catch (error) {
+    if (error instanceof WorkloadError) throw new InputError(file, 'workload', error.issues.map(formatFieldIssue));
+    throw error;
+  }
+}
+
+/** A scenario and its workload, inline or in a file beside it (as `sluice chaos` reads it). */
+function readScenario(file: string): Inputs {
+  let scenario: ChaosScenario;
+  try {
+    scenario = parseChaosScenario(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if (error instanceof ChaosScenarioError) throw new InputError(file, 'chaos scenario', error.issues.map(formatFieldIssue));
+    throw error;
+  }
+  if (typeof scenario.workload !== 'string') return { workloadFile: file, spec: scenario.workload, scenario: { file, scenario } };
+  const { spec, workloadFile } = readWorkload(resolve(dirname(file), scenario.workload));
+  return { workloadFile, spec, scenario: { file, scenario } };
+}
+
+/** Each fault with its virtual time and what the twin made of it, then the migrations. */
+function printChaos(out: Output, chaos: TwinChaosReport): void {
+  out.line(`faults (virtual time; the first request at ${chaos.t0Ms} ms):`);
+  for (const f of chaos.faults) {
+    const at = f.firedAtMs === null ? (f.modelled ? 'not reached' : 'skipped') : `${f.firedAtMs} ms${f.undoneAtMs === null ? '' : ` → ${f.undoneAtMs} ms`}`;
+    out.line(`  [${f.index}] ${f.action} ${f.target}: ${at}: ${f.detail}`);
+  }
+  const reasons = Object.entries(chaos.migrations.byReason).map(([reason, n]) => `${reason} ${n}`);
+  out.line(`migrations: ${chaos.migrations.total}${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}`);
+  out.line('');
+}
