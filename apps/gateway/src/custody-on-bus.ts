@@ -12,13 +12,11 @@ import {
   type InferenceRequest,
   type MigrateFrame,
   type MigrationReason,
-  type OutcomeReason,
   type ResumeStage,
-  type Stage,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import type { ServiceContext } from '@sluice/service';
-import { Custody, resumeStageAfter } from '@sluice/stages';
+import { Custody, HANDOFF_RETRY, UNAVAILABLE_AT, endReasonWhenSpent, resubmitPauseMs, resumeStageAfter } from '@sluice/stages';
 import type { Subscription } from '@nats-io/transport-node';
 import type { GatewayMetrics } from './gateway.metrics.js';
 import { handoffWithRetry } from './handoff-with-retry.js';
@@ -31,19 +29,6 @@ const SUBMIT_SUBJECT: Record<ResumeStage, () => string> = {
   router: subjects.routerSubmit,
 };
 
-/**
- * What a request ends as when its migration limit is spent: the next stage's unavailability when it
- * was handed back for want of one, else lost with the worker or the stage that held it.
- */
-function endReasonWhenSpent(reason: MigrationReason, stage: Stage | undefined, resumeAt: ResumeStage): OutcomeReason {
-  if (reason === 'next_unavailable') return resumeAt === 'router' && stage === 'router' ? 'worker_unreachable' : UNAVAILABLE[resumeAt];
-  return reason === 'worker_lost' || reason === 'worker_draining' || stage === 'worker' ? 'worker_lost' : 'stage_lost';
-}
-
-/** First pause before re-submitting a request handed back because the next stage was absent. */
-const NEXT_UNAVAILABLE_PAUSE_MS = 100;
-
-const UNAVAILABLE = { admission: 'admission_unavailable', flow: 'flow_unavailable', router: 'router_unavailable' } as const;
 
 /**
  * The gateway's custody of its requests on the bus (libs/stages Custody holds the rules): it hears
@@ -67,7 +52,7 @@ export class CustodyOnBus {
   ) {
     const { heartbeatTimeoutMs, migrationLimit } = service.config.gateway;
     this.custody = new Custody({ heartbeatTimeoutUs: microsFromMillis(heartbeatTimeoutMs), migrationLimit });
-    this.resubmitWindowMs = 2 * heartbeatTimeoutMs;
+    this.resubmitWindowMs = HANDOFF_RETRY.windowHeartbeats * heartbeatTimeoutMs;
   }
 
   start(): void {
@@ -169,7 +154,7 @@ export class CustodyOnBus {
       timings: {},
     };
     // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
-    const pauseMs = reason === 'next_unavailable' ? Math.min(NEXT_UNAVAILABLE_PAUSE_MS * 2 ** (verdict.migrations - 1), 1_000) : 0;
+    const pauseMs = resubmitPauseMs(reason, verdict.migrations);
     if (pauseMs === 0) void this.handOn(next, resumeAt);
     else setTimeout(() => void this.handOn(next, resumeAt), pauseMs);
   }
@@ -179,7 +164,7 @@ export class CustodyOnBus {
     const stillWanted = () => this.pendingOf(request.id)?.exchange.isSettled === false && this.custody.isCurrent(request.id, request.attempt);
     const result = await handoffWithRetry(this.service.bus, SUBMIT_SUBJECT[stage](), request, this.resubmitWindowMs, stillWanted);
     if (result === 'abandoned' || result.ok || !stillWanted()) return;
-    this.pendingOf(request.id)?.exchange.fail(UNAVAILABLE[stage], result.message);
+    this.pendingOf(request.id)?.exchange.fail(UNAVAILABLE_AT[stage], result.message);
   }
 }
 

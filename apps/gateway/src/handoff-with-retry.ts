@@ -1,9 +1,7 @@
 import type { Bus, HandoffResult } from '@sluice/bus';
 import type { InferenceRequest } from '@sluice/contracts';
+import { HANDOFF_RETRY, nextHandoffPauseMs } from '@sluice/stages';
 
-/** First pause before trying again; it doubles up to MAX_PAUSE_MS. */
-const FIRST_PAUSE_MS = 50;
-const MAX_PAUSE_MS = 1_000;
 
 /**
  * A handoff that tries again while the next stage is absent or silent (no responder: a restart in
@@ -20,13 +18,13 @@ export async function handoffWithRetry(
   stillWanted: () => boolean,
 ): Promise<HandoffResult | 'abandoned'> {
   const giveUpAt = Date.now() + windowMs;
-  let pauseMs = FIRST_PAUSE_MS;
+  let pauseMs: number = HANDOFF_RETRY.firstPauseMs;
   for (;;) {
     const result = await bus.handoff(subject, request, request.id, request.attempt);
     if (result.ok || result.why === 'nack') return result;
     if (Date.now() + pauseMs > giveUpAt) return result;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
+    pauseMs = nextHandoffPauseMs(pauseMs);
     if (!stillWanted()) return 'abandoned';
   }
 }

@@ -1,5 +1,5 @@
 import { cancelledAs, micros, type CancelRequest, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
-import { Custody, endReasonWhenSpent, exceedsContext, resubmitPauseMs, type WorkerCompletion } from '@sluice/stages';
+import { Custody, HANDOFF_RETRY, UNAVAILABLE_AT, endReasonWhenSpent, exceedsContext, nextHandoffPauseMs, resubmitPauseMs, type WorkerCompletion } from '@sluice/stages';
 import type { BlockHasher } from './block-ids.js';
 import { tokenTimesOf } from './client-records.js';
 import { nextAttempt, type Flight } from './flight.js';
@@ -28,11 +28,8 @@ export interface Migration {
   readonly from: string;
 }
 
-/** The gateway's own handoffs are tried again while the stage does not ack (apps/gateway/src/handoff-with-retry.ts). */
-const FIRST_PAUSE_US = 50_000;
-const MAX_PAUSE_US = 1_000_000;
-
-const UNAVAILABLE = { admission: 'admission_unavailable', flow: 'flow_unavailable', router: 'router_unavailable' } as const satisfies Record<ResumeStage, OutcomeReason>;
+/** The gateway's own handoffs are tried again while the stage does not ack, on the live gateway's schedule (HANDOFF_RETRY). */
+const FIRST_PAUSE_US = HANDOFF_RETRY.firstPauseMs * 1000;
 
 /**
  * The stage a live client's record names for the endings the gateway gives itself (the CLI's
@@ -163,11 +160,11 @@ export class TwinGateway {
         if (flight.settled) return;
         const now = world.queue.nowUs;
         if (now + pauseUs > firstUs + this.settings.resubmitWindowUs) {
-          this.fail(flight, now + this.toClientUs(), UNAVAILABLE[stage], RECORD_STAGE[UNAVAILABLE[stage]]);
+          this.fail(flight, now + this.toClientUs(), UNAVAILABLE_AT[stage], RECORD_STAGE[UNAVAILABLE_AT[stage]]);
           return;
         }
         world.queue.at(now + pauseUs, 'gateway', () => {
-          if (!flight.settled) this.handOn(flight, stage, world.queue.nowUs, firstUs, Math.min(pauseUs * 2, MAX_PAUSE_US));
+          if (!flight.settled) this.handOn(flight, stage, world.queue.nowUs, firstUs, nextHandoffPauseMs(pauseUs / 1000) * 1000);
         });
       },
     );

@@ -6,6 +6,7 @@ import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/polici
 import {
   AdmissionStage,
   FlowControlStage,
+  HANDOFF_RETRY,
   RoutingStage,
   admissionSettingsFrom,
   flowControlSettingsFrom,
@@ -121,7 +122,7 @@ export class Twin {
       model,
       migrationLimit: config.gateway?.migrationLimit ?? 0,
       deadlines: chaos !== undefined,
-      resubmitWindowUs: 2 * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
+      resubmitWindowUs: HANDOFF_RETRY.windowHeartbeats * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
       blockHasher: this.blockHasher,
     });
     world.admission = new AdmissionStage(admissionSettingsFrom(config.admission, config.models.map((m) => m.name), 'when-read'), new AdmissionHops(world), {
