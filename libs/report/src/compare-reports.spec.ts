@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport, type RequestRecord } from '@sluice/metrics';
-import { compareReports, comparisonTable } from './compare-reports.js';
+import { compareChaos, compareReports, comparisonTable } from './compare-reports.js';
 
 const completed = (id: string, ttft: number): RequestRecord => ({ id, tenant: 't', sloClass: 'standard', arrivalMs: 0, firstTokenMs: ttft, endMs: 1000, tokenTimesMs: [ttft], outputTokens: 1, outcome: 'completed' });
 
@@ -16,5 +16,21 @@ describe('compareReports', () => {
     expect(row('TTFT mean ms').deltasPct[1]).toBeCloseTo(50, 9);
     const table = comparisonTable(['a', 'b'], rows);
     expect(table).toMatch(/TTFT mean ms\s+100\s+150 \(\+50\.0%\)/);
+  });
+});
+
+describe('compareChaos', () => {
+  it('lines up the migrations of a live chaos run and its twin, by reason', () => {
+    const live = { chaos: { migrations: { total: 4, byReason: { worker_lost: 4 } } } };
+    const twin = { twinChaos: { migrations: { total: 6, byReason: { worker_lost: 5, next_unavailable: 1 } } } };
+    expect(compareChaos([live, twin])).toEqual([
+      { metric: 'migrations', values: [4, 6], deltasPct: [0, 50] },
+      { metric: '  next_unavailable', values: [0, 1], deltasPct: [null, null] },
+      { metric: '  worker_lost', values: [4, 5], deltasPct: [0, 25] },
+    ]);
+  });
+
+  it('adds nothing when no report is a chaos run', () => {
+    expect(compareChaos([{}, {}])).toEqual([]);
   });
 });

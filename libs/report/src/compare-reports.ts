@@ -1,4 +1,11 @@
 import type { RunReport } from '@sluice/metrics';
+import type { ChaosSection } from './chaos-section.js';
+
+/** What compareChaos reads of a report.json: a live or a twin chaos section's migrations. */
+export interface ChaosMigrations {
+  readonly chaos?: { readonly migrations: ChaosSection['migrations'] } | undefined;
+  readonly twinChaos?: { readonly migrations: ChaosSection['migrations'] } | undefined;
+}
 
 /** One compared metric: how to read it from a report, and whether lower is better. */
 interface Metric {
@@ -47,6 +54,22 @@ export function compareReports(reports: readonly RunReport[]): ComparedRow[] {
     const deltasPct = values.map((v) => (v === null || base === null || base === 0 ? null : ((v - base) / Math.abs(base)) * 100));
     return { metric: m.name, values, deltasPct };
   });
+}
+
+/**
+ * Rows for chaos runs, live (`chaos`) or in the twin (`twinChaos`): the re-submissions in all and by
+ * reason, so a live scenario and its twin read side by side. None when no report is a chaos run.
+ */
+export function compareChaos(files: readonly ChaosMigrations[]): ComparedRow[] {
+  const migrations = files.map((f) => (f.chaos ?? f.twinChaos)?.migrations);
+  if (migrations.every((m) => m === undefined)) return [];
+  const reasons = [...new Set(migrations.flatMap((m) => Object.keys(m?.byReason ?? {})))].sort();
+  const row = (metric: string, read: (m: NonNullable<(typeof migrations)[number]>) => number): ComparedRow => {
+    const values = migrations.map((m) => (m === undefined ? null : read(m)));
+    const base = values[0] ?? null;
+    return { metric, values, deltasPct: values.map((v) => (v === null || base === null || base === 0 ? null : ((v - base) / Math.abs(base)) * 100)) };
+  };
+  return [row('migrations', (m) => m.total), ...reasons.map((reason) => row(`  ${reason}`, (m) => m.byReason[reason] ?? 0))];
 }
 
 /** The comparison as an aligned table: the first report, then each other with its delta. */

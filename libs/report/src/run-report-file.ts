@@ -21,5 +21,10 @@ export interface RunReportFile {
   readonly summary: RunReport;
   /** A chaos run's faults, invariants and measurements (`sluice chaos`). */
   readonly chaos?: ChaosSection;
+  /**
+   * A chaos scenario run in the twin (`sluice simulate --chaos`): what each fault did in virtual
+   * time (libs/twin TwinChaosReport); its migrations read like the live section's.
+   */
+  readonly twinChaos?: { readonly migrations: ChaosSection['migrations'] };
   readonly records: readonly RunRecord[];
 }

@@ -13,6 +13,9 @@ import {
   type WorkloadSpec,
 } from '@sluice/workload';
 
+/** `--short`: a scenario's time axis × 0.2 (a 25 s scenario in about 5 s, for CI), in `sluice chaos` and `sluice simulate --chaos`. */
+export const SHORT_SCALE = 0.2;
+
 /** A scenario ready to run: its workload read and both time axes scaled. */
 export interface LoadedScenario {
   readonly file: string;

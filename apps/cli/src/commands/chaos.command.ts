@@ -4,7 +4,7 @@ import { ClusterStartError, NatsUnavailableError } from '@sluice/launcher';
 import type { ChaosTarget } from '../chaos/chaos-target.js';
 import { ComposeTarget } from '../chaos/compose-target.js';
 import { startLocalTarget } from '../chaos/local-target.js';
-import { loadScenario, ScenarioLoadError, type LoadedScenario } from '../chaos/load-scenario.js';
+import { SHORT_SCALE, loadScenario, ScenarioLoadError, type LoadedScenario } from '../chaos/load-scenario.js';
 import { runChaos } from '../chaos/run-chaos.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -32,7 +32,6 @@ Options:
   --config FILE, --key.path=value   config for the local cluster, after the scenario's flags
   -h, --help          this text`;
 
-const SHORT_SCALE = 0.2;
 
 export const chaosCommand: Command = {
   usage: USAGE,

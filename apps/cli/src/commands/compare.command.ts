@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
+import { compareChaos, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
@@ -42,7 +42,8 @@ export const compareCommand: Command = {
     }
     // Name each run by its directory (reports are usually <dir>/report.json), else its file name.
     const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
-    const rows = compareReports(reports.map((r) => r.summary));
+    // Chaos runs (live or in the twin) add their migrations, so a scenario and its twin line up.
+    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareChaos(reports)];
     if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
     else out.line(comparisonTable(names, rows));
     return EXIT.OK;

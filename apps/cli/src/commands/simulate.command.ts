@@ -1,17 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
 import { formatFieldIssue } from '@sluice/contracts';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
-import { ChaosScenarioError, WorkloadError, generateWorkloadRequests, parseChaosScenario, parseWorkloadSpec, type ChaosScenario, type WorkloadSpec } from '@sluice/workload';
+import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec, type ChaosScenario, type Fault, type WorkloadSpec } from '@sluice/workload';
+import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
 import { printRunSummary } from '../run/print-run-summary.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice simulate WORKLOAD.yaml [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--json]
-       sluice simulate --chaos SCENARIO.yaml [the same options]
+       sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
 policies and the same engine as the live cluster, in one process, in virtual time, configured by
@@ -27,6 +28,7 @@ the twin made of it, and the migrations by reason (docs/twin.md, "Faults in the 
 
 Options:
   --chaos FILE              run a chaos scenario instead of a workload
+  --short, --scale F        with --chaos: the scenario's time axis × 0.2 (or × F), as \`sluice chaos\` scales it
   --hop-latency-from FILE   take the network's cost from a live run's report.json (its stage timings)
   --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
@@ -43,7 +45,7 @@ type TwinChaosReportFile = RunReportFile & {
 interface Inputs {
   readonly workloadFile: string;
   readonly spec: WorkloadSpec;
-  readonly scenario?: { readonly file: string; readonly scenario: ChaosScenario };
+  readonly scenario?: { readonly file: string; readonly scenario: ChaosScenario; readonly faults: readonly Fault[] };
 }
 
 export const simulateCommand: Command = {
@@ -51,7 +53,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['hop-latency-from', 'seed', 'out', 'chaos'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -64,6 +66,8 @@ export const simulateCommand: Command = {
     const seedText = parsed.values.get('seed');
     const seed = seedText === undefined ? undefined : Number(seedText);
     if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) problems.push(`--seed: "${seedText}" is not a whole number ≥ 0`);
+    const scale = scaleOf(parsed.flags.has('short'), parsed.values.get('scale'), problems);
+    if (chaosFile === undefined && scale !== 1) problems.push('--short and --scale go with --chaos (they scale a scenario\'s time axis)');
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice simulate: ${p}`);
       err.line('Run `sluice simulate --help` for usage.');
@@ -75,7 +79,7 @@ export const simulateCommand: Command = {
     let profile;
     let hops: HopLatencies | undefined;
     try {
-      inputs = chaosFile === undefined ? readWorkload(resolve(ctx.cwd, file!)) : readScenario(resolve(ctx.cwd, chaosFile));
+      inputs = chaosFile === undefined ? readWorkload(resolve(ctx.cwd, file!)) : readScenario(resolve(ctx.cwd, chaosFile), scale);
       // The scenario's cluster flags first: the command line's win.
       const scenarioArgs = Object.entries(inputs.scenario?.scenario.cluster ?? {}).map(([key, value]) => `--${key}=${String(value)}`);
       config = loadConfig({ env: ctx.env, argv: [...scenarioArgs, ...parsed.configArgs] });
@@ -86,6 +90,8 @@ export const simulateCommand: Command = {
       if (error instanceof InputError) {
         err.line(`sluice simulate: ${error.file} is not a valid ${error.what}:`);
         for (const issue of error.issues) err.line(`  ${issue}`);
+      } else if (error instanceof ScenarioLoadError) {
+        for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else if (error instanceof ConfigError) {
         for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else {
@@ -101,7 +107,7 @@ export const simulateCommand: Command = {
       profile,
       ...(hops ? { hops } : {}),
       ...(seed !== undefined ? { seed } : {}),
-      ...(scenario ? { chaos: { faults: scenario.scenario.faults } } : {}),
+      ...(scenario ? { chaos: { faults: scenario.faults } } : {}),
     });
     const { records } = result;
     const base: RunReportFile = {
@@ -155,18 +161,19 @@ function readWorkload(file: string): Inputs {
   }
 }
 
-/** A scenario and its workload, inline or in a file beside it (as `sluice chaos` reads it). */
-function readScenario(file: string): Inputs {
-  let scenario: ChaosScenario;
-  try {
-    scenario = parseChaosScenario(readFileSync(file, 'utf8'));
-  } catch (error) {
-    if (error instanceof ChaosScenarioError) throw new InputError(file, 'chaos scenario', error.issues.map(formatFieldIssue));
-    throw error;
-  }
-  if (typeof scenario.workload !== 'string') return { workloadFile: file, spec: scenario.workload, scenario: { file, scenario } };
-  const { spec, workloadFile } = readWorkload(resolve(dirname(file), scenario.workload));
-  return { workloadFile, spec, scenario: { file, scenario } };
+/** A scenario and its workload, read and scaled exactly as `sluice chaos` reads them (one loader). */
+function readScenario(file: string, scale: number): Inputs {
+  const loaded = loadScenario(file, scale);
+  return { workloadFile: loaded.workloadFile, spec: loaded.spec, scenario: { file, scenario: loaded.scenario, faults: loaded.faults } };
+}
+
+/** `--short` is × 0.2; `--scale F` any factor > 0; at most one of them. */
+function scaleOf(short: boolean, text: string | undefined, problems: string[]): number {
+  if (short && text !== undefined) problems.push('give --short or --scale, not both');
+  if (text === undefined) return short ? SHORT_SCALE : 1;
+  const factor = Number(text);
+  if (!(factor > 0) || !Number.isFinite(factor)) problems.push(`--scale: "${text}" is not a number > 0`);
+  return factor > 0 ? factor : 1;
 }
 
 /** Each fault with its virtual time and what the twin made of it, then the migrations. */
