@@ -141,6 +141,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
         startTime: millisFromMicros(enqueuedAtUs),
         attributes: {
           'sluice.request.id': request.id,
+          'sluice.request.attempt': request.attempt,
           'sluice.flow.fairness_id': request.fairnessId,
           'sluice.flow.priority': request.priority,
           'sluice.flow.band': request.priority,

@@ -217,3 +217,40 @@ describe('every message duplicated on the bus', () => {
     await expectBooksBalance(cluster.gatewayUrl);
   });
 });
+
+describe('a flow controller killed with requests in its queue', () => {
+  let cluster: LocalCluster;
+  beforeAll(async () => {
+    cluster = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, '--worker.instances=1', '--worker.timeScale=10', '--flowController.saturationDetector={type: concurrency-detector, parameters: {maxConcurrency: 1}}'],
+    });
+  });
+  afterAll(() => cluster?.stop());
+
+  it('strands nothing: the gateway hears it go silent and queues what it held at the restarted one', async () => {
+    const flow = () => cluster.processes().find((p) => p.name === 'flow-controller')!;
+    // One long stream holds the only slot; two more wait in the flow controller's queue.
+    let holding = false;
+    const abort = new AbortController();
+    const hold = postCompletion(cluster.gatewayUrl, { prompt: PROMPT, max_tokens: 5_000, stream: true }, { signal: abort.signal }).then(async (res) => {
+      const reader = res.body!.getReader();
+      await reader.read();
+      holding = true;
+      return reader;
+    });
+    await eventually(() => holding, 10_000, 'the slot held');
+    const waiting = [0, 1].map(() => streamCompletion(cluster.gatewayUrl, { prompt: PROMPT, max_tokens: 8 }));
+    await eventually(async () => (await metricSum(flow().url, 'inference_extension_flow_control_queue_size')) === 2, 5_000, 'two requests queued');
+    const killedAt = Date.now();
+    cluster.signal('flow-controller', 'SIGKILL');
+    // Detected by the missing presence heartbeats (1 s here), not by the 60 s deadline.
+    await eventually(async () => (await metricSum(cluster.gatewayUrl, 'sluice_migrations_total', 'reason="stage_lost"')) === 2, 10_000, 'both re-submitted as stage_lost');
+    const detectedMs = Date.now() - killedAt;
+    expect(detectedMs).toBeLessThan(2 * 1_000 + 1_000); // within 2× the gateway's heartbeat timeout, plus a poll
+    abort.abort();
+    (await hold).cancel().catch(() => undefined);
+    for (const answer of await Promise.all(waiting)) expectWholeStream(answer, 8);
+    await expectBooksBalance(cluster.gatewayUrl);
+  });
+});
