@@ -9,6 +9,7 @@ import {
   ROUTING_POLICY_PARAMS,
   UTILIZATION_DETECTOR,
 } from '@sluice/policies';
+import { TwinSectionSchema } from './twin-config.schema.js';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -191,6 +192,8 @@ const ConfigBody = z.strictObject({
       loadIntervalMs: z.number().int().nonnegative().default(50),
     })
     .prefault({}),
+  /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */
+  twin: TwinSectionSchema.prefault({}),
 });
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {

@@ -45,12 +45,18 @@ export interface TwinConfig {
   readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number };
   /** The ack timeout of a handoff a bus fault drops (a chaos run needs it). */
   readonly nats?: { readonly ackTimeoutMs: number };
+  /** `twin.hops` of sluice.yaml: the hop latencies when the caller passes none (a SluiceConfig always has them). */
+  readonly twin?: { readonly hops: HopLatencies };
 }
 
 export interface TwinOptions {
   readonly config: TwinConfig;
   /** The instances' latency profile (the worker's: `loadProfile(config)`): its model, KV blocks and context. */
   readonly profile: LatencyProfile;
+  /**
+   * Hop latencies that win over the config's `twin.hops` (`--hop-latency-from`: measured on a live
+   * run, they describe this comparison better than the file does); neither: DEFAULT_HOP_LATENCIES.
+   */
   readonly hops?: HopLatencies;
   /** Seed of the routing tie-breaks and of bus fault decisions (default: router.seed, else 0). */
   readonly seed?: number;
@@ -108,7 +114,7 @@ export class Twin {
     const chaos = options.chaos === undefined ? undefined : chaosSettings(config);
     const seed = options.seed ?? config.router.seed ?? 0;
     const world = (this.world = new World(
-      options.hops ?? DEFAULT_HOP_LATENCIES,
+      options.hops ?? config.twin?.hops ?? DEFAULT_HOP_LATENCIES,
       options.checkInvariants ?? false,
       (chaos?.ackTimeoutMs ?? 0) * 1000,
       seededRandom(seedOf(`bus-faults/${seed}`)),
