@@ -3,6 +3,7 @@ import { formatFieldIssue, zodFieldIssues } from '@sluice/contracts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
 import type { WorkloadRequest } from './generate.js';
+import { traceV2ObservedColumns, type TraceV2Observation } from './trace-v2-observed.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 import { SLO_CLASSES, type SloClass, type WorkloadSpec } from './spec.js';
 
@@ -198,6 +199,18 @@ export interface TraceV2ExportMeta {
    * input_tokens is the whole prompt.
    */
   prefixes?: Readonly<Record<string, TracePrefix>>;
+  /**
+   * Prefix of each request, by position (a trace's groups belong to rows, not clients: see
+   * ImportedTraceV2.requestPrefixes). Where given, it wins over `prefixes`; undefined = no group.
+   */
+  requestPrefixes?: readonly (TracePrefix | undefined)[];
+  /**
+   * What became of each request, by position (see trace-v2-observed.ts): fills the observed
+   * columns. Without it (or for an undefined entry) they are written as for a request that has
+   * not run. send_time_us stays arrival_time_us either way, as BLIS's replay writes it, so that
+   * import gives back the same arrivals.
+   */
+  observed?: readonly (TraceV2Observation | undefined)[];
 }
 
 export interface TraceV2 {
@@ -211,6 +224,8 @@ export interface ImportedTraceV2 {
   records: TraceV2Record[];
   /** The replayable requests, in injection order. */
   requests: WorkloadRequest[];
+  /** Each request's prefix group (undefined = none), by position in `requests`: export takes it back. */
+  requestPrefixes: (TracePrefix | undefined)[];
 }
 
 /** The client → prefix map of a spec, for exportTraceV2. */
@@ -338,7 +353,7 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
     const problem = (message: string) => issues.push({ request: position, message });
     if (!Number.isFinite(r.arrivalMs) || r.arrivalMs < 0) problem(`arrivalMs must be a finite number >= 0, got ${r.arrivalMs}`);
     if (!Number.isSafeInteger(r.maxTokens) || r.maxTokens < 0) problem(`maxTokens must be an integer >= 0, got ${r.maxTokens}`);
-    const prefix = prefixes[r.clientId];
+    const prefix = meta.requestPrefixes === undefined ? prefixes[r.clientId] : meta.requestPrefixes[position];
     let prefixLength = 0;
     if (prefix !== undefined) {
       prefixLength = prefix.length;
@@ -382,6 +397,8 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
       error_message: '',
       finish_reason: '',
     };
+    const observed = meta.observed?.[position];
+    if (observed !== undefined) Object.assign(row, traceV2ObservedColumns(observed));
     lines.push(csvLine(TRACE_V2_COLUMNS.map((c) => row[c])));
   });
   if (issues.length > 0) throw new TraceV2Error(issues.slice(0, MAX_REPORTED_ISSUES));
@@ -561,5 +578,6 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
       maxTokens: record.outputTokens,
     };
   });
-  return { meta, records, requests };
+  const requestPrefixes = ordered.map(({ record }) => (record.prefixGroup === '' ? undefined : { group: record.prefixGroup, length: record.prefixLength }));
+  return { meta, records, requests, requestPrefixes };
 }
