@@ -86,7 +86,10 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     held.span?.addEvent('preempted', { 'sluice.worker.generated_tokens': held.generated }, this.wallMs(atUs));
   }
 
-  stepEnded(_instance: Instance, _result: StepResult<LiveHeld>, _tokenUs: Micros): void {}
+  stepEnded(instance: Instance, result: StepResult<LiveHeld>, _tokenUs: Micros): void {
+    // Most steps refuse nothing: no label lookup for them.
+    if (result.kvAllocationFailures > 0) this.metrics.kvAllocationFailures.inc(labels(instance), result.kvAllocationFailures);
+  }
 
   tokens(instance: Instance, held: LiveHeld, count: number, atUs: Micros, previousUs: Micros | undefined): void {
     if (previousUs === undefined) this.metrics.ttft.observe(labels(instance), this.clock.realSeconds(atUs - held.workerArrivalUs));
@@ -152,7 +155,9 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
 
   load(instance: Instance, snapshot: EngineSnapshot, atUs: Micros): void {
     const { instanceId, workerId, rank } = instance.identity;
-    const published: LoadSnapshot = { instanceId, workerId, rank, atUs: this.clock.wallUs(atUs), ...snapshot };
+    // The failure count is for metrics, not a routing signal: the wire's snapshot keeps its fields.
+    const { kvAllocationFailures: _counted, ...signals } = snapshot;
+    const published: LoadSnapshot = { instanceId, workerId, rank, atUs: this.clock.wallUs(atUs), ...signals };
     this.bus.publish(subjects.workerLoad(instanceId), published);
     const l = labels(instance);
     this.metrics.running.set(l, snapshot.batchSize);

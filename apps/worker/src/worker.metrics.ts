@@ -13,6 +13,8 @@ export interface WorkerMetrics {
   readonly prefixQueries: Counter<L>;
   readonly prefixHits: Counter<L>;
   readonly preemptions: Counter<L>;
+  /** sluice's own (vLLM has none): requests refused KV blocks in a step, the engine's counter. */
+  readonly kvAllocationFailures: Counter<L>;
   readonly promptTokens: Counter<L>;
   readonly generationTokens: Counter<L>;
   readonly requestSuccess: Counter<L | 'finished_reason'>;
@@ -45,6 +47,7 @@ export function createWorkerMetrics(registers: Registry): WorkerMetrics {
     prefixQueries: counter('vllm:prefix_cache_queries_total', 'Prompt tokens looked up in the prefix cache.'),
     prefixHits: counter('vllm:prefix_cache_hits_total', 'Prompt tokens found in the prefix cache.'),
     preemptions: counter('vllm:num_preemptions_total', 'Preemptions (KV blocks ran out).'),
+    kvAllocationFailures: counter('sluice_worker_kv_allocation_failures_total', 'Requests that asked for KV blocks in a step and did not get them (once per step held back).'),
     promptTokens: counter('vllm:prompt_tokens_total', 'Prompt tokens of accepted requests.'),
     generationTokens: counter('vllm:generation_tokens_total', 'Tokens generated.'),
     requestSuccess: new Counter({

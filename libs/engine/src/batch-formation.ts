@@ -20,6 +20,13 @@ export interface FormedBatch<R extends EngineRequest = EngineRequest> {
   readonly workCount: number;
   readonly preempted: readonly Sequence<R>[];
   readonly admitted: ReadonlyArray<{ readonly seq: Sequence<R>; readonly cachedTokens: number }>;
+  /**
+   * Requests that asked for KV blocks in this pass and did not get them: a running request left
+   * without room even after preempting (it was the victim, or nothing was left to preempt), or the
+   * head of the wait queue that does not fit (head-of-line). A request held back in several steps
+   * counts in each: the count measures steps of work lost to a full cache, not requests.
+   */
+  readonly kvAllocationFailures: number;
 }
 
 /**
@@ -37,6 +44,7 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
   private pass = 0;
   private readonly work: Sequence<R>[] = [];
   private workCount = 0;
+  private kvAllocationFailures = 0;
   private readonly preempted: Sequence<R>[] = [];
   private readonly admitted: { seq: Sequence<R>; cachedTokens: number }[] = [];
   /** The running batch as the pass began (preemption edits the live list while it is walked). */
@@ -54,11 +62,12 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     this.pass++;
     this.budget = this.limits.maxBatchTokens;
     this.workCount = 0;
+    this.kvAllocationFailures = 0;
     this.preempted.length = 0;
     this.admitted.length = 0;
     this.scheduleRunning();
     this.admitWaiting();
-    return { work: this.work, workCount: this.workCount, preempted: this.preempted, admitted: this.admitted };
+    return { work: this.work, workCount: this.workCount, preempted: this.preempted, admitted: this.admitted, kvAllocationFailures: this.kvAllocationFailures };
   }
 
   /** Phase 1: every running request in batch order gets its next chunk or its decode token. */
@@ -75,7 +84,10 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       const needed = blocksFor(seq.computed + tokens, this.limits.blockSize) - blocksFor(seq.computed, this.limits.blockSize);
       // Most decode steps stay inside the last block: nothing to allocate, no room to make.
       if (needed > 0) {
-        if (!this.makeRoom(seq, needed)) continue;
+        if (!this.makeRoom(seq, needed)) {
+          this.kvAllocationFailures++;
+          continue;
+        }
         this.kv.allocateInto(needed, seq.blocks);
       }
       this.schedule(seq, kind, tokens);
@@ -132,7 +144,10 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       const cachedTokens = hits.length * blockSize;
       const tokens = Math.min(target - cachedTokens, this.budget);
       const needed = blocksFor(cachedTokens + tokens, blockSize) - hits.length;
-      if (!this.kv.canAllocate(needed, hits)) return;
+      if (!this.kv.canAllocate(needed, hits)) {
+        this.kvAllocationFailures++;
+        return;
+      }
       this.waiting.shift();
       this.kv.claim(hits);
       seq.blocks = hits;

@@ -55,6 +55,8 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
   readonly preempted: readonly string[];
   /** Requests that entered the running batch in this step, with their prefix-cache hit (tokens). */
   readonly admitted: ReadonlyArray<{ readonly requestId: string; readonly cachedTokens: number }>;
+  /** Requests that asked for KV blocks in this step and did not get them (FormedBatch's count). */
+  readonly kvAllocationFailures: number;
   /** Prefill tokens computed in this step, summed over the batch (cache misses only). */
   readonly prefillTokens: number;
   /** Decode tokens in this step (one per decoding request). */
@@ -64,8 +66,12 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
   readonly kvRemoved: readonly BlockId[];
 }
 
-/** The load signals an instance publishes (LoadSnapshot without identity and timestamp). */
-export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atUs'>;
+/**
+ * The load signals an instance publishes (LoadSnapshot without identity and timestamp), plus the
+ * cumulative KV allocation failures: a counter for reports and metrics, not a routing signal, so
+ * the wire's LoadSnapshot schema does not carry it.
+ */
+export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atUs'> & { readonly kvAllocationFailures: number };
 
 /**
  * One synthetic GPU instance. Pure: no timers, no I/O; the caller passes `now` and sleeps the

@@ -48,6 +48,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   private readonly byId = new Map<string, Sequence<R>>();
   private readonly batch: BatchFormation<R>;
   private preemptions = 0;
+  /** Requests refused KV blocks, summed over steps (BatchFormation's count): a pure counter, never reset. */
+  private kvAllocationFailures = 0;
 
   constructor(options: VllmEngineOptions) {
     const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs' } = options;
@@ -132,6 +134,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     this.releaseDelayed(nowUs);
     const batch = this.batch.form();
     this.preemptions += batch.preempted.length;
+    this.kvAllocationFailures += batch.kvAllocationFailures;
 
     let prefillTokens = 0;
     let decodeTokens = 0;
@@ -158,6 +161,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       completed,
       preempted: batch.preempted.map((seq) => seq.request.id),
       admitted: batch.admitted.map(({ seq, cachedTokens }) => ({ requestId: seq.request.id, cachedTokens })),
+      kvAllocationFailures: batch.kvAllocationFailures,
       prefillTokens,
       decodeTokens,
       kvStored: events.stored,
@@ -193,6 +197,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       activeDecodeBlocks,
       cacheHitRate: lookedUp === 0 ? 0 : hits / lookedUp,
       preemptions: this.preemptions,
+      kvAllocationFailures: this.kvAllocationFailures,
     };
   }
 
