@@ -1,13 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
-import { formatFieldIssue } from '@sluice/contracts';
-import { WorkloadError, parseWorkloadSpec } from '@sluice/workload';
 import { executeRun } from '../run/execute-run.js';
+import { WorkloadInputError, readWorkloadInput, type WorkloadInput } from '../run/read-workload-input.js';
 import { readClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-const USAGE = `Usage: sluice run WORKLOAD.yaml [--gateway URL] [--out DIR] [--retries N] [--json]
+const USAGE = `Usage: sluice run WORKLOAD [--gateway URL] [--out DIR] [--export-trace DIR] [--retries N] [--json]
 
 Sends a workload (BLIS-style spec: clients, arrival processes, length distributions, prefix
 groups) to a running cluster as a real client: each request at its arrival time, whatever became
@@ -15,9 +13,15 @@ of the earlier ones (open loop), streaming, with its client's tenant and SLO cla
 Measures TTFT, every inter-token gap and E2E on the client side, shows live counts, then prints a
 summary and writes report.json and a self-contained report.html.
 
+WORKLOAD is a workload spec (YAML) or a BLIS TraceV2 trace: its header NAME.yaml (NAME.csv beside
+it), its NAME.csv (NAME.yaml beside it), or a folder holding exactly one such pair. A trace's
+requests go out at its arrival times with its lengths, prefix groups, tenants and SLO classes.
+
 Options:
   --gateway URL    the gateway (default: the cluster \`sluice up\` runs, else gateway.host:port of the config)
   --out DIR        where the reports go (default .sluice/runs/<time>)
+  --export-trace DIR   also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
+                   what became of each request (first/last chunk times, chunks, status)
   --retries N      retry a 503 answer up to N times, with exponential backoff and jitter (default 0)
   --json           print the summary as JSON instead of the progress line and table
   --config FILE, --key.path=value   config (model name, gateway address)
@@ -28,14 +32,14 @@ export const runCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries', 'export-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
     }
     const problems = [...parsed.problems];
     const file = parsed.positionals[0];
-    if (file === undefined) problems.push('missing the workload file: sluice run WORKLOAD.yaml');
+    if (file === undefined) problems.push('missing the workload: sluice run WORKLOAD.yaml (a spec or a TraceV2 trace)');
     const retries = Number(parsed.values.get('retries') ?? '0');
     if (!Number.isInteger(retries) || retries < 0) problems.push(`--retries: "${parsed.values.get('retries')}" is not a whole number ≥ 0`);
     if (problems.length > 0 || file === undefined) {
@@ -44,17 +48,12 @@ export const runCommand: Command = {
       return EXIT.USAGE;
     }
 
-    let spec;
-    const workloadFile = resolve(ctx.cwd, file);
+    let workload: WorkloadInput;
     try {
-      spec = parseWorkloadSpec(readFileSync(workloadFile, 'utf8'));
+      workload = readWorkloadInput(resolve(ctx.cwd, file));
     } catch (error) {
-      if (error instanceof WorkloadError) {
-        err.line(`sluice run: ${file} is not a valid workload:`);
-        for (const issue of error.issues) err.line(`  ${formatFieldIssue(issue)}`);
-        return EXIT.USAGE;
-      }
-      err.line(`sluice run: cannot read ${file}: ${(error as Error).message}`);
+      if (!(error instanceof WorkloadInputError)) throw error;
+      err.line(`sluice run: ${error.message}`);
       return EXIT.USAGE;
     }
 
@@ -68,11 +67,21 @@ export const runCommand: Command = {
     }
     const running = readClusterState(ctx.rootDir);
     const gateway = (parsed.values.get('gateway') ?? running?.gatewayUrl ?? `http://${config.gateway.host === '0.0.0.0' ? '127.0.0.1' : config.gateway.host}:${config.gateway.port}`).replace(/\/$/, '');
+    const exportTrace = parsed.values.get('export-trace');
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', new Date().toISOString().replace(/[:.]/g, '-')));
 
     try {
       const { report } = await executeRun(
-        { workloadFile, spec, gateway, model: config.worker.model, retries, outDir, config: running?.config ?? config, json: parsed.flags.has('json') },
+        {
+          workload,
+          gateway,
+          model: config.worker.model,
+          retries,
+          outDir,
+          config: running?.config ?? config,
+          json: parsed.flags.has('json'),
+          ...(exportTrace === undefined ? {} : { exportTraceDir: resolve(ctx.cwd, exportTrace) }),
+        },
         out,
         process.stderr,
       );

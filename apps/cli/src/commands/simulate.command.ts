@@ -1,23 +1,25 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { formatFieldIssue } from '@sluice/contracts';
 import { buildReport } from '@sluice/metrics';
 import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
-import { WorkloadError, generateWorkloadRequests, parseWorkloadSpec, type ChaosScenario, type Fault, type WorkloadSpec } from '@sluice/workload';
+import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
+import { writeObservedTrace } from '../run/export-trace.js';
 import { printRunSummary } from '../run/print-run-summary.js';
+import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD.yaml [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--export-trace DIR] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
 policies and the same engine as the live cluster, in one process, in virtual time, configured by
 the same sluice.yaml. Writes report.json and report.html like \`sluice run\`, so
-\`sluice compare live/report.json twin/report.json\` shows the sim-to-real gap.
+\`sluice compare live/report.json twin/report.json\` shows the sim-to-real gap. WORKLOAD is a
+workload spec or a BLIS TraceV2 trace (NAME.yaml with NAME.csv beside it, either of them, or a
+folder holding one such pair), as \`sluice run\` takes it.
 
 With --chaos, runs a chaos scenario (the file \`sluice chaos\` takes) in virtual time: its workload
 (inline, or a file relative to the scenario), its cluster flags as config (before the command
@@ -32,6 +34,8 @@ Options:
   --hop-latency-from FILE   take the network's cost from a live run's report.json (its stage timings)
   --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
+  --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
+                            what became of each request, in virtual time
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
   -h, --help                this text`;
@@ -43,8 +47,7 @@ type TwinChaosReportFile = RunReportFile & {
 
 /** What a run reads before it starts: the workload, and the scenario when there is one. */
 interface Inputs {
-  readonly workloadFile: string;
-  readonly spec: WorkloadSpec;
+  readonly workload: WorkloadInput;
   readonly scenario?: { readonly file: string; readonly scenario: ChaosScenario; readonly faults: readonly Fault[] };
 }
 
@@ -53,7 +56,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale', 'export-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -61,7 +64,7 @@ export const simulateCommand: Command = {
     const problems = [...parsed.problems];
     const file = parsed.positionals[0];
     const chaosFile = parsed.values.get('chaos');
-    if (file === undefined && chaosFile === undefined) problems.push('missing the workload file: sluice simulate WORKLOAD.yaml (or --chaos SCENARIO.yaml)');
+    if (file === undefined && chaosFile === undefined) problems.push('missing the workload: sluice simulate WORKLOAD.yaml (a spec or a TraceV2 trace; or --chaos SCENARIO.yaml)');
     if (file !== undefined && chaosFile !== undefined) problems.push('give a workload file or --chaos SCENARIO.yaml, not both (a scenario names its workload)');
     const seedText = parsed.values.get('seed');
     const seed = seedText === undefined ? undefined : Number(seedText);
@@ -79,7 +82,7 @@ export const simulateCommand: Command = {
     let profile;
     let hops: HopLatencies | undefined;
     try {
-      inputs = chaosFile === undefined ? readWorkload(resolve(ctx.cwd, file!)) : readScenario(resolve(ctx.cwd, chaosFile), scale);
+      inputs = chaosFile === undefined ? { workload: readWorkloadInput(resolve(ctx.cwd, file!)) } : readScenario(resolve(ctx.cwd, chaosFile), scale);
       // The scenario's cluster flags first: the command line's win.
       const scenarioArgs = Object.entries(inputs.scenario?.scenario.cluster ?? {}).map(([key, value]) => `--${key}=${String(value)}`);
       config = loadConfig({ env: ctx.env, argv: [...scenarioArgs, ...parsed.configArgs] });
@@ -87,9 +90,8 @@ export const simulateCommand: Command = {
       const hopFile = parsed.values.get('hop-latency-from');
       if (hopFile) hops = hopsFromRecords(readReportJson(resolve(ctx.cwd, hopFile)).records);
     } catch (error) {
-      if (error instanceof InputError) {
-        err.line(`sluice simulate: ${error.file} is not a valid ${error.what}:`);
-        for (const issue of error.issues) err.line(`  ${issue}`);
+      if (error instanceof WorkloadInputError) {
+        err.line(`sluice simulate: ${error.message}`);
       } else if (error instanceof ScenarioLoadError) {
         for (const p of error.problems) err.line(`sluice simulate: ${p}`);
       } else if (error instanceof ConfigError) {
@@ -100,8 +102,8 @@ export const simulateCommand: Command = {
       return EXIT.USAGE;
     }
 
-    const { workloadFile, spec, scenario } = inputs;
-    const requests = generateWorkloadRequests(spec);
+    const { workload, scenario } = inputs;
+    const { requests } = workload;
     const result = simulate(requests, {
       config,
       profile,
@@ -116,7 +118,7 @@ export const simulateCommand: Command = {
       // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
       startedAt: new Date(0).toISOString(),
       gateway: 'twin (virtual time)',
-      workload: { file: workloadFile, spec, requests: requests.length },
+      workload: { file: workload.file, spec: workload.spec, requests: requests.length },
       config: { ...config, ...(hops ? { hops } : {}) },
       summary: buildReport(records, { expectedRequests: requests.length }),
       records,
@@ -134,37 +136,19 @@ export const simulateCommand: Command = {
       if (!parsed.flags.has('json')) printChaos(out, result.chaos);
     }
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `simulate-${new Date().toISOString().replace(/[:.]/g, '-')}`));
-    printRunSummary(out, report.summary, writeRunReports(outDir, report), parsed.flags.has('json'));
+    const paths = writeRunReports(outDir, report);
+    // No created_at: like the report, the same inputs give the same trace, byte for byte.
+    const exportTrace = parsed.values.get('export-trace');
+    if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, records);
+    printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },
 };
 
-/** A workload or scenario file that cannot be read as one, with one line per problem. */
-class InputError extends Error {
-  override readonly name = 'InputError';
-
-  constructor(
-    readonly file: string,
-    readonly what: 'workload' | 'chaos scenario',
-    readonly issues: readonly string[],
-  ) {
-    super(`${file} is not a valid ${what}`);
-  }
-}
-
-function readWorkload(file: string): Inputs {
-  try {
-    return { workloadFile: file, spec: parseWorkloadSpec(readFileSync(file, 'utf8')) };
-  } catch (error) {
-    if (error instanceof WorkloadError) throw new InputError(file, 'workload', error.issues.map(formatFieldIssue));
-    throw error;
-  }
-}
-
 /** A scenario and its workload, read and scaled exactly as `sluice chaos` reads them (one loader). */
 function readScenario(file: string, scale: number): Inputs {
   const loaded = loadScenario(file, scale);
-  return { workloadFile: loaded.workloadFile, spec: loaded.spec, scenario: { file, scenario: loaded.scenario, faults: loaded.faults } };
+  return { workload: workloadInputFromSpec(loaded.workloadFile, loaded.spec), scenario: { file, scenario: loaded.scenario, faults: loaded.faults } };
 }
 
 /** `--short` is × 0.2; `--scale F` any factor > 0; at most one of them. */

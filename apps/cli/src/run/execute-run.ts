@@ -3,15 +3,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom } from '@sluice/collections';
 import { buildReport } from '@sluice/metrics';
 import { writeRunReports, type RunReportFile } from '@sluice/report';
-import { generateWorkloadRequests, type WorkloadSpec } from '@sluice/workload';
+import type { WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../terminal/output.js';
+import { writeObservedTrace } from './export-trace.js';
 import { printRunSummary } from './print-run-summary.js';
 import { Progress } from './progress.js';
+import { workloadInputFromSpec, type WorkloadInput } from './read-workload-input.js';
 import { runWorkload } from './run-workload.js';
 
-export interface RunSettings {
-  readonly workloadFile: string;
-  readonly spec: WorkloadSpec;
+/** The workload: a spec (as `sluice up`'s demo gives it), or any input readWorkloadInput read. */
+type RunWorkloadSource = { readonly workloadFile: string; readonly spec: WorkloadSpec } | { readonly workload: WorkloadInput };
+
+export type RunSettings = RunWorkloadSource & {
   readonly gateway: string;
   readonly model: string;
   readonly retries: number;
@@ -20,14 +23,17 @@ export interface RunSettings {
   readonly config: unknown;
   /** Print the summary as JSON (no progress line, no table). */
   readonly json: boolean;
-}
+  /** Also write the run as a TraceV2 trace (trace.yaml, trace.csv) in this folder. */
+  readonly exportTraceDir?: string;
+};
 
 /**
  * Runs a workload against a gateway and writes its report: the part of `sluice run` that `sluice
  * up` reuses for its demo. Returns the report and where it was written.
  */
 export async function executeRun(settings: RunSettings, out: Output, progressStream: { write(s: string): unknown; isTTY?: boolean }): Promise<{ report: RunReportFile; jsonFile: string; htmlFile: string }> {
-  const requests = generateWorkloadRequests(settings.spec);
+  const workload = 'workload' in settings ? settings.workload : workloadInputFromSpec(settings.workloadFile, settings.spec);
+  const { requests } = workload;
   const started = performance.now();
   const now = () => performance.now() - started;
   const startedAt = new Date().toISOString();
@@ -35,7 +41,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   progress?.start();
   const records = await runWorkload(
     requests,
-    { gateway: settings.gateway, model: settings.model, retries: settings.retries, now, random: seededRandom(settings.spec.seed ?? 0), sleep: (ms) => sleep(ms) },
+    { gateway: settings.gateway, model: settings.model, retries: settings.retries, now, random: seededRandom(workload.seed), sleep: (ms) => sleep(ms) },
     { onSent: () => progress?.onSent(), onRecord: (r) => progress?.onRecord(r) },
   );
   progress?.stop();
@@ -45,12 +51,13 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     tool: 'sluice run',
     startedAt,
     gateway: settings.gateway,
-    workload: { file: settings.workloadFile, spec: settings.spec, requests: requests.length },
+    workload: { file: workload.file, spec: workload.spec, requests: requests.length },
     config: settings.config,
     summary: buildReport(records, { expectedRequests: requests.length }),
     records,
   };
   const paths = writeRunReports(settings.outDir, report);
+  if (settings.exportTraceDir !== undefined) writeObservedTrace(settings.exportTraceDir, workload, records, { created_at: startedAt });
   // Below the progress line, which the table must not continue.
   if (!settings.json) out.line('');
   printRunSummary(out, report.summary, paths, settings.json);
