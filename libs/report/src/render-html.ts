@@ -1,6 +1,7 @@
 import type { LatencyStats, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
+import { engineSectionHtml } from './engine-html.js';
 import { buildPlots } from './plots.js';
 import { REPORT_SCRIPT } from './report-script.js';
 import { REPORT_STYLE } from './report-style.js';
@@ -96,6 +97,7 @@ ${header(report)}
 ${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
+${report.engine ? engineSectionHtml(report.engine) : ''}
 <h2>Plots</h2>
 ${figures}
 <script type="application/json" id="report-data">${jsonForScript(data)}</script>

@@ -1,5 +1,6 @@
 import type { RunRecord, RunReport } from '@sluice/metrics';
 import type { ChaosSection } from './chaos-section.js';
+import type { EngineSection } from './engine-section.js';
 
 /** `report.json`: what a run produced and what produced it. */
 export interface RunReportFile {
@@ -26,5 +27,11 @@ export interface RunReportFile {
    * time (libs/twin TwinChaosReport); its migrations read like the live section's.
    */
   readonly twinChaos?: { readonly migrations: ChaosSection['migrations'] };
+  /**
+   * What the instances' engines counted over the run: preemptions, KV allocation failures,
+   * prefix-cache hit rate, per instance and for the cluster. Absent when they could not be read
+   * (a live run whose workers did not answer), never zeros in their place.
+   */
+  readonly engine?: EngineSection;
   readonly records: readonly RunRecord[];
 }

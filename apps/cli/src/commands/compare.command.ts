@@ -1,12 +1,13 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { compareChaos, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
+import { compareChaos, compareEngine, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
 
-Prints the runs' metrics side by side (outcomes, TTFT / ITL / E2E, throughput, Jain's index),
-each run after the first with its change against the first in percent.
+Prints the runs' metrics side by side (outcomes, TTFT / ITL / E2E, throughput, Jain's index,
+and, for reports that have them, the engines' preemptions, KV allocation failures and cache-hit
+rate), each run after the first with its change against the first in percent.
 
 Options:
   --json       print the comparison as JSON
@@ -43,7 +44,8 @@ export const compareCommand: Command = {
     // Name each run by its directory (reports are usually <dir>/report.json), else its file name.
     const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
     // Chaos runs (live or in the twin) add their migrations, so a scenario and its twin line up.
-    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareChaos(reports)];
+    // Reports with an engine section add the cluster's engine counters (twin and live alike).
+    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports)];
     if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
     else out.line(comparisonTable(names, rows));
     return EXIT.OK;
