@@ -12,8 +12,9 @@ describe('LatencyProfileSchema', () => {
       gpu: 'H100',
       tp: 1,
       latencyModel: 'blackbox',
-      alpha: [8888.089034, 0.18489, 0],
-      beta: [13578.186663, 39.444656, 27.322775],
+      // Full precision (BLIS's defaults.yaml): rounded to 6 decimals, some steps move by 1 µs.
+      alpha: [8888.089034078324, 0.18488961143592303, 0],
+      beta: [13578.186662538783, 39.44465647189146, 27.3227753326911],
       totalKvBlocks: 17600,
       maxModelLen: 40960,
     });

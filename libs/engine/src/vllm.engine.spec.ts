@@ -59,7 +59,7 @@ const stepsWith = (steps: readonly StepResult[], id: string) => steps.filter((s)
 describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
   it('one 512-token request with 64 output tokens: TTFT 42755 µs, ITL 13605 µs, E2E 899870 µs', () => {
     const engine = new VllmEngine({ model: qwen, totalKvBlocks: qwenProfile.totalKvBlocks, maxModelLen: qwenProfile.maxModelLen });
-    // Queueing delay: 8888.089034 + 0.18489·512 = 8982.75 → 8982.
+    // Queueing delay: 8888.089034078324 + 0.18488961143592303·512 = 8982.75 → 8982.
     expect(engine.enqueue(request('a', 512, 64), micros(0))).toEqual({ accepted: true, queuedAtUs: 8982 });
     expect(engine.canStep(micros(8981))).toBe(false);
     expect(engine.nextReadyUs()).toBe(8982);
@@ -67,11 +67,11 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
 
     const steps = runToIdle(engine);
     const [first, ...decodes] = steps as [StepResult, ...StepResult[]];
-    // Prefill step: 13578.186663 + 39.444656·512 = 33773.85 → 33773; it samples the first token.
+    // Prefill step: 13578.186662538783 + 39.44465647189146·512 = 33773.85 → 33773; it samples the first token.
     expect(first).toMatchObject({ startUs: 8982, durationUs: 33773, outputDelayUs: 0, prefillTokens: 512, decodeTokens: 0, tokens: [{ request: { id: 'a' }, count: 1 }], admitted: [{ requestId: 'a', cachedTokens: 0 }] });
     expect(first.kvStored).toHaveLength(32);
     expect(tokenTime(first)).toBe(42755); // TTFT (arrival at 0)
-    // 63 decode steps of 13578.186663 + 27.322775 = 13605.51 → 13605, back to back.
+    // 63 decode steps of 13578.186662538783 + 27.3227753326911 = 13605.51 → 13605, back to back.
     expect(decodes).toHaveLength(63);
     for (const step of decodes) expect(step).toMatchObject({ durationUs: 13605, prefillTokens: 0, decodeTokens: 1, tokens: [{ request: { id: 'a' }, count: 1 }] });
     const last = decodes.at(-1)!;
@@ -86,7 +86,7 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
     const steps = runToIdle(engine);
     expect(steps.map((s) => s.prefillTokens)).toEqual([2048, 2048, 904, 0]);
     expect(steps.map((s) => s.tokens[0]?.count)).toEqual([0, 0, 1, 1]);
-    expect(steps.map((s) => s.durationUs)).toEqual([Math.trunc(13578.186663 + 39.444656 * 2048), Math.trunc(13578.186663 + 39.444656 * 2048), Math.trunc(13578.186663 + 39.444656 * 904), 13605]);
+    expect(steps.map((s) => s.durationUs)).toEqual([Math.trunc(qwenProfile.beta[0] + qwenProfile.beta[1] * 2048), Math.trunc(qwenProfile.beta[0] + qwenProfile.beta[1] * 2048), Math.trunc(qwenProfile.beta[0] + qwenProfile.beta[1] * 904), 13605]);
     expect(steps[3]!.completed).toEqual(['long']);
   });
 

@@ -9,8 +9,9 @@ import { simulate, type TwinOptions } from './twin.js';
 
 /**
  * Tiny scenarios with hand-computed answers (qwen3-14b on H100, default hops). Engine numbers,
- * all truncated to whole µs (libs/engine's blackbox model):
- *   queueing delay α0 + α1·input:     512 → trunc(8888.089034 + 0.18489·512) = 8982
+ * from the profile's full-precision α and β (queueDelay and stepUs below), truncated to whole µs
+ * (libs/engine's blackbox model):
+ *   queueing delay α0 + α1·input:     512 → trunc(α0 + α1·512) = 8982
  *   step β0 + β1·prefill + β2·decode:  512 prefill → 33773; 1 decode → 13605; 2 decodes → 13632;
  *                                      1024 prefill → 53969; 512 prefill + 1 decode → 33801
  * Hops (µs): gateway 1900, transit 500, admission/flow/router 400 each, return 1600, so a request
@@ -21,8 +22,8 @@ const profile = loadProfile(loadConfig());
 const latency = createLatencyModel(profile.latencyModel, profile);
 const H = DEFAULT_HOP_LATENCIES;
 const TO_WORKER = H.gatewayUs + 4 * H.transitUs + H.admissionUs + H.flowUs + H.routerUs; // 5100
-const queueDelay = (input: number) => Math.trunc(8888.089034 + 0.18489 * input);
-const stepUs = (prefill: number, decode: number) => Math.trunc(13578.186663 + 39.444656 * prefill + 27.322775 * decode);
+const queueDelay = (input: number) => Math.trunc(8888.089034078324 + 0.18488961143592303 * input);
+const stepUs = (prefill: number, decode: number) => Math.trunc(13578.186662538783 + 39.44465647189146 * prefill + 27.3227753326911 * decode);
 
 /** Token ids of their own per request, so no two prompts share a KV block (no prefix hits). */
 function req(index: number, o: { arrivalMs?: number; input?: number; output?: number; sloClass?: SloClass; tenant?: string } = {}): WorkloadRequest {
@@ -179,7 +180,7 @@ describe('twin: preemption', () => {
 
   it('the preempted request waits for the other to finish and ends later than without preemption (hand-computed)', () => {
     const [a, b] = tight as [RunRecord, RunRecord];
-    // Both reach the worker at 5100 µs, are ready at 5100 + trunc(8888.089034 + 0.18489·64) =
+    // Both reach the worker at 5100 µs, are ready at 5100 + trunc(α0 + α1·64) =
     // 13999 and are prefilled in one 128-token step of 18627 µs: first tokens at 32626.
     const firstUs = TO_WORKER + queueDelay(64) + stepUs(128, 0);
     expect(firstUs).toBe(32626);

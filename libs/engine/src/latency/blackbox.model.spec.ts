@@ -4,7 +4,10 @@ import { createBlackboxModel } from './blackbox.model.js';
 import { createLatencyModel } from './latency-model.registry.js';
 import { LATENCY_MODEL_NAMES } from './latency-model-names.js';
 
-const qwen = { alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] } as const;
+/** qwen3-14b on H100, as libs/engine/profiles/qwen3-14b.yaml gives it: BLIS's coefficients at full precision. */
+const qwen = { alpha: [8888.089034078324, 0.18488961143592303, 0.0], beta: [13578.186662538783, 39.44465647189146, 27.3227753326911] } as const;
+/** The same, rounded to six decimals, as the profile had them before. */
+const qwenRounded = { alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] } as const;
 
 describe('blackbox latency model (BLIS α/β)', () => {
   const model = createBlackboxModel(qwen);
@@ -17,7 +20,17 @@ describe('blackbox latency model (BLIS α/β)', () => {
   it('step time = β0 + β1·prefill + β2·decode, truncated', () => {
     expect(model.stepTimeUs(512, 0)).toBe(33773); // 33773.85
     expect(model.stepTimeUs(0, 1)).toBe(13605); // 13605.51
-    expect(model.stepTimeUs(2048, 10)).toBe(Math.trunc(13578.186663 + 39.444656 * 2048 + 27.322775 * 10));
+    expect(model.stepTimeUs(2048, 10)).toBe(Math.trunc(qwen.beta[0] + qwen.beta[1] * 2048 + qwen.beta[2] * 10));
+  });
+
+  it('needs the coefficients at full precision: rounded to six decimals, some results move by 1 µs', () => {
+    const rounded = createBlackboxModel(qwenRounded);
+    // 8888.089034078324 + 0.18488961143592303·1806 = 9221.99… (rounded: 9222.00…)
+    expect(model.queueingDelayUs(1806)).toBe(9221);
+    expect(rounded.queueingDelayUs(1806)).toBe(9222);
+    // 13578.186662538783 + 39.44465647189146·792 + 27.3227753326911·2 = 44873.00… (rounded: 44872.99…)
+    expect(model.stepTimeUs(792, 2)).toBe(44873);
+    expect(rounded.stepTimeUs(792, 2)).toBe(44872);
   });
 
   it('output token delay = α2', () => {
