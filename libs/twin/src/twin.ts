@@ -23,6 +23,7 @@ import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { ChaosTimeline } from './chaos/chaos-timeline.js';
 import type { TwinChaosReport } from './chaos/chaos-report.js';
 import { ClientRecords } from './client-records.js';
+import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.js';
 import { newFlight } from './flight.js';
 import { TwinGateway, type Migration } from './gateway.js';
 import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
@@ -88,6 +89,8 @@ export interface TwinResult {
   readonly migrations: readonly Migration[];
   /** What each fault did, for a chaos run. */
   readonly chaos?: TwinChaosReport;
+  /** Each instance's engine counters at the end (preemptions, KV allocation failures, cache-hit rate): report.json's `engine`. */
+  readonly engine: readonly TwinEngineCounters[];
 }
 
 /** The twin's worker process when it has one (its instances are `twin-r0`, `twin-r1`, …); else `twin-0`, `twin-1`, … */
@@ -190,7 +193,7 @@ export class Twin {
     if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, world.queue.nowUs);
     const { migrations } = world.gateway;
     const chaos = timeline?.report(records, migrations, world.gateway.migrationsByReason());
-    return { records, events, migrations, ...(chaos ? { chaos } : {}) };
+    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(world.processes) };
   }
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */

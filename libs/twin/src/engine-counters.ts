@@ -1,0 +1,38 @@
+import type { EngineSnapshot } from '@sluice/engine';
+import type { InstanceCore } from '@sluice/stages';
+import type { Flight } from './flight.js';
+import type { WorkerProcess } from './worker-process.js';
+
+/** What one instance's engine counted over a twin run (libs/report's EngineInstanceCounters fits it). */
+export interface TwinEngineCounters {
+  readonly instance: string;
+  readonly preemptions: number;
+  /** Requests refused KV blocks in a step, once a step (the engine's counter). */
+  readonly kvAllocationFailures: number;
+  /** The engine's own: KV blocks hit / blocks looked up or allocated, decode blocks counted as misses (0 if none). */
+  readonly cacheHitRate: number;
+}
+
+/**
+ * Each instance's counters at the end of the run, in process and rank order, instances of killed
+ * processes included (their engines keep what they counted). Read after the agenda has drained, so
+ * nothing here touches the run: the records, and their fingerprint, are the same with or without it.
+ */
+export function twinEngineCounters(processes: readonly WorkerProcess[]): TwinEngineCounters[] {
+  return processes.flatMap((process) =>
+    process.stage.instances.map((core) => {
+      const { preemptions, kvAllocationFailures, cacheHitRate } = engineSnapshotOf(core);
+      return { instance: core.instanceId, preemptions, kvAllocationFailures, cacheHitRate };
+    }),
+  );
+}
+
+/**
+ * InstanceCore hands its engine's snapshot only to its effects (as a load signal, which in the twin
+ * would reach the stages); a read-only look at the engine is what a report needs. The bracket reads
+ * the private field without going through the effects. (An `InstanceCore.snapshot()` accessor in
+ * libs/stages would replace it.)
+ */
+function engineSnapshotOf(core: InstanceCore<Flight>): EngineSnapshot {
+  return core['engine'].snapshot();
+}
