@@ -6,6 +6,7 @@ import { writeRunReports, type RunReportFile } from '@sluice/report';
 import type { WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from './export-trace.js';
+import { EngineCounterScrape, workerUrlsFromConfig } from './engine-counters.js';
 import { printRunSummary } from './print-run-summary.js';
 import { Progress } from './progress.js';
 import { workloadInputFromSpec, type WorkloadInput } from './read-workload-input.js';
@@ -25,6 +26,11 @@ export type RunSettings = RunWorkloadSource & {
   readonly json: boolean;
   /** Also write the run as a TraceV2 trace (trace.yaml, trace.csv) in this folder. */
   readonly exportTraceDir?: string;
+  /**
+   * The worker processes' `http://host:port` whose /metrics give the report's engine counters
+   * (cluster.json's `processes`); default: the config's worker address (workerUrlsFromConfig).
+   */
+  readonly workerUrls?: readonly string[];
 };
 
 /**
@@ -34,6 +40,8 @@ export type RunSettings = RunWorkloadSource & {
 export async function executeRun(settings: RunSettings, out: Output, progressStream: { write(s: string): unknown; isTTY?: boolean }): Promise<{ report: RunReportFile; jsonFile: string; htmlFile: string }> {
   const workload = 'workload' in settings ? settings.workload : workloadInputFromSpec(settings.workloadFile, settings.spec);
   const { requests } = workload;
+  // The workers' counters run from their start: a scrape now and one after the run give the run's share.
+  const engineCounters = await EngineCounterScrape.start(settings.workerUrls ?? workerUrlsFromConfig(settings.config));
   const started = performance.now();
   const now = () => performance.now() - started;
   const startedAt = new Date().toISOString();
@@ -45,6 +53,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     { onSent: () => progress?.onSent(), onRecord: (r) => progress?.onRecord(r) },
   );
   progress?.stop();
+  const engine = await engineCounters.finish();
 
   const report: RunReportFile = {
     version: 1,
@@ -54,6 +63,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     workload: { file: workload.file, spec: workload.spec, requests: requests.length },
     config: settings.config,
     summary: buildReport(records, { expectedRequests: requests.length }),
+    ...('section' in engine ? { engine: engine.section } : {}),
     records,
   };
   const paths = writeRunReports(settings.outDir, report);
@@ -61,5 +71,6 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   // Below the progress line, which the table must not continue.
   if (!settings.json) out.line('');
   printRunSummary(out, report.summary, paths, settings.json);
+  if ('why' in engine && !settings.json) out.line(`Engine counters: not in the report: ${engine.why}.`);
   return { report, ...paths };
 }
