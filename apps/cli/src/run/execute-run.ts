@@ -6,6 +6,7 @@ import { writeRunReports, type RunReportFile } from '@sluice/report';
 import type { WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from './export-trace.js';
+import { warmUpClient } from './load-client.js';
 import { EngineCounterScrape, workerUrlsFromConfig } from './engine-counters.js';
 import { printRunSummary } from './print-run-summary.js';
 import { Progress } from './progress.js';
@@ -40,6 +41,7 @@ export type RunSettings = RunWorkloadSource & {
 export async function executeRun(settings: RunSettings, out: Output, progressStream: { write(s: string): unknown; isTTY?: boolean }): Promise<{ report: RunReportFile; jsonFile: string; htmlFile: string }> {
   const workload = 'workload' in settings ? settings.workload : workloadInputFromSpec(settings.workloadFile, settings.spec);
   const { requests } = workload;
+  await warmUpClient(settings.gateway);
   // The workers' counters run from their start: a scrape now and one after the run give the run's share.
   const engineCounters = await EngineCounterScrape.start(settings.workerUrls ?? workerUrlsFromConfig(settings.config));
   const started = performance.now();
