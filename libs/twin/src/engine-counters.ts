@@ -1,6 +1,3 @@
-import type { EngineSnapshot } from '@sluice/engine';
-import type { InstanceCore } from '@sluice/stages';
-import type { Flight } from './flight.js';
 import type { WorkerProcess } from './worker-process.js';
 
 /** What one instance's engine counted over a twin run (libs/report's EngineInstanceCounters fits it). */
@@ -21,18 +18,8 @@ export interface TwinEngineCounters {
 export function twinEngineCounters(processes: readonly WorkerProcess[]): TwinEngineCounters[] {
   return processes.flatMap((process) =>
     process.stage.instances.map((core) => {
-      const { preemptions, kvAllocationFailures, cacheHitRate } = engineSnapshotOf(core);
+      const { preemptions, kvAllocationFailures, cacheHitRate } = core.engineSnapshot();
       return { instance: core.instanceId, preemptions, kvAllocationFailures, cacheHitRate };
     }),
   );
-}
-
-/**
- * InstanceCore hands its engine's snapshot only to its effects (as a load signal, which in the twin
- * would reach the stages); a read-only look at the engine is what a report needs. The bracket reads
- * the private field without going through the effects. (An `InstanceCore.snapshot()` accessor in
- * libs/stages would replace it.)
- */
-function engineSnapshotOf(core: InstanceCore<Flight>): EngineSnapshot {
-  return core['engine'].snapshot();
 }

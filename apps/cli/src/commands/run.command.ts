@@ -80,6 +80,8 @@ export const runCommand: Command = {
           outDir,
           config: running?.config ?? config,
           json: parsed.flags.has('json'),
+          // A `sluice up` on free ports: its workers are where cluster.json says, not at worker.port.
+          ...(running?.processes ? { workerUrls: running.processes.filter((p) => p.service === 'worker').map((p) => p.url) } : {}),
           ...(exportTrace === undefined ? {} : { exportTraceDir: resolve(ctx.cwd, exportTrace) }),
         },
         out,

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
 import { buildReport } from '@sluice/metrics';
-import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
+import { engineSection, readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
 import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
@@ -121,6 +121,7 @@ export const simulateCommand: Command = {
       workload: { file: workload.file, spec: workload.spec, requests: requests.length },
       config: { ...config, ...(hops ? { hops } : {}) },
       summary: buildReport(records, { expectedRequests: requests.length }),
+      engine: engineSection(result.engine, 'kv-blocks'),
       records,
     };
     let report: RunReportFile = base;

@@ -26,7 +26,7 @@ clients:
 
 // Enabled with the line in simulate.command.ts that writes the twin's counters into the report:
 // `engine: engineSection(result.engine, 'kv-blocks'),` (engineSection from @sluice/report).
-describe.skip('sluice simulate: engine counters', () => {
+describe('sluice simulate: engine counters', () => {
   it('reports the preemptions and KV allocation failures of an overloaded instance', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-sim-engine-'));
     writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);

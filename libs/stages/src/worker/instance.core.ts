@@ -1,5 +1,5 @@
 import { WorkerFaultsSchema, micros, type InstanceIdentity, type Micros, type OutcomeReason, type WorkerFaults } from '@sluice/contracts';
-import type { StepResult, VllmEngine } from '@sluice/engine';
+import type { EngineSnapshot, StepResult, VllmEngine } from '@sluice/engine';
 import type { HeldRequest } from './held-request.js';
 import type { InstanceWakeUp, WorkerEffects } from './worker.effects.js';
 
@@ -156,6 +156,11 @@ export class InstanceCore<H extends HeldRequest> {
         if (this.step === undefined) this.plan(atUs);
         return;
     }
+  }
+
+  /** The engine's counters and load now (what a load snapshot carries), for a driver's end-of-run report. */
+  engineSnapshot(): EngineSnapshot {
+    return this.engine.snapshot();
   }
 
   publishLoad(nowUs: Micros): void {
