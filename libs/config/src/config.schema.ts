@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { IDLE_SNAPSHOT_REFRESH_MS } from '@sluice/contracts';
+import { ENGINE_COMPAT_MODES } from '@sluice/engine';
 import {
   ADMISSION_POLICY_NAMES,
   ADMISSION_POLICY_PARAMS,
@@ -79,6 +80,14 @@ const RoutingPoliciesSchema = z.strictObject(
 );
 
 const ConfigBody = z.strictObject({
+  /**
+   * Which simulator the cluster reproduces: `vllm` (default, vLLM's behaviour) or `blis`, BLIS's
+   * blackbox commit (docs/behaviour.md §1, "BLIS parity mode"). One top-level key rather than one
+   * per section because the mode spans the engine (preemption, final-token KV slot), the router
+   * (live signals, Go math/rand tie-breaks) and the twin together: a run half in BLIS mode would
+   * match neither simulator.
+   */
+  compat: z.enum(ENGINE_COMPAT_MODES).default('vllm'),
   nats: z
     .strictObject({
       /** Empty: `sluice up` starts an embedded nats-server. Also read from NATS_URL. */

@@ -1,4 +1,4 @@
-import type { EngineRequest } from './engine.types.js';
+import type { EngineCompat, EngineRequest } from './engine.types.js';
 import type { KvCache } from './kv/kv-cache.js';
 import type { InstanceScheduler } from './scheduling/instance-scheduler.js';
 import type { WaitQueue } from './scheduling/wait-queue.js';
@@ -56,6 +56,8 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     private readonly kv: KvCache,
     private readonly scheduler: InstanceScheduler,
     private readonly limits: BatchLimits,
+    /** `blis`: a preempted request also loses its generated output (docs/behaviour.md §1, BLIS parity mode). */
+    private readonly compat: EngineCompat = 'vllm',
   ) {}
 
   form(): FormedBatch<R> {
@@ -122,6 +124,9 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     this.kv.release(victim.blocks);
     victim.blocks = [];
     victim.computed = 0;
+    // BLIS resets progress to 0 including the output: the re-prefill covers the prompt only and
+    // every output token is decoded again. vLLM keeps the output and re-prefills it too.
+    if (this.compat === 'blis') victim.generated = 0;
     victim.where = 'waiting';
     this.running.splice(this.running.indexOf(victim), 1);
     this.waiting.returnPreempted(victim);

@@ -3,6 +3,15 @@ import type { BlockId, LoadSnapshot, Micros } from '@sluice/contracts';
 /** Time in the engine is microseconds, branded (`Micros`, libs/contracts), as in every pure core. */
 export type { Micros };
 
+/**
+ * Which engine the instance reproduces (docs/behaviour.md §1): `vllm` (default) is vLLM's
+ * recompute preemption; `blis` is BLIS's blackbox commit ("BLIS parity mode"): a preempted
+ * request regenerates its output from scratch, and a completing request takes a KV slot for its
+ * final token.
+ */
+export const ENGINE_COMPAT_MODES = ['vllm', 'blis'] as const;
+export type EngineCompat = (typeof ENGINE_COMPAT_MODES)[number];
+
 /** What an instance needs of a request: no text, only sizes and the prompt's block hashes. */
 export interface EngineRequest {
   readonly id: string;

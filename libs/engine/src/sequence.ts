@@ -20,8 +20,14 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   /** The prompt's full-block hashes (never more than the prompt's full blocks). */
   readonly promptHashes: readonly BlockId[];
   where: 'delayed' | 'waiting' | 'running';
-  /** Output tokens produced so far; kept across a preemption. */
+  /** Output tokens produced so far; kept across a preemption (back to 0 in BLIS parity mode). */
   generated: number;
+  /**
+   * The most output tokens ever handed to the caller. It equals `generated` except in BLIS parity
+   * mode after a preemption, while the request regenerates tokens it already streamed: those are
+   * not reported again (the client has them).
+   */
+  streamed: number;
   /** Tokens with computed KV, prefix-cache hits included; back to 0 when preempted. */
   computed: number;
   /** Tokens the current prefill must compute: the prompt plus any output generated before a preemption. */

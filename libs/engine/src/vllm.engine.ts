@@ -1,6 +1,6 @@
 import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
-import type { EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
+import type { EngineCompat, EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import type { LatencyModel } from './latency/latency-model.js';
 import { createInstanceScheduler, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
@@ -19,6 +19,8 @@ export interface VllmEngineOptions {
   /** Tokens per KV block; must match the block size the prompt hashes were computed with. */
   readonly blockSize?: number;
   readonly scheduler?: InstanceSchedulerName;
+  /** `vllm` (default) or `blis`: BLIS parity mode (docs/behaviour.md §1). */
+  readonly compat?: EngineCompat;
 }
 
 export class DuplicateRequestError extends Error {
@@ -47,12 +49,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   private readonly running: Sequence<R>[] = [];
   private readonly byId = new Map<string, Sequence<R>>();
   private readonly batch: BatchFormation<R>;
+  private readonly compat: EngineCompat;
   private preemptions = 0;
   /** Requests refused KV blocks, summed over steps (BatchFormation's count): a pure counter, never reset. */
   private kvAllocationFailures = 0;
 
   constructor(options: VllmEngineOptions) {
-    const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs' } = options;
+    const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs', compat = 'vllm' } = options;
     for (const [key, value] of Object.entries({ totalKvBlocks, maxModelLen, maxRunning, maxBatchTokens, blockSize })) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, got ${value}`);
     }
@@ -61,7 +64,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     this.scheduler = createInstanceScheduler(scheduler);
     this.waiting = new WaitQueue(this.scheduler);
     this.limits = { maxRunning, maxBatchTokens, blockSize, maxModelLen, totalKvBlocks };
-    this.batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits);
+    this.compat = compat;
+    this.batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits, compat);
   }
 
   enqueue(request: R, nowUs: Micros): EnqueueResult {
@@ -76,6 +80,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       promptHashes: promptBlocks(request.blockHashes, Math.floor(request.inputTokens / this.limits.blockSize)),
       where: 'delayed',
       generated: 0,
+      streamed: 0,
       computed: 0,
       prefillTarget: request.inputTokens,
       blocks: [],
@@ -134,7 +139,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     this.releaseDelayed(nowUs);
     const batch = this.batch.form();
     this.preemptions += batch.preempted.length;
-    this.kvAllocationFailures += batch.kvAllocationFailures;
+    let kvAllocationFailures = batch.kvAllocationFailures;
 
     let prefillTokens = 0;
     let decodeTokens = 0;
@@ -147,11 +152,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       const produced = this.advance(seq);
       tokens.push({ request: seq.request, count: produced });
       if (!isPrefilling(seq) && seq.generated >= seq.maxTokens) {
+        if (this.compat === 'blis' && !this.allocateFinalToken(seq)) kvAllocationFailures++;
         this.finish(seq);
         completed.push(seq.request.id);
       }
     }
 
+    this.kvAllocationFailures += kvAllocationFailures;
     const events = this.kv.drainEvents();
     return {
       startUs: nowUs,
@@ -161,7 +168,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       completed,
       preempted: batch.preempted.map((seq) => seq.request.id),
       admitted: batch.admitted.map(({ seq, cachedTokens }) => ({ requestId: seq.request.id, cachedTokens })),
-      kvAllocationFailures: batch.kvAllocationFailures,
+      kvAllocationFailures,
       prefillTokens,
       decodeTokens,
       kvStored: events.stored,
@@ -230,7 +237,27 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     if (seq.workKind === 'prefill' && isPrefilling(seq)) return 0;
     const produced = seq.generated < seq.maxTokens ? 1 : 0;
     seq.generated += produced;
+    // BLIS parity mode regenerates the output after a preemption: the tokens the caller already
+    // has are not reported twice (it streams each token once).
+    if (seq.generated <= seq.streamed) return 0;
+    seq.streamed = seq.generated;
     return produced;
+  }
+
+  /**
+   * BLIS parity mode: a completing request takes a KV slot for its final output token, which BLIS
+   * does though vLLM never feeds that token back (docs/behaviour.md §1). The slot is freed with the
+   * rest at once; only when it cannot be had does anything show: the step's KV allocation failures.
+   * Returns false when the slot was refused.
+   */
+  private allocateFinalToken(seq: Sequence<R>): boolean {
+    const { blockSize } = this.limits;
+    const needed = blocksFor(seq.computed + 1, blockSize) - blocksFor(seq.computed, blockSize);
+    if (needed === 0) return true;
+    if (!this.kv.canAllocate(needed)) return false;
+    this.kv.allocateInto(needed, seq.blocks);
+    seq.computed += 1;
+    return true;
   }
 
   private finish(seq: Sequence<R>): void {

@@ -1,6 +1,6 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import { micros } from '@sluice/contracts';
-import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
+import { createLatencyModel, type EngineCompat, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
 import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
 import {
@@ -46,6 +46,8 @@ export interface TwinConfig {
   readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number };
   /** The ack timeout of a handoff a bus fault drops (a chaos run needs it). */
   readonly nats?: { readonly ackTimeoutMs: number };
+  /** The config's `compat`: `blis` runs BLIS parity mode (docs/behaviour.md §1); absent: `vllm`. */
+  readonly compat?: EngineCompat;
   /** `twin.hops` of sluice.yaml: the hop latencies when the caller passes none (a SluiceConfig always has them). */
   readonly twin?: { readonly hops: HopLatencies };
 }
@@ -154,7 +156,7 @@ export class Twin {
     const latency = createLatencyModel(profile.latencyModel, profile);
     const processes = config.worker.processes ?? 1;
     for (let p = 0; p < processes; p++) {
-      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
+      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1, compat: config.compat ?? 'vllm' }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
       world.processes.push(new WorkerProcess(world, `worker-${p}`, settings, (chaos?.shutdownGraceMs ?? 0) * 1000));
     }
   }

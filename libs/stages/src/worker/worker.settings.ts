@@ -1,5 +1,5 @@
 import { IDLE_SNAPSHOT_REFRESH_MS, microsFromMillis, type Micros } from '@sluice/contracts';
-import type { InstanceSchedulerName, LatencyModel } from '@sluice/engine';
+import type { EngineCompat, InstanceSchedulerName, LatencyModel } from '@sluice/engine';
 
 /** The keys of the config's `worker` section the core reads (a parsed sluice.yaml fits). */
 export interface WorkerConfig {
@@ -13,6 +13,8 @@ export interface WorkerConfig {
   readonly loadIntervalMs: number;
   /** The engine clock runs this many times faster than real time (1 in the twin). */
   readonly timeScale: number;
+  /** The config's top-level `compat` (BLIS parity mode), passed in by the caller; default `vllm`. */
+  readonly compat?: EngineCompat;
 }
 
 /** What the worker core needs of the instances' profile (libs/engine's LatencyProfile fits). */
@@ -38,6 +40,8 @@ export interface WorkerSettings {
   /** Snapshots every this often (engine time); with `publishOnChange` they also go out on every change. */
   readonly loadIntervalUs: Micros;
   readonly publishOnChange: boolean;
+  /** Which engine the instances reproduce (docs/behaviour.md §1); absent: `vllm`. */
+  readonly compat?: EngineCompat;
 }
 
 /**
@@ -62,5 +66,6 @@ export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, pr
     heartbeatIntervalUs: microsFromMillis(config.heartbeatIntervalMs * config.timeScale),
     loadIntervalUs: microsFromMillis((onChange ? IDLE_SNAPSHOT_REFRESH_MS : config.loadIntervalMs) * config.timeScale),
     publishOnChange: onChange,
+    compat: config.compat,
   };
 }

@@ -34,6 +34,7 @@ export class WorkerStage<H extends HeldRequest> {
         maxRunning: settings.maxRunning,
         maxBatchTokens: settings.maxBatchTokens,
         scheduler: settings.scheduler,
+        compat: settings.compat,
       });
       const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange);
       instances.push(instance);

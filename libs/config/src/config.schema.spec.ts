@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from './config.schema.js';
+
+describe('ConfigSchema: compat (BLIS parity mode)', () => {
+  it('defaults to vllm: BLIS mode is opt-in', () => {
+    expect(ConfigSchema.parse({}).compat).toBe('vllm');
+  });
+
+  it('takes blis', () => {
+    expect(ConfigSchema.parse({ compat: 'blis' }).compat).toBe('blis');
+  });
+
+  it('rejects any other simulator, naming the key', () => {
+    const result = ConfigSchema.safeParse({ compat: 'sglang' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['compat']);
+  });
+});
