@@ -41,3 +41,4 @@ export * from './flow-control/ordering/edf/edf.ordering.js';
 export * from './flow-control/ordering/slo-deadline/slo-deadline.ordering.js';
 export * from './flow-control/saturation/utilization/utilization.detector.js';
 export * from './flow-control/saturation/concurrency/concurrency.detector.js';
+export * from './routing/blis-tie-break.js';

@@ -148,7 +148,7 @@ export class Twin {
       },
     });
     const routing = routingSettingsFrom(config.router, 0);
-    world.router = new RoutingStage({ ...routing, seed }, createRoutingRegistry(), new RouterHops(world), {
+    world.router = new RoutingStage({ ...routing, seed, compat: config.compat ?? 'vllm' }, createRoutingRegistry(), new RouterHops(world), {
       wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.router.timer(() => world.router.wake(kind, atUs, world.nowUs))),
     });
     const { profile } = options;

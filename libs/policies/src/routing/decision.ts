@@ -1,5 +1,5 @@
 import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
-import type { RankedCandidate, RoutingDecision } from './routing-policy.js';
+import type { RankedCandidate, RoutingDecision, TieBreak } from './routing-policy.js';
 
 /**
  * The load a routing policy weighs (docs/behaviour.md §4, BLIS's effective load): requests waiting
@@ -24,9 +24,10 @@ export function routingCandidates(request: PolicyRequest, cluster: ClusterView):
 
 /**
  * The index of the largest value; among exact ties, one drawn with `random` (which is called
- * only when there is a tie). NaN never wins. Returns 0 for an empty or all-NaN list.
+ * only when there is a tie), or the one `tieBreak` picks when given. NaN never wins. Returns 0
+ * for an empty or all-NaN list.
  */
-export function argMaxRandomTie(values: ArrayLike<number>, random: () => number): number {
+export function argMaxRandomTie(values: ArrayLike<number>, random: () => number, tieBreak?: TieBreak): number {
   let best = Number.NEGATIVE_INFINITY;
   let first = -1;
   let ties = 0;
@@ -43,7 +44,7 @@ export function argMaxRandomTie(values: ArrayLike<number>, random: () => number)
   if (first < 0) return 0;
   if (ties === 1) return first;
   // A source returning exactly 1 (outside its contract) still lands on the last tie.
-  let k = Math.min(ties - 1, Math.floor(random() * ties));
+  let k = Math.min(ties - 1, tieBreak ? tieBreak(ties) : Math.floor(random() * ties));
   for (let i = first; i < values.length; i++) {
     if (values[i] === best && k-- === 0) return i;
   }

@@ -48,7 +48,16 @@ export interface RoutingPolicy {
  */
 export interface RoutingPolicyDeps {
   readonly random: () => number;
+  /**
+   * How a tie among `ties` best candidates is broken: the index of the winner among them, in view
+   * order, in [0, ties). Absent: `Math.floor(random() · ties)`. BLIS parity mode passes Go's
+   * `rng.Intn` (blisTieBreak), so decisions match BLIS's bit for bit.
+   */
+  readonly tieBreak?: TieBreak;
 }
+
+/** Picks one of `ties` tied candidates: an index in [0, ties). */
+export type TieBreak = (ties: number) => number;
 
 /** A routing plugin's factory: raw params (parsed with the policy's own schema) and its deps. */
 export type RoutingPolicyFactory = (params: unknown, deps: RoutingPolicyDeps) => RoutingPolicy;

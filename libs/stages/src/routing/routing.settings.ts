@@ -1,4 +1,5 @@
 import { microsFromMillis, type Micros } from '@sluice/contracts';
+import type { EngineCompat } from '@sluice/engine';
 import type { RoutingPolicyName } from '@sluice/policies';
 
 /** The keys of the config's `router` section the core reads (a parsed sluice.yaml fits). */
@@ -19,6 +20,8 @@ export interface RoutingSettings {
   readonly snapshotRefreshIntervalUs: Micros;
   /** Seed of the policy's tie-breaks. */
   readonly seed: number;
+  /** `blis`: ties are broken with Go's math/rand as BLIS does (docs/behaviour.md §1, BLIS parity mode); absent: `vllm`. */
+  readonly compat?: EngineCompat;
 }
 
 /**

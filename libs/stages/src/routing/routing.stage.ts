@@ -1,6 +1,6 @@
 import { seededRandom } from '@sluice/collections';
 import { micros, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
-import { ClusterState, PrefixIndex, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
+import { ClusterState, PrefixIndex, blisTieBreak, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
 import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
@@ -40,7 +40,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     private readonly effects: RoutingEffects<R, C>,
     wakeUps: WakeUps<RoutingWakeUp>,
   ) {
-    this.policy = registry.create(settings.policy, settings.params, { random: seededRandom(settings.seed) });
+    const random = seededRandom(settings.seed);
+    this.policy = registry.create(settings.policy, settings.params, settings.compat === 'blis' ? { random, tieBreak: blisTieBreak(settings.seed) } : { random });
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;
     this.heartbeatTimeoutUs = settings.heartbeatTimeoutUs;
     this.cluster = new ClusterState(settings.heartbeatTimeoutUs, { snapshots: onRefresh ? 'on-refresh' : 'immediate' });

@@ -21,7 +21,7 @@ export function createAlwaysBusiest(params: unknown, deps: RoutingPolicyDeps): R
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
       const loads = loadsOf(candidates);
-      return rankedDecision(candidates, negativeLoads(loads), argMaxRandomTie(loads, deps.random));
+      return rankedDecision(candidates, negativeLoads(loads), argMaxRandomTie(loads, deps.random, deps.tieBreak));
     },
   };
 }

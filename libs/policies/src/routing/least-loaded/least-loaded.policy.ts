@@ -20,7 +20,7 @@ export function createLeastLoaded(params: unknown, deps: RoutingPolicyDeps): Rou
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
       const scores = negativeLoads(loadsOf(candidates));
-      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random));
+      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak));
     },
   };
 }

@@ -53,7 +53,7 @@ export function createWeighted(params: unknown, deps: RoutingPolicyDeps): Routin
         for (let k = 0; k < active.length; k++) record[active[k]!.name] = unweighted[k]![i]!;
         return record;
       };
-      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random), perScorer);
+      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak), perScorer);
     },
   };
 }
