@@ -1,18 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from './config.schema.js';
 
-describe('ConfigSchema: compat (BLIS parity mode)', () => {
+describe('ConfigSchema: worker.compat (BLIS parity mode)', () => {
   it('defaults to vllm: BLIS mode is opt-in', () => {
-    expect(ConfigSchema.parse({}).compat).toBe('vllm');
+    expect(ConfigSchema.parse({}).worker.compat).toBe('vllm');
   });
 
   it('takes blis', () => {
-    expect(ConfigSchema.parse({ compat: 'blis' }).compat).toBe('blis');
+    expect(ConfigSchema.parse({ worker: { compat: 'blis' } }).worker.compat).toBe('blis');
   });
 
   it('rejects any other simulator, naming the key', () => {
-    const result = ConfigSchema.safeParse({ compat: 'sglang' });
+    const result = ConfigSchema.safeParse({ worker: { compat: 'sglang' } });
     expect(result.success).toBe(false);
-    expect(result.error?.issues[0]?.path).toEqual(['compat']);
+    expect(result.error?.issues[0]?.path).toEqual(['worker', 'compat']);
   });
 });

@@ -80,14 +80,6 @@ const RoutingPoliciesSchema = z.strictObject(
 );
 
 const ConfigBody = z.strictObject({
-  /**
-   * Which simulator the cluster reproduces: `vllm` (default, vLLM's behaviour) or `blis`, BLIS's
-   * blackbox commit (docs/behaviour.md §1, "BLIS parity mode"). One top-level key rather than one
-   * per section because the mode spans the engine (preemption, final-token KV slot), the router
-   * (live signals, Go math/rand tie-breaks) and the twin together: a run half in BLIS mode would
-   * match neither simulator.
-   */
-  compat: z.enum(ENGINE_COMPAT_MODES).default('vllm'),
   nats: z
     .strictObject({
       /** Empty: `sluice up` starts an embedded nats-server. Also read from NATS_URL. */
@@ -199,6 +191,15 @@ const ConfigBody = z.strictObject({
       timeScale: z.number().positive().max(10_000).default(1),
       /** Load snapshot interval; 0 = publish on every change (each step and each arrival). */
       loadIntervalMs: z.number().int().nonnegative().default(50),
+      /**
+       * Which simulator the instances reproduce: `vllm` (default, vLLM's behaviour) or `blis`,
+       * BLIS's blackbox commit (docs/behaviour.md §1, "BLIS parity mode"). In the worker's section
+       * because the mode is first the engine's (preemption, final-token KV slot) and so every
+       * worker gets it with the settings it already reads; the twin reads the same key for the
+       * rest of the mode (live routing signals, Go math/rand tie-breaks, zero hops), so one switch
+       * sets it all and a run cannot be half BLIS.
+       */
+      compat: z.enum(ENGINE_COMPAT_MODES).default('vllm'),
     })
     .prefault({}),
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */

@@ -118,3 +118,20 @@ describe('VllmEngine, BLIS parity mode: a KV slot for the final token', () => {
     expect(engine.snapshot().kvAllocationFailures).toBe(0);
   });
 });
+
+describe('VllmEngine, BLIS parity mode: queue depth as a router reads it live', () => {
+  it('leaves out requests still in their queueing delay (one ending exactly now is still out)', () => {
+    const engine = engineWith(100, 'blis');
+    engine.enqueue(request('a', 16, 4), micros(0)); // queued at 8891
+    expect(engine.snapshot(micros(10)).queueDepth).toBe(0);
+    expect(engine.snapshot(micros(8891)).queueDepth).toBe(0); // BLIS routes before the instance's queued event
+    expect(engine.snapshot(micros(8892)).queueDepth).toBe(1);
+    expect(engine.snapshot().queueDepth).toBe(1); // no time given: everything at the instance
+  });
+
+  it('the default counts every request at the instance, whatever the time', () => {
+    const engine = engineWith(100, 'vllm');
+    engine.enqueue(request('a', 16, 4), micros(0));
+    expect(engine.snapshot(micros(10)).queueDepth).toBe(1);
+  });
+});

@@ -98,5 +98,6 @@ export interface InstanceEngine {
   hasWork(): boolean;
   /** Forms the batch at `nowUs` and applies the step's state changes (docs/behaviour.md §1). */
   step(nowUs: Micros): StepResult;
-  snapshot(): EngineSnapshot;
+  /** The load now; `nowUs` matters only in BLIS parity mode (queue depth without requests still in their delay). */
+  snapshot(nowUs?: Micros): EngineSnapshot;
 }

@@ -176,7 +176,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     };
   }
 
-  snapshot(): EngineSnapshot {
+  /**
+   * The instance's load now. `nowUs`, in BLIS parity mode, is the time of a router's live read:
+   * BLIS's QueueDepth leaves out requests still in their queueing delay (docs/behaviour.md §1), and
+   * one whose delay ends exactly at `nowUs` is still out (BLIS routes before an instance's queued
+   * event at equal times). Without `nowUs`, or by default, every request at the instance is queued.
+   */
+  snapshot(nowUs?: Micros): EngineSnapshot {
     let activePrefillTokens = 0;
     let activeDecodeBlocks = 0;
     for (const seq of this.running) {
@@ -194,7 +200,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     // Requests still in their queueing delay count as queued: they have reached the instance.
     const queued = this.delayed.length + this.waiting.length;
     return {
-      queueDepth: queued,
+      queueDepth: this.compat === 'blis' && nowUs !== undefined ? this.waiting.length + this.delayedBefore(nowUs) : queued,
       batchSize: this.running.length,
       inFlight: queued + this.running.length,
       kvUtilization: this.kv.allocatedBlocks / this.kv.totalBlocks,
@@ -215,6 +221,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       const expected = blocksFor(seq.computed, this.limits.blockSize);
       if (seq.blocks.length !== expected) throw new KvInvariantError(`request ${seq.request.id} holds ${seq.blocks.length} blocks for ${seq.computed} computed tokens (expected ${expected})`);
     }
+  }
+
+  /** Requests whose queueing delay ended before `nowUs` but that no step has moved to the wait queue yet. */
+  private delayedBefore(nowUs: Micros): number {
+    let ended = 0;
+    while (ended < this.delayed.length && this.delayed[ended]!.queuedAtUs < nowUs) ended++;
+    return ended;
   }
 
   /** Moves requests whose queueing delay is over into the wait queue, in the order they became ready. */

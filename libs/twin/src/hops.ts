@@ -35,6 +35,9 @@ const median = (xs: number[]): number | undefined => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 
+/** No hop takes time: BLIS parity mode's cluster (routing and admission latency 0, no network). */
+export const ZERO_HOP_LATENCIES: HopLatencies = { gatewayUs: 0, transitUs: 0, admissionUs: 0, flowUs: 0, routerUs: 0, returnUs: 0 };
+
 /**
  * Hop latencies taken from a live run's records: admission and routing from the median stage
  * timings the pipeline reported; the rest of the path (what the client's TTFT has beyond the

@@ -2,6 +2,7 @@ import type { OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision, ClusterView, DispatchCycleResult, RoutingDecision } from '@sluice/policies';
 import type { AdmissionEffects, FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import type { Flight } from './flight.js';
+import { readLiveSignals } from './blis-signals.js';
 import type { TwinInstance, World } from './world.js';
 
 /** Admission's effects on the twin's agenda. */
@@ -47,7 +48,10 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
       flight,
       'router',
       world.queue.nowUs + world.hops.flowUs,
-      () => world.router.route(flight, world.nowUs, undefined),
+      () => {
+        if (world.blis) readLiveSignals(world);
+        world.router.route(flight, world.nowUs, undefined);
+      },
       () => world.gates.flow.timer(() => world.flow.handoffRefused(flight, undefined, 'the router did not ack in time', 'timeout')),
     );
   }

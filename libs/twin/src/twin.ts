@@ -1,6 +1,6 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import { micros } from '@sluice/contracts';
-import { createLatencyModel, type EngineCompat, type LatencyProfile } from '@sluice/engine';
+import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
 import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
 import {
@@ -26,7 +26,7 @@ import { ClientRecords } from './client-records.js';
 import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.js';
 import { newFlight } from './flight.js';
 import { TwinGateway, type Migration } from './gateway.js';
-import { DEFAULT_HOP_LATENCIES, type HopLatencies } from './hops.js';
+import { DEFAULT_HOP_LATENCIES, ZERO_HOP_LATENCIES, type HopLatencies } from './hops.js';
 import { AdmissionHops, FlowHops, RouterHops } from './stage-hops.js';
 import { WorkerProcess } from './worker-process.js';
 import { TwinStalledError, World } from './world.js';
@@ -46,8 +46,6 @@ export interface TwinConfig {
   readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number };
   /** The ack timeout of a handoff a bus fault drops (a chaos run needs it). */
   readonly nats?: { readonly ackTimeoutMs: number };
-  /** The config's `compat`: `blis` runs BLIS parity mode (docs/behaviour.md §1); absent: `vllm`. */
-  readonly compat?: EngineCompat;
   /** `twin.hops` of sluice.yaml: the hop latencies when the caller passes none (a SluiceConfig always has them). */
   readonly twin?: { readonly hops: HopLatencies };
 }
@@ -118,12 +116,16 @@ export class Twin {
     const { config } = options;
     const chaos = options.chaos === undefined ? undefined : chaosSettings(config);
     const seed = options.seed ?? config.router.seed ?? 0;
+    const blis = config.worker.compat === 'blis';
     const world = (this.world = new World(
-      options.hops ?? config.twin?.hops ?? DEFAULT_HOP_LATENCIES,
+      // BLIS's routing and admission take no time and it has no network (docs/behaviour.md §1):
+      // in its mode only hops measured on a live run (`--hop-latency-from`) are kept.
+      options.hops ?? (blis ? ZERO_HOP_LATENCIES : (config.twin?.hops ?? DEFAULT_HOP_LATENCIES)),
       options.checkInvariants ?? false,
       (chaos?.ackTimeoutMs ?? 0) * 1000,
       seededRandom(seedOf(`bus-faults/${seed}`)),
     ));
+    world.blis = blis;
     this.faults = options.chaos?.faults;
     this.requestTimeoutUs = chaos === undefined ? undefined : chaos.requestTimeoutMs * 1000;
     this.blockHasher = options.blockHasher ?? fastBlockIds;
@@ -147,8 +149,10 @@ export class Twin {
         else world.periodic(kind, atUs, wake);
       },
     });
-    const routing = routingSettingsFrom(config.router, 0);
-    world.router = new RoutingStage({ ...routing, seed, compat: config.compat ?? 'vllm' }, createRoutingRegistry(), new RouterHops(world), {
+    const configured = routingSettingsFrom(config.router, 0);
+    // BLIS mode reads signals live before each decision (blis-signals.ts): they must be visible at once.
+    const routing = blis ? { ...configured, snapshotRefreshIntervalUs: micros(0) } : configured;
+    world.router = new RoutingStage({ ...routing, seed, compat: config.worker.compat ?? 'vllm' }, createRoutingRegistry(), new RouterHops(world), {
       wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.router.timer(() => world.router.wake(kind, atUs, world.nowUs))),
     });
     const { profile } = options;
@@ -156,7 +160,7 @@ export class Twin {
     const latency = createLatencyModel(profile.latencyModel, profile);
     const processes = config.worker.processes ?? 1;
     for (let p = 0; p < processes; p++) {
-      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1, compat: config.compat ?? 'vllm' }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
+      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
       world.processes.push(new WorkerProcess(world, `worker-${p}`, settings, (chaos?.shutdownGraceMs ?? 0) * 1000));
     }
   }

@@ -1,6 +1,7 @@
 import { subjects, type BlockId, type InstanceIdentity, type LifecycleEvent, type LoadSnapshot, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
+import { completingNow } from './blis-signals.js';
 import { countToken } from './client-records.js';
 import type { Flight } from './flight.js';
 import type { StepTimes } from './step-times.js';
@@ -33,6 +34,11 @@ export class WorkerHops implements WorkerEffects<Flight> {
   /** Its drain ran past the grace period: back to the gateway (one transit), which continues it elsewhere. */
   handedBack(instance: InstanceCore<Flight>, flight: Flight, atUs: Micros): void {
     this.world.gateway.migrateLater(flight, atUs + this.world.hops.transitUs, 'worker_draining', 'router', 'worker', instance.instanceId);
+  }
+
+  /** BLIS parity mode: the router's in-flight count drops at the completing step's start. */
+  completing(instance: InstanceCore<Flight>, requestIds: readonly string[]): void {
+    if (this.world.blis) completingNow(this.world, instance.instanceId, requestIds);
   }
 
   stepEnded(instance: InstanceCore<Flight>, _result: StepResult<Flight>, tokenUs: Micros): void {

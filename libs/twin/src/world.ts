@@ -47,6 +47,11 @@ export class World {
   /** The stage processes a scenario can pause (nothing else is paused in the twin). */
   readonly gates = { admission: new StageGate(), flow: new StageGate(), router: new StageGate() } as const;
   readonly busFaults: BusFaultTable;
+  /**
+   * BLIS parity mode (docs/behaviour.md §1): the router reads each instance live before each
+   * decision, and a request leaves its instance's in-flight count at its completing step's start.
+   */
+  blis = false;
 
   constructor(
     readonly hops: HopLatencies,

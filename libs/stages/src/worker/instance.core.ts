@@ -159,12 +159,12 @@ export class InstanceCore<H extends HeldRequest> {
   }
 
   /** The engine's counters and load now (what a load snapshot carries), for a driver's end-of-run report. */
-  engineSnapshot(): EngineSnapshot {
-    return this.engine.snapshot();
+  engineSnapshot(nowUs?: Micros): EngineSnapshot {
+    return this.engine.snapshot(nowUs);
   }
 
   publishLoad(nowUs: Micros): void {
-    this.effects.load(this, this.engine.snapshot(), nowUs);
+    this.effects.load(this, this.engine.snapshot(nowUs), nowUs);
   }
 
   /**
@@ -209,6 +209,7 @@ export class InstanceCore<H extends HeldRequest> {
       if (request) this.effects.preempted(this, request, startUs);
     }
     if (result.kvStored.length > 0 || result.kvRemoved.length > 0) this.effects.kv(this, result.kvStored, result.kvRemoved, startUs);
+    if (result.completed.length > 0) this.effects.completing?.(this, result.completed, startUs);
     this.loadChanged(startUs);
     this.effects.wakeInstance(this, 'step', this.stepEndUs);
   }

@@ -39,6 +39,12 @@ export interface WorkerEffects<H extends HeldRequest> {
   done(instance: InstanceCore<H>, request: H, reason: OutcomeReason, atUs: Micros): void;
 
   // ── what an instance reports ──────────────────────────────────────────────────────────────
+  /**
+   * A step starting at `atUs` completes these requests (their state changed at its start; their
+   * last tokens come at its end). Optional: only a driver that models BLIS's in-flight count needs
+   * it (docs/behaviour.md §1, BLIS parity mode: −1 at the completing step's start).
+   */
+  completing?(instance: InstanceCore<H>, requestIds: readonly string[], atUs: Micros): void;
   /** A step ended; its tokens are due at `tokenUs` (called before any `tokens` of the step). */
   stepEnded(instance: InstanceCore<H>, result: StepResult<H>, tokenUs: Micros): void;
   /** Full prompt blocks cached / no longer cached by the step that starts at `atUs` (arrays valid during the call). */

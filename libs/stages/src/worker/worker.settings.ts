@@ -13,7 +13,7 @@ export interface WorkerConfig {
   readonly loadIntervalMs: number;
   /** The engine clock runs this many times faster than real time (1 in the twin). */
   readonly timeScale: number;
-  /** The config's top-level `compat` (BLIS parity mode), passed in by the caller; default `vllm`. */
+  /** `worker.compat`: `blis` runs BLIS parity mode (docs/behaviour.md §1); absent: `vllm`. */
   readonly compat?: EngineCompat;
 }
 

@@ -1,0 +1,54 @@
+import { loadConfig, loadProfile } from '@sluice/config';
+import type { WorkloadRequest } from '@sluice/workload';
+import { describe, expect, it } from 'vitest';
+import { ZERO_HOP_LATENCIES } from './hops.js';
+import { simulate } from './twin.js';
+
+/**
+ * BLIS parity mode's routing signals (docs/behaviour.md §1) against sluice's freshest snapshot
+ * setting (published on every change, visible at once), both without hop latencies. qwen3-14b:
+ * a 16-token prompt waits 8891 µs in its queueing delay; its prefill step takes 14209 µs.
+ *
+ *   r0 (t = 0, 1 output token)   → X (a tie: Go's Intn(2) with seed 42 XOR fnv1a64("router") gives 0: twin-r0)
+ *   r1 (t = 0, 100 output tokens) → Y (X has r0 in flight)
+ *   X runs r0's only step in [8891, 23100): r0 completes at its start; Y runs r1 from 8891 on.
+ *   r2 (t = 10 ms): snapshots X = 0 + 0 + in flight 1 (r0's done comes at 23100) = 1, Y = 1 + 1 = 2 → X;
+ *                   live      X = 0 (in flight dropped at the step's start),       Y = 2 → X.
+ *   r3 (t = 11 ms): snapshots X = queue 1 (r2, in its delay) + in flight 2 = 3, Y = 2 → Y;
+ *                   live      X = queue 0 (r2 still in its delay until 18891) + in flight 1 = 1, Y = 2 → X.
+ */
+const profile = loadProfile(loadConfig());
+
+function req(index: number, arrivalMs: number, output: number): WorkloadRequest {
+  return {
+    index,
+    clientId: `c${index}`,
+    tenantId: 't0',
+    sloClass: 'standard',
+    arrivalMs,
+    inputTokens: Uint32Array.from({ length: 16 }, (_, i) => (index + 1) * 1_000_000 + i),
+    maxTokens: output,
+  };
+}
+
+const workload = [req(0, 0, 1), req(1, 0, 100), req(2, 10, 10), req(3, 11, 10)];
+const base = ['--worker.instances=2', '--router.policy=least-loaded', '--worker.loadIntervalMs=0', '--router.snapshotRefreshIntervalMs=0'];
+const servedBy = (argv: readonly string[]) =>
+  simulate(workload, { config: loadConfig({ argv: [...base, ...argv] }), profile, hops: ZERO_HOP_LATENCIES, seed: 42, checkInvariants: true }).records.map((r) => r.instance);
+
+describe('twin, BLIS parity mode: routing signals read live', () => {
+  it('sends r3 where live signals say (X), not where the freshest snapshots say (Y)', () => {
+    const live = servedBy(['--worker.compat=blis']);
+    expect(live).toEqual(['twin-r0', 'twin-r1', 'twin-r0', 'twin-r0']);
+    const snapshots = servedBy([]);
+    expect(snapshots[2]).toBe(snapshots[0]);
+    expect(snapshots[3]).toBe(snapshots[1]);
+  });
+
+  it('serves every request to the end, with the same records run after run', () => {
+    const config = loadConfig({ argv: [...base, '--worker.compat=blis'] });
+    const once = simulate(workload, { config, profile, checkInvariants: true });
+    expect(once.records.map((r) => r.outputTokens)).toEqual(workload.map((w) => w.maxTokens));
+    expect(JSON.stringify(simulate(workload, { config, profile }).records)).toBe(JSON.stringify(once.records));
+  });
+});
