@@ -52,3 +52,13 @@ describe('twin, BLIS parity mode: routing signals read live', () => {
     expect(JSON.stringify(simulate(workload, { config, profile }).records)).toBe(JSON.stringify(once.records));
   });
 });
+
+describe('twin, BLIS parity mode under KV pressure', () => {
+  it('preempts, regenerates and still gives every request exactly its output tokens, invariants checked', () => {
+    const busy = Array.from({ length: 24 }, (_, i) => req(i, i * 2, 30 + (i % 7) * 9));
+    const config = loadConfig({ argv: ['--worker.instances=2', '--router.policy=least-loaded', '--worker.kvBlocks=12', '--worker.compat=blis'] });
+    const { records, engine } = simulate(busy, { config, profile, checkInvariants: true });
+    expect(records.map((r) => r.outputTokens)).toEqual(busy.map((w) => w.maxTokens));
+    expect(engine.reduce((n, e) => n + e.preemptions, 0)).toBeGreaterThan(0);
+  });
+});
