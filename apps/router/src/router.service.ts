@@ -37,7 +37,9 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
       this.stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
     );
     // Without a configured seed each replica breaks ties its own way, from its instance id.
-    this.stage = new RoutingStage(routingSettingsFrom(router, seedOf(service.instanceId)), registry, this.onBus, this.timers);
+    // worker.compat: blis also gives BLIS's tie-breaks (Go math/rand) live (docs/blis-mode.md).
+    const settings = { ...routingSettingsFrom(router, seedOf(service.instanceId)), compat: service.config.worker.compat };
+    this.stage = new RoutingStage(settings, registry, this.onBus, this.timers);
   }
 
   onModuleInit(): void {
