@@ -14,3 +14,4 @@ export * from './quantities.js';
 export * from './time.js';
 export * from './presence.js';
 export * from './bus-faults.js';
+export * from './subject-matching.js';

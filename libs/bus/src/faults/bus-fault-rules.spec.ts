@@ -1,7 +1,7 @@
 import { seededRandom } from '@sluice/collections';
 import { BusFaultRuleSchema, type BusFaultRuleInput } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { BusFaultRules, subjectMatches } from './bus-fault-rules.js';
+import { BusFaultRules } from './bus-fault-rules.js';
 
 const rule = (input: BusFaultRuleInput) => BusFaultRuleSchema.parse(input);
 
@@ -17,32 +17,6 @@ function draws(input: BusFaultRuleInput, n: number, seed = 42) {
   rules.set(rule(input));
   return Array.from({ length: n }, () => rules.decide('a.b')!);
 }
-
-describe('subjectMatches (NATS wildcards)', () => {
-  it('matches exact subjects token by token', () => {
-    expect(subjectMatches('a.b.c', 'a.b.c')).toBe(true);
-    expect(subjectMatches('a.b.c', 'a.b')).toBe(false);
-    expect(subjectMatches('a.b', 'a.b.c')).toBe(false);
-    expect(subjectMatches('a.b.c', 'a.b.x')).toBe(false);
-  });
-
-  it('* stands for exactly one token', () => {
-    expect(subjectMatches('a.*.c', 'a.b.c')).toBe(true);
-    expect(subjectMatches('a.*', 'a.b')).toBe(true);
-    expect(subjectMatches('a.*', 'a')).toBe(false);
-    expect(subjectMatches('a.*', 'a.b.c')).toBe(false);
-    expect(subjectMatches('*', 'a')).toBe(true);
-  });
-
-  it('> stands for one or more trailing tokens', () => {
-    expect(subjectMatches('a.>', 'a.b')).toBe(true);
-    expect(subjectMatches('a.>', 'a.b.c.d')).toBe(true);
-    expect(subjectMatches('a.>', 'a')).toBe(false);
-    expect(subjectMatches('>', 'a.b')).toBe(true);
-    expect(subjectMatches('a.*.>', 'a.b')).toBe(false);
-    expect(subjectMatches('a.*.>', 'a.b.c')).toBe(true);
-  });
-});
 
 describe('BusFaultRules', () => {
   it('sets, replaces the rule of the same pattern in place, and clears one or all', () => {

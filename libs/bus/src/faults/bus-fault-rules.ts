@@ -1,4 +1,4 @@
-import { PROTOCOL_ROOT, type BusFaultRule } from '@sluice/contracts';
+import { PROTOCOL_ROOT, moreSpecificTokens, patternMatchesTokens, type BusFaultRule } from '@sluice/contracts';
 
 /** What happens to one message. `delayMs` is whole ms; a dropped message has no delay nor copy. */
 export interface FaultDecision {
@@ -66,7 +66,7 @@ export class BusFaultRules {
     const tokens = subject.split('.');
     let best: StoredRule | undefined;
     for (const r of this.rules) {
-      if (matches(r.tokens, tokens) && (best === undefined || moreSpecific(r.tokens, best.tokens))) best = r;
+      if (patternMatchesTokens(r.tokens, tokens) && (best === undefined || moreSpecificTokens(r.tokens, best.tokens))) best = r;
     }
     return best?.rule;
   }
@@ -87,32 +87,3 @@ export class BusFaultRules {
 }
 
 const DROP: FaultDecision = Object.freeze({ drop: true, delayMs: 0, duplicate: false });
-
-/** NATS wildcard semantics: `*` is exactly one token, `>` one or more trailing tokens. */
-export function subjectMatches(pattern: string, subject: string): boolean {
-  return matches(pattern.split('.'), subject.split('.'));
-}
-
-function matches(pattern: readonly string[], subject: readonly string[]): boolean {
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i];
-    if (p === '>') return subject.length > i;
-    if (i >= subject.length || (p !== '*' && p !== subject[i])) return false;
-  }
-  return pattern.length === subject.length;
-}
-
-/** True when `a` is strictly more specific than `b` (both matching the same subject). */
-function moreSpecific(a: readonly string[], b: readonly string[]): boolean {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    const d = rank(a[i]) - rank(b[i]);
-    if (d !== 0) return d > 0;
-  }
-  return false;
-}
-
-function rank(token: string | undefined): number {
-  if (token === undefined) return -1;
-  if (token === '>') return 0;
-  return token === '*' ? 1 : 2;
-}

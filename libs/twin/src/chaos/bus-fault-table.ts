@@ -1,5 +1,4 @@
-import { PROTOCOL_ROOT, subjects } from '@sluice/contracts';
-import { moreSpecific, subjectMatches } from './subject-pattern.js';
+import { PROTOCOL_ROOT, moreSpecificPattern, subjectMatches, subjects } from '@sluice/contracts';
 
 /** A bus fault rule as a scenario gives it (ms, percent). */
 export interface TwinBusRule {
@@ -47,7 +46,7 @@ export class BusFaultTable {
   decide(subject: string): BusVerdict | undefined {
     let best: TwinBusRule | undefined;
     for (const rule of this.rules) {
-      if (subjectMatches(rule.subject, subject) && (best === undefined || moreSpecific(rule.subject, best.subject))) best = rule;
+      if (subjectMatches(rule.subject, subject) && (best === undefined || moreSpecificPattern(rule.subject, best.subject))) best = rule;
     }
     if (best === undefined) return undefined;
     if (best.dropPercent > 0 && this.random() * 100 < best.dropPercent) return DROP;
