@@ -1,5 +1,5 @@
 import { epochMicros, sendHeldFrame, sendMigrateFrame } from '@sluice/bus';
-import { AttemptLedger, type Arrival } from '@sluice/collections';
+import { AttemptLedger } from '@sluice/collections';
 import { microsFromMillis, type CancelRequest, type InferenceRequest, type MigrationReason, type ResumeStage, type Stage } from '@sluice/contracts';
 import type { ServiceContext } from './service-context.js';
 
@@ -14,7 +14,6 @@ const TOMBSTONE_MS = 120_000;
  */
 export class RequestIntake {
   private readonly ledger = new AttemptLedger(microsFromMillis(TOMBSTONE_MS));
-  private readonly refusedCounts = new Map<Exclude<Arrival, 'serve' | 'supersede'>, number>();
 
   constructor(
     private readonly service: ServiceContext,
@@ -28,10 +27,7 @@ export class RequestIntake {
    */
   take(request: InferenceRequest, holder: string = this.service.instanceId): 'serve' | 'supersede' | false {
     const arrival = this.ledger.arrive(request.id, request.attempt, request.deadlineUs, epochMicros());
-    if (arrival !== 'serve' && arrival !== 'supersede') {
-      this.refusedCounts.set(arrival, (this.refusedCounts.get(arrival) ?? 0) + 1);
-      return false;
-    }
+    if (arrival !== 'serve' && arrival !== 'supersede') return false;
     sendHeldFrame(this.service.bus, request, this.stage, holder);
     return arrival;
   }
@@ -46,18 +42,8 @@ export class RequestIntake {
     return cancel.attempt === undefined || latest === undefined || latest <= cancel.attempt;
   }
 
-  /** Still the attempt to work on (no cancel since it was taken). */
-  isLive(request: InferenceRequest): boolean {
-    return this.ledger.isLive(request.id, request.attempt);
-  }
-
   /** Gives the request back to its gateway, which re-submits it as a new attempt. */
   handBack(request: InferenceRequest, back: { readonly reason: MigrationReason; readonly resumeAt: ResumeStage }, holder: string = this.service.instanceId): void {
     sendMigrateFrame(this.service.bus, request, holder, back.reason, back.resumeAt);
-  }
-
-  /** Copies not served, by why (duplicate, stale, cancelled, expired): a metric's source. */
-  refused(): ReadonlyMap<Exclude<Arrival, 'serve' | 'supersede'>, number> {
-    return this.refusedCounts;
   }
 }
