@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { epochMicros, suspendExpiryWhileDisconnected, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type {
   AdmissionPolicyState,
@@ -38,9 +38,8 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.intake = new RequestIntake(service, 'admission');
     this.onBus = new AdmissionOnBus(service, this.metrics, this.logger, this.intake, (request, carried, message, why) => this.stage.handoffRefused(request, carried, message, why));
-    // While the bus is away, silent instances prove nothing (libs/stages, suspendExpiry).
-    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
     this.stage = new AdmissionStage(admissionSettingsFrom(admission, models.map((m) => m.name), 'always'), this.onBus, this.timers);
+    suspendExpiryWhileDisconnected(service.bus, this.stage);
     this.metrics.showPolicy(this.stage.policyState(), false);
   }
 

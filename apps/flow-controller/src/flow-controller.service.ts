@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { epochMicros, suspendExpiryWhileDisconnected, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type { CancelRequest, InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
@@ -37,7 +37,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
     this.intake = new RequestIntake(service, 'flow');
     this.onBus = new FlowControlOnBus(service, metrics, config.enabled, this.intake, (request, carried, message, why) => this.stage.handoffRefused(request, carried, message, why));
     this.stage = new FlowControlStage(flowControlSettingsFrom(config, registry), this.onBus, this.timers);
-    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
+    suspendExpiryWhileDisconnected(service.bus, this.stage);
   }
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { seedOf } from '@sluice/collections';
-import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { epochMicros, suspendExpiryWhileDisconnected, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type { CancelRequest, InferenceRequest, LifecycleEvent, LoadSnapshot, RequestDone } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
@@ -32,7 +32,6 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     const metrics = createRouterMetrics(service.metrics, () => this.stage.instances(epochMicros()));
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.intake = new RequestIntake(service, 'router');
-    service.bus.onConnection((event) => (event === 'disconnected' ? this.stage.suspendExpiry() : this.stage.resumeExpiry(epochMicros())));
     this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message, why) =>
       this.stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
     );
@@ -40,6 +39,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     // worker.compat: blis also gives BLIS's tie-breaks (Go math/rand) live (docs/blis-mode.md).
     const settings = { ...routingSettingsFrom(router, seedOf(service.instanceId)), compat: service.config.worker.compat };
     this.stage = new RoutingStage(settings, registry, this.onBus, this.timers);
+    suspendExpiryWhileDisconnected(service.bus, this.stage);
   }
 
   onModuleInit(): void {

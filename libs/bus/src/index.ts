@@ -5,3 +5,4 @@ export * from './clock.js';
 export * from './wake-up-timers.js';
 export { BusFaultRules, type FaultDecision } from './faults/bus-fault-rules.js';
 export { describeBusFaultRule } from './faults/bus-fault-injector.js';
+export * from './silence-during-outage.js';
