@@ -2,7 +2,6 @@ import type { Bus, HandoffResult } from '@sluice/bus';
 import type { InferenceRequest } from '@sluice/contracts';
 import { HANDOFF_RETRY, nextHandoffPauseMs } from '@sluice/stages';
 
-
 /**
  * A handoff that tries again while the next stage is absent or silent (no responder: a restart in
  * progress; no ack in time: a freeze), with exponential backoff, until `windowMs` has passed or
@@ -20,11 +19,13 @@ export async function handoffWithRetry(
   const giveUpAt = Date.now() + windowMs;
   let pauseMs: number = HANDOFF_RETRY.firstPauseMs;
   for (;;) {
+    // Checked before every try, the first included: a re-submission that waited out a pause may
+    // find its request ended meanwhile.
+    if (!stillWanted()) return 'abandoned';
     const result = await bus.handoff(subject, request, request.id, request.attempt);
     if (result.ok || result.why === 'nack') return result;
     if (Date.now() + pauseMs > giveUpAt) return result;
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
     pauseMs = nextHandoffPauseMs(pauseMs);
-    if (!stillWanted()) return 'abandoned';
   }
 }
