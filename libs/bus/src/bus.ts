@@ -2,7 +2,6 @@ import {
   connect,
   NoRespondersError,
   RequestError,
-  TimeoutError,
   type Msg,
   type MsgHdrs,
   type NatsConnection,
@@ -21,6 +20,7 @@ import {
   type BusFaultsState,
 } from '@sluice/contracts';
 import type { z } from 'zod';
+import { AckInbox, type AckOutcome } from './ack-inbox.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
 import { extractTraceContext, injectTraceContext } from './trace-headers.js';
 
@@ -74,11 +74,14 @@ export class Bus {
   private readonly connectionListeners: ((event: ConnectionEvent) => void)[] = [];
   /** Bus fault rules on what this process sends (publish, handoff); none outside chaos runs. */
   private readonly faults: BusFaultInjector;
+  /** Where the acks of this process's handoffs arrive. */
+  private readonly acks: AckInbox;
 
   private constructor(
     private readonly nc: NatsConnection,
     private readonly options: BusOptions,
   ) {
+    this.acks = new AckInbox(nc, options.ackTimeoutMs);
     this.faults = new BusFaultInjector(options.random ?? Math.random, (e) => this.log(`delayed send failed: ${String(e)}`));
     void this.followStatus();
     if (options.answerFaultControl ?? true) this.answerFaultControl();
@@ -158,18 +161,12 @@ export class Bus {
       }
       // As Envoy's fault delay: held before it is sent, and the ack timeout starts after.
       if (fault !== undefined && fault.delayMs > 0) await this.faults.sleep(fault.delayMs);
-      const pending = this.nc.request(subject, data, {
-        timeout: this.options.ackTimeoutMs,
-        headers,
-      });
+      const pending = this.acks.send(subject, data, headers);
       // The copy is a plain publish with the same headers: the receiver sees the handoff twice, and its ack to the copy goes nowhere.
       if (fault?.duplicate) this.nc.publish(subject, data, { headers });
-      const reply = await pending;
-      const ack = AckSchema.safeParse(reply.json());
-      if (!ack.success) return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
-      return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
+      return readAck(await pending, subject);
     } catch (error) {
-      return { ok: false, ...classifyRequestError(error, subject) };
+      return { ok: false, why: 'closed', message: `handoff to ${subject} failed: ${(error as Error).message}` };
     }
   }
 
@@ -179,7 +176,7 @@ export class Bus {
    */
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
     return this.subscribeValid(subject, schema, queue, nack, (msg, data) => {
-      msg.respond(JSON.stringify({ ok: true }));
+      msg.respond(OK_ACK);
       this.dispatch(msg, data, handler);
     });
   }
@@ -326,12 +323,30 @@ function lostHandoff(subject: string): HandoffResult {
   return { ok: false, why: 'timeout', message: `no ack from ${subject} in time` };
 }
 
-function classifyRequestError(error: unknown, subject: string): { why: 'no_responders' | 'timeout' | 'closed'; message: string } {
-  if (error instanceof NoRespondersError || (error instanceof RequestError && error.isNoResponders())) {
-    return { why: 'no_responders', message: `no service is listening on ${subject}` };
+/** The ack every healthy receiver sends, compared as text before any parsing (the common case). */
+const OK_ACK = JSON.stringify({ ok: true });
+
+/** What a handoff's ack wait means for the sender. */
+function readAck(outcome: AckOutcome, subject: string): HandoffResult {
+  switch (outcome.kind) {
+    case 'no_responders':
+      return { ok: false, why: 'no_responders', message: `no service is listening on ${subject}` };
+    case 'timeout':
+      return { ok: false, why: 'timeout', message: `no ack from ${subject} in time` };
+    case 'closed':
+      return { ok: false, why: 'closed', message: `handoff to ${subject} failed: the NATS connection is closed` };
+    case 'reply': {
+      const text = outcome.msg.string();
+      if (text === OK_ACK) return { ok: true };
+      let raw: unknown;
+      try {
+        raw = JSON.parse(text);
+      } catch {
+        return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
+      }
+      const ack = AckSchema.safeParse(raw);
+      if (!ack.success) return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
+      return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
+    }
   }
-  if (error instanceof TimeoutError || (error instanceof RequestError && error.cause instanceof TimeoutError)) {
-    return { why: 'timeout', message: `no ack from ${subject} in time` };
-  }
-  return { why: 'closed', message: `handoff to ${subject} failed: ${(error as Error).message}` };
 }

@@ -1,0 +1,69 @@
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { startNats, type NatsServerHandle } from '@sluice/launcher';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AckInbox } from './ack-inbox.js';
+
+/** The handoffs' ack inbox against a real nats-server: each way a wait can end, and many at once. */
+let nats: NatsServerHandle;
+let sender: NatsConnection;
+let receiver: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNats();
+  sender = await connect({ servers: nats.url });
+  receiver = await connect({ servers: nats.url });
+});
+
+afterAll(async () => {
+  await Promise.all([sender?.close(), receiver?.close()]);
+  await nats?.stop();
+});
+
+describe('AckInbox', () => {
+  it('resolves each handoff with its own reply, however many wait at once', async () => {
+    receiver.subscribe('acks.echo', { callback: (_, msg) => msg.respond(msg.data) });
+    await receiver.flush();
+    const acks = new AckInbox(sender, 2_000);
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => acks.send('acks.echo', `{"n":${i}}`, headers())));
+    expect(outcomes.map((o) => (o.kind === 'reply' ? o.msg.json<{ n: number }>().n : o.kind))).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(acks.size).toBe(0);
+  });
+
+  it('says no_responders when nobody listens on the subject', async () => {
+    const acks = new AckInbox(sender, 2_000);
+    expect(await acks.send('acks.nobody-here', '{}', headers())).toEqual({ kind: 'no_responders' });
+  });
+
+  it('times out a handoff whose receiver never acks, in deadline order, and ignores a late ack', async () => {
+    const late: { respond: (data: string) => boolean }[] = [];
+    receiver.subscribe('acks.silent', { callback: (_, msg) => void late.push(msg) });
+    await receiver.flush();
+    const acks = new AckInbox(sender, 150);
+    const started = performance.now();
+    const first = acks.send('acks.silent', '{}', headers());
+    await new Promise((r) => setTimeout(r, 50));
+    const second = acks.send('acks.silent', '{}', headers());
+    expect(await first).toEqual({ kind: 'timeout' });
+    const firstAt = performance.now() - started;
+    expect(await second).toEqual({ kind: 'timeout' });
+    const secondAt = performance.now() - started;
+    expect(firstAt).toBeGreaterThanOrEqual(149);
+    expect(secondAt).toBeGreaterThanOrEqual(firstAt + 40);
+    // The receiver wakes up and acks both: nothing is waiting, nothing is resolved twice.
+    for (const msg of late) msg.respond('{"ok":true}');
+    await sender.flush();
+    expect(acks.size).toBe(0);
+  });
+
+  it('says closed for the handoffs waiting when the connection closes', async () => {
+    const own = await connect({ servers: nats.url });
+    receiver.subscribe('acks.never', { callback: () => undefined });
+    await receiver.flush();
+    const acks = new AckInbox(own, 60_000);
+    const waiting = acks.send('acks.never', '{}', headers());
+    await own.flush();
+    await own.close();
+    expect(await waiting).toEqual({ kind: 'closed' });
+    expect(await acks.send('acks.never', '{}', headers())).toEqual({ kind: 'closed' });
+  });
+});

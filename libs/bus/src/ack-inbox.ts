@@ -1,0 +1,95 @@
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+
+/** How a handoff's wait for its ack ended. */
+export type AckOutcome = { readonly kind: 'reply'; readonly msg: Msg } | { readonly kind: 'no_responders' } | { readonly kind: 'timeout' } | { readonly kind: 'closed' };
+
+interface Waiting {
+  readonly deadline: number;
+  readonly settle: (outcome: AckOutcome) => void;
+}
+
+/**
+ * The replies to this process's handoffs, all on one wildcard inbox subscription, each waiting
+ * for its ack with a deadline.
+ *
+ * Why not `nc.request()`: nats.js builds two Error objects per request (one for a possible
+ * timeout, one for a possible failure, each capturing a stack) and arms one timer per request.
+ * Measured under load (issue 25, CPU profiles of admission, flow controller and router at
+ * ~1,000 requests/s), those errors alone were 13–15% of each stage's busy time. Here a request
+ * costs a map entry; every handoff waits the same `ackTimeoutMs`, so deadlines come in the
+ * order the entries were made (a Map keeps insertion order) and one timer, armed for the oldest,
+ * serves them all.
+ */
+export class AckInbox {
+  private readonly prefix: string;
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly subscription: Subscription;
+  private next = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeoutMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.prefix = `${createInbox()}.`;
+    this.subscription = nc.subscribe(`${this.prefix}*`, { callback: (error, msg) => (error ? undefined : this.receive(msg)) });
+    void this.subscription.closed.then(() => this.settleAll({ kind: 'closed' }));
+  }
+
+  /** Publishes `data` with a fresh reply subject and resolves with how its ack wait ended. */
+  send(subject: string, data: string, headers: MsgHdrs): Promise<AckOutcome> {
+    const token = (this.next++).toString(36);
+    return new Promise<AckOutcome>((settle) => {
+      try {
+        this.nc.publish(subject, data, { headers, reply: this.prefix + token });
+      } catch {
+        settle({ kind: 'closed' });
+        return;
+      }
+      const deadline = this.now() + this.timeoutMs;
+      this.waiting.set(token, { deadline, settle });
+      if (this.timer === undefined) this.arm(deadline);
+    });
+  }
+
+  private receive(msg: Msg): void {
+    const token = msg.subject.slice(this.prefix.length);
+    const waiting = this.waiting.get(token);
+    if (waiting === undefined) return; // late: it already timed out
+    this.waiting.delete(token);
+    // The server answers a request nobody subscribes to with a 503 status and no payload.
+    const noResponders = msg.data.length === 0 && msg.headers?.code === 503;
+    waiting.settle(noResponders ? { kind: 'no_responders' } : { kind: 'reply', msg });
+  }
+
+  private arm(at: number): void {
+    this.timer = setTimeout(() => this.expire(), Math.max(0, at - this.now()));
+    this.timer.unref();
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    const now = this.now();
+    for (const [token, waiting] of this.waiting) {
+      if (waiting.deadline > now) {
+        this.arm(waiting.deadline);
+        return;
+      }
+      this.waiting.delete(token);
+      waiting.settle({ kind: 'timeout' });
+    }
+  }
+
+  private settleAll(outcome: AckOutcome): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const waiting of this.waiting.values()) waiting.settle(outcome);
+    this.waiting.clear();
+  }
+
+  /** Handoffs still waiting for their ack. */
+  get size(): number {
+    return this.waiting.size;
+  }
+}
