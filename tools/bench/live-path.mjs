@@ -1,0 +1,320 @@
+// Benchmark (issue 25): the whole live path under open-loop load, against raw NATS measured in the same run.
+//   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
+//        [--sustain-seconds 30] [--n 2000] [--max-sockets 256] [--no-sustain] [--quick] [--json FILE]
+// A local cluster as `npm start` starts it, with 16 worker instances at timeScale 1000 (the
+// modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
+// 1. baseline: raw NATS request/reply against the cluster's nats-server: sequential round trip
+//    (~420 B JSON, as hop-latency.mjs) and throughput with 64 requests in flight;
+// 2. the first requests after the cluster reports ready: #1 at once, #2…#10 one after another;
+// 3. open loop at each rate (POST /v1/completions, max_tokens 1, x-sluice-report-timings: 1):
+//    achieved rate, errors, client latency, overhead = client latency − modelled GPU time
+//    (prefillMs + decodeMs of the `sluice` extension) and where the overhead goes, stage by stage;
+// 4. the highest rate sustained for --sustain-seconds with no error, achieved rate ≥ 97 % of the
+//    offered one and p99 ≤ 1 s: from 1000/s up in ×1.25 steps (down if 1000/s already fails).
+// The load generator runs in this process, on the same (2-core) machine as the cluster: its launch
+// lag is printed so a generator that fell behind is seen.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { connect } from '@nats-io/transport-node';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
+import {
+  completionRequest,
+  countBy,
+  cpuMeter,
+  createAgent,
+  fmtMs,
+  isOk,
+  outcomeLabel,
+  runOpenLoop,
+  sendRequest,
+  stats,
+  table,
+  waitIdle,
+} from './live/load-generator.mjs';
+
+// --- options ---------------------------------------------------------------------------------
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const option = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const quick = flag('quick');
+const rates = option('rates', '500,1000,2000,5000').split(',').map(Number).filter((r) => r > 0);
+const seconds = Number(option('seconds', quick ? 3 : 10));
+const sustainSeconds = Number(option('sustain-seconds', quick ? 5 : 30));
+const n = Number(option('n', quick ? 500 : 2000));
+const throughputSeconds = quick ? 2 : 5;
+const maxSockets = Number(option('max-sockets', 256));
+const jsonFile = option('json', undefined);
+const sustain = !flag('no-sustain');
+const INSTANCES = 16;
+const TIME_SCALE = 1000;
+const RTT_HOPS = 5;
+const P99_GOAL_MS = 3;
+
+/** The stage timings in path order; prefill and decode are the modelled GPU time, the rest overhead. */
+const STAGES = [
+  ['gatewayInMs', 'gateway in (HTTP arrival → handoff)'],
+  ['toAdmissionMs', 'bus → admission'],
+  ['admissionMs', 'admission'],
+  ['toFlowMs', 'bus → flow controller'],
+  ['flowQueueMs', 'flow queue'],
+  ['toRouterMs', 'bus → router'],
+  ['routingMs', 'routing'],
+  ['toWorkerMs', 'bus → worker'],
+  ['workerQueueMs', 'worker queue'],
+  ['prefillMs', 'prefill (modelled GPU)'],
+  ['decodeMs', 'decode (modelled GPU)'],
+  ['toGatewayMs', 'bus → gateway (end frame)'],
+];
+const GPU = new Set(['prefillMs', 'decodeMs']);
+
+const build = (() => {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${sha} + uncommitted changes in apps/ or libs/` : sha;
+  } catch {
+    return 'unknown';
+  }
+})();
+
+const us = (ms) => (ms === undefined ? '–' : `${(ms * 1000).toFixed(0)} µs`);
+const ratio = (x) => (x === undefined || !Number.isFinite(x) ? '–' : `${x.toFixed(2)}×`);
+const log = (line) => process.stderr.write(`[live-path] ${line}\n`);
+
+// --- one open-loop run, summarised ---------------------------------------------------------------
+function summarise(run) {
+  const { records } = run;
+  const ok = records.filter(isOk);
+  const errors = countBy(
+    records.filter((r) => !isOk(r)),
+    outcomeLabel,
+  );
+  const overheads = [];
+  const unaccounted = [];
+  const perStage = Object.fromEntries(STAGES.map(([k]) => [k, []]));
+  let withoutGpu = 0;
+  for (const r of ok) {
+    const t = r.sluice?.timings ?? {};
+    for (const [k] of STAGES) if (typeof t[k] === 'number') perStage[k].push(t[k]);
+    if (typeof t.prefillMs !== 'number' || typeof t.decodeMs !== 'number') {
+      withoutGpu += 1;
+      continue;
+    }
+    const overhead = r.latencyMs - t.prefillMs - t.decodeMs;
+    overheads.push(overhead);
+    let accounted = 0;
+    for (const [k] of STAGES) if (!GPU.has(k) && typeof t[k] === 'number') accounted += t[k];
+    unaccounted.push(overhead - accounted);
+  }
+  return {
+    rate: run.rate,
+    seconds: run.seconds,
+    sent: run.sent,
+    ok: ok.length,
+    achievedRate: run.achievedRate,
+    errors,
+    errorCount: records.length - ok.length,
+    latency: stats(ok.map((r) => r.latencyMs)),
+    ttfb: stats(ok.map((r) => r.ttfbMs)),
+    launchLag: stats(records.map((r) => r.lagMs)),
+    overhead: stats(overheads),
+    withoutGpuTimings: withoutGpu,
+    stages: Object.fromEntries(STAGES.map(([k]) => [k, stats(perStage[k])])),
+    unaccounted: stats(unaccounted),
+    drainSeconds: run.drainSeconds,
+  };
+}
+
+// --- the run ---------------------------------------------------------------------------------------
+log(`starting a cluster: ${INSTANCES} instances, timeScale ${TIME_SCALE}`);
+let natsPid;
+const cluster = await startLocalCluster({
+  rootDir: REPO_ROOT,
+  onNatsReady: (nats) => (natsPid = nats.pid),
+  configArgs: [...FREE_PORT_ARGS, `--worker.instances=${INSTANCES}`, `--worker.timeScale=${TIME_SCALE}`],
+  parallel: true,
+});
+const results = { benchmark: 'live-path', build, node: process.version, quick, instances: INSTANCES, timeScale: TIME_SCALE, natsKind: cluster.natsKind };
+try {
+  const url = new URL(cluster.gatewayUrl);
+  const request = completionRequest({ maxTokens: 1 });
+
+  // 2. first requests, before anything else touches the cluster.
+  const firstAgent = createAgent({ maxSockets: 1 });
+  const first = [];
+  for (let i = 0; i < 10; i++) first.push(await sendRequest({ url, agent: firstAgent, request }));
+  firstAgent.destroy();
+  results.firstRequests = first.map((r) => ({ status: r.status ?? r.error, latencyMs: r.latencyMs, timings: r.sluice?.timings }));
+
+  // 1. raw NATS baseline against the cluster's server.
+  log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
+  const natsRequest = {
+    id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => 4_503_599_627_370_496 + i),
+    maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalUs: Date.now() * 1_000, deadlineUs: (Date.now() + 60_000) * 1_000,
+    attempt: 0, gatewayId: 'gw-bench', replyTo: 'sluice.v1.inbox.gw-bench.bench-1', timings: {},
+  };
+  const payload = JSON.stringify(natsRequest);
+  const server = await connect({ servers: cluster.natsUrl });
+  const client = await connect({ servers: cluster.natsUrl });
+  server.subscribe('bench.raw', { callback: (_, msg) => msg.respond('{"ok":true}') });
+  await server.flush();
+  const rtt = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await client.request('bench.raw', payload, { timeout: 2000 });
+    rtt.push(performance.now() - t);
+  }
+  let replies = 0;
+  const tputEnd = performance.now() + throughputSeconds * 1000;
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() < tputEnd) {
+        await client.request('bench.raw', payload, { timeout: 5000 });
+        replies += 1;
+      }
+    }),
+  );
+  await Promise.all([server.close(), client.close()]);
+  const raw = { rtt: stats(rtt), throughput: replies / throughputSeconds };
+  results.baseline = { rawRoundTripMs: raw.rtt, rawThroughputPerSecond: raw.throughput, payloadBytes: payload.length, inFlight: 64, throughputSeconds };
+  const fiveRtt = RTT_HOPS * raw.rtt.p50;
+
+  // Warm-up (JIT, connection pool), not reported.
+  const agent = createAgent({ maxSockets });
+  log('warm-up: 1 s at 500/s');
+  await runOpenLoop({ url, agent, request, rate: 500, seconds: 1 });
+  await waitIdle(cluster.gatewayUrl);
+
+  // 3. open-loop runs, with the CPU each process used while the load was offered.
+  const pids = Object.fromEntries(cluster.processes().map((p) => [p.name, p.pid]));
+  if (natsPid !== undefined) pids.nats = natsPid;
+  pids.generator = process.pid;
+  const runs = [];
+  for (const rate of rates) {
+    log(`open loop: ${rate}/s for ${seconds} s`);
+    const stopCpu = cpuMeter(pids);
+    let cpu;
+    const s = summarise(await runOpenLoop({ url, agent, request, rate, seconds, onSendEnd: () => (cpu = stopCpu()) }));
+    s.cpuCores = cpu;
+    runs.push(s);
+    log(`  achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p50 ${fmtMs(s.latency.p50)}, p99 ${fmtMs(s.latency.p99)}`);
+    await waitIdle(cluster.gatewayUrl);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  results.runs = runs;
+
+  // 4. highest sustained rate.
+  const attempts = [];
+  let sustained;
+  if (sustain) {
+    const passes = (s) => s.errorCount === 0 && s.achievedRate >= 0.97 * s.rate && (s.latency.p99 ?? Infinity) <= 1000;
+    const tryRate = async (rate) => {
+      log(`sustain: ${rate}/s for ${sustainSeconds} s`);
+      const s = summarise(await runOpenLoop({ url, agent, request, rate, seconds: sustainSeconds }));
+      const ok = passes(s);
+      attempts.push({ rate, ok, achievedRate: s.achievedRate, errorCount: s.errorCount, errors: s.errors, latency: s.latency });
+      log(`  ${ok ? 'sustained' : 'not sustained'}: achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p99 ${fmtMs(s.latency.p99)}`);
+      await waitIdle(cluster.gatewayUrl, 60_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      return ok;
+    };
+    let rate = 1000;
+    if (await tryRate(rate)) {
+      sustained = rate;
+      for (let step = 0; step < 15; step++) {
+        rate = Math.round(rate * 1.25);
+        if (!(await tryRate(rate))) break;
+        sustained = rate;
+      }
+    } else {
+      while (rate > 100) {
+        rate = Math.round(rate / 1.25);
+        if (await tryRate(rate)) {
+          sustained = rate;
+          break;
+        }
+      }
+    }
+  }
+  results.sustain = { seconds: sustainSeconds, startRate: 1000, step: 1.25, highestSustainedRate: sustained, attempts };
+  agent.destroy();
+
+  // --- the report ------------------------------------------------------------------------------
+  const out = [];
+  out.push(`live path benchmark (issue 25): ${INSTANCES} instances, timeScale ${TIME_SCALE}, max_tokens 1, build ${build}, node ${process.version}, nats ${cluster.natsKind}${quick ? ', --quick' : ''}`);
+  out.push('');
+  out.push('baseline: raw NATS request/reply on the same nats-server, this run');
+  out.push(
+    table([
+      ['round trip, sequential', `p50 ${us(raw.rtt.p50)}`, `p99 ${us(raw.rtt.p99)}`, `n=${n}, ${payload.length} B JSON`],
+      ['throughput, 64 in flight', `${raw.throughput.toFixed(0)} replies/s`, '', `${throughputSeconds} s`],
+      [`${RTT_HOPS} round trips (p50)`, us(fiveRtt), '', 'the overhead goal is ≤ 1.5× this'],
+    ]),
+  );
+  out.push('');
+  const l1 = first[0].latencyMs;
+  const l10 = first[9].latencyMs;
+  out.push('first requests after the cluster reports ready (sequential, one new keep-alive connection)');
+  out.push(
+    table([
+      ['#1', '#2', '#3', '#5', '#10', '#1 − #10', 'goal'],
+      [fmtMs(l1), fmtMs(first[1].latencyMs), fmtMs(first[2].latencyMs), fmtMs(first[4].latencyMs), fmtMs(l10), fmtMs(l1 - l10), `≤ 2 ms: ${l1 - l10 <= 2 ? 'met' : 'not met'}`],
+    ]),
+  );
+  const t1 = first[0].sluice?.timings;
+  if (t1) out.push(`  #1's stages: ${STAGES.filter(([k]) => typeof t1[k] === 'number').map(([k]) => `${k} ${t1[k].toFixed(2)}`).join(', ')}`);
+  out.push('');
+  const head = ['open loop, offered', ...runs.map((s) => `${s.rate}/s`)];
+  const rows = [head];
+  rows.push(['achieved (good answers/s)', ...runs.map((s) => `${s.achievedRate.toFixed(0)}/s`)]);
+  rows.push(['errors', ...runs.map((s) => (s.errorCount === 0 ? '0' : Object.entries(s.errors).map(([k, v]) => `${v}× ${k}`).join(', ')))]);
+  rows.push(['client latency p50', ...runs.map((s) => fmtMs(s.latency.p50))]);
+  rows.push(['client latency p99', ...runs.map((s) => fmtMs(s.latency.p99))]);
+  rows.push(['generator launch lag p99', ...runs.map((s) => fmtMs(s.launchLag.p99))]);
+  rows.push(['overhead p50', ...runs.map((s) => fmtMs(s.overhead.p50))]);
+  rows.push(['overhead p99', ...runs.map((s) => fmtMs(s.overhead.p99))]);
+  rows.push([`overhead p50 / ${RTT_HOPS} raw RTT (≤ 1.5×)`, ...runs.map((s) => ratio(s.overhead.p50 / fiveRtt))]);
+  rows.push([`overhead p99 / ${P99_GOAL_MS} ms (≤ 1×)`, ...runs.map((s) => ratio(s.overhead.p99 / P99_GOAL_MS))]);
+  rows.push(['stage p50 / p99', ...runs.map(() => '')]);
+  const fmtStage = (ms) => fmtMs(ms, ms !== undefined && Math.abs(ms) < 1 ? 3 : undefined);
+  for (const [k, label] of STAGES) {
+    rows.push([`  ${label}`, ...runs.map((s) => (s.stages[k].n === 0 ? '–' : `${fmtStage(s.stages[k].p50)} / ${fmtStage(s.stages[k].p99)}`))]);
+  }
+  rows.push(['  unaccounted (overhead − stages)', ...runs.map((s) => `${fmtStage(s.unaccounted.p50)} / ${fmtStage(s.unaccounted.p99)}`)]);
+  rows.push([`CPU while offered, cores (of ${availableParallelism()})`, ...runs.map(() => '')]);
+  for (const name of Object.keys(pids)) rows.push([`  ${name}`, ...runs.map((s) => (s.cpuCores?.[name] === undefined ? '–' : s.cpuCores[name].toFixed(2)))]);
+  out.push(table(rows));
+  out.push('  achieved: good answers that ended within the offered window, per second; latency and overhead count from each request\'s scheduled send');
+  if (runs.some((s) => s.errors.DEADLINE)) out.push('  DEADLINE: no answer within 30 s of the scheduled send (the client gave up and closed the connection)');
+  const absent = STAGES.filter(([k]) => runs.every((s) => s.stages[k].n === 0)).map(([k]) => k);
+  if (absent.length > 0) out.push(`  fields absent from every answer (their time is in "unaccounted"): ${absent.join(', ')}`);
+  out.push('');
+  if (sustain) {
+    out.push(`highest rate sustained for ${sustainSeconds} s with no error (from 1000/s in ×1.25 steps; a step fails on any error, achieved < 97 %, or p99 > 1 s)`);
+    out.push(
+      table([
+        ['tried', ...attempts.map((a) => `${a.rate}/s`)],
+        ['result', ...attempts.map((a) => (a.ok ? 'ok' : a.errorCount > 0 ? `${a.errorCount} err` : a.latency.p99 > 1000 ? 'p99 > 1 s' : 'achieved < 97 %'))],
+        ['achieved', ...attempts.map((a) => `${a.achievedRate.toFixed(0)}/s`)],
+        ['p99', ...attempts.map((a) => fmtMs(a.latency.p99))],
+      ]),
+    );
+    out.push(
+      sustained === undefined
+        ? '  no rate sustained'
+        : `  sustained ${sustained}/s = ${ratio(sustained / raw.throughput)} raw NATS request/reply throughput (${raw.throughput.toFixed(0)}/s)`,
+    );
+  }
+  console.log(out.join('\n'));
+  if (jsonFile) {
+    writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
+    log(`figures written to ${jsonFile}`);
+  }
+} finally {
+  await cluster.stop();
+}

@@ -1,0 +1,302 @@
+// Benchmark (the overload goal): twice the cluster's capacity, offered open loop, and what the gateway does with it.
+//   npm run build && node tools/bench/overload.mjs [--seconds 60] [--capacity N] [--capacity-concurrency 64,256,1024,4096]
+//        [--capacity-seconds 10] [--quick] [--json FILE]
+// Not part of `npm run bench` (it runs for minutes and saturates the machine on purpose).
+// A local cluster in the DEFAULT configuration (only FREE_PORT_ARGS): 1 worker process × 4
+// instances at timeScale 1, round-robin, flow control with the utilization detector, queue TTL 60 s.
+// 1. capacity: closed loop of streamed 64-token completions at rising concurrency (64, 256, 1024,
+//    4096; stops when a level adds < 10 %; the first 3 s of each level not counted), the best
+//    completions/s; or given with --capacity N;
+// 2. 2× that, open loop, streamed `max_tokens: 64` completions for --seconds; every outstanding
+//    request has its own connection (an unbounded keep-alive pool), so the gateway sees the whole
+//    offered load rather than a client-side queue; each is given up after requestTimeoutMs + 30 s;
+// 3. meanwhile, from a separate process (so the generator's busy event loop does not count),
+//    GET /metrics, /v1/models and /healthz on the gateway every 100 ms each, each on a new connection;
+// 4. the gateway's RSS (/proc/<pid>/status VmRSS) before the load, at its peak, and 20 s after the
+//    offered load stops; and the gateway's own outcome counter (sluice_requests_total) against what
+//    the client sent and saw.
+import { execFileSync, fork } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
+import { fileURLToPath } from 'node:url';
+import {
+  completionRequest,
+  countBy,
+  cpuMeter,
+  createAgent,
+  fmtMs,
+  isOk,
+  isTcpFailure,
+  metricSum,
+  outcomeLabel,
+  probe,
+  runClosedLoop,
+  runOpenLoop,
+  scrape,
+  stats,
+  table,
+  waitIdle,
+} from './live/load-generator.mjs';
+
+const wallMs = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const PROBED = ['/metrics', '/v1/models', '/healthz'];
+const PROBE_EVERY_MS = 100;
+
+// --- the probing child: GETs each endpoint every 100 ms until told to stop -------------------------
+if (process.argv[2] === 'probe-child') {
+  const base = process.argv[3];
+  const samples = [];
+  let outstanding = 0;
+  const timers = PROBED.map((path) =>
+    setInterval(() => {
+      const at = wallMs();
+      outstanding += 1;
+      probe(`${base}${path}`, { timeoutMs: 10_000, agent: false }).then((r) => {
+        outstanding -= 1;
+        samples.push({ path, at, ms: r.ms, status: r.status, error: r.error });
+      });
+    }, PROBE_EVERY_MS),
+  );
+  process.on('message', async (m) => {
+    if (m !== 'stop') return;
+    timers.forEach(clearInterval);
+    while (outstanding > 0) await sleep(50); // the last probes end or time out (10 s)
+    process.send(samples, () => process.exit(0));
+  });
+  process.send('ready');
+} else {
+  await main();
+}
+
+async function main() {
+  const { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } = await import('@sluice/launcher');
+  const argv = process.argv.slice(2);
+  const flag = (name) => argv.includes(`--${name}`);
+  const option = (name, fallback) => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+  };
+  const quick = flag('quick');
+  const seconds = Number(option('seconds', quick ? 10 : 60));
+  const capacityGiven = option('capacity', undefined) === undefined ? undefined : Number(option('capacity'));
+  const capacityLevels = option('capacity-concurrency', quick ? '64,256,1024' : '64,256,1024,4096').split(',').map(Number).filter((c) => c > 0);
+  const capacitySeconds = Number(option('capacity-seconds', quick ? 3 : 10));
+  const capacityWarmup = Math.min(3, capacitySeconds / 3);
+  const afterSeconds = 20;
+  const jsonFile = option('json', undefined);
+  const log = (line) => process.stderr.write(`[overload] ${line}\n`);
+  const build = (() => {
+    try {
+      const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+      return dirty ? `${sha} + uncommitted changes in apps/ or libs/` : sha;
+    } catch {
+      return 'unknown';
+    }
+  })();
+
+  log('starting a cluster in the default configuration');
+  let natsPid;
+  const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS], parallel: true, onNatsReady: (nats) => (natsPid = nats.pid) });
+  let prober;
+  try {
+    const { config } = cluster;
+    const instances = config.worker.processes * config.worker.instances;
+    const ttlMs = config.flowController.defaultRequestTTL;
+    const requestTimeoutMs = config.gateway.requestTimeoutMs;
+    const gatewayPid = () => cluster.processes().find((p) => p.name === 'gateway').pid;
+    const rssMiB = () => {
+      try {
+        const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${gatewayPid()}/status`, 'utf8'));
+        return m ? Number(m[1]) / 1024 : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    const url = new URL(cluster.gatewayUrl);
+    const request = completionRequest({ maxTokens: 64, stream: true });
+    const results = {
+      benchmark: 'overload', build, node: process.version, quick,
+      config: { workerProcesses: config.worker.processes, instancesPerProcess: config.worker.instances, instances, timeScale: config.worker.timeScale, queueTtlMs: ttlMs, requestTimeoutMs, flowMaxRequests: config.flowController.maxRequests },
+      rssAtStartMiB: rssMiB(),
+    };
+
+    // 1. capacity.
+    let capacity = capacityGiven;
+    const levels = [];
+    if (capacity === undefined) {
+      const agent = createAgent({ maxSockets: Infinity });
+      for (const concurrency of capacityLevels) {
+        log(`capacity: closed loop, ${concurrency} concurrent, ${capacitySeconds} s`);
+        const run = await runClosedLoop({ url, agent, request, concurrency, seconds: capacitySeconds, warmupSeconds: capacityWarmup, deadlineMs: requestTimeoutMs + 30_000 });
+        const errors = run.records.filter((r) => !isOk(r)).length;
+        levels.push({ concurrency, completionsPerSecond: run.completionsPerSecond, errors, latency: stats(run.records.filter(isOk).map((r) => r.latencyMs)) });
+        log(`  ${run.completionsPerSecond.toFixed(1)} completions/s, ${errors} errors`);
+        await waitIdle(cluster.gatewayUrl, 60_000);
+        const best = Math.max(...levels.slice(0, -1).map((l) => l.completionsPerSecond), 0);
+        if (levels.length > 1 && run.completionsPerSecond < best * 1.1) break;
+      }
+      agent.destroy();
+      capacity = Math.max(...levels.map((l) => l.completionsPerSecond));
+    }
+    const rate = Math.round(2 * capacity);
+    results.capacity = { completionsPerSecond: capacity, given: capacityGiven !== undefined, levels, seconds: capacitySeconds };
+    log(`capacity ${capacity.toFixed(1)}/s → offering ${rate}/s for ${seconds} s`);
+
+    // 2–4. the overload.
+    await sleep(2000);
+    const rssBefore = rssMiB();
+    const before = await scrape(cluster.gatewayUrl);
+    prober = fork(fileURLToPath(import.meta.url), ['probe-child', cluster.gatewayUrl]);
+    await new Promise((resolve) => prober.once('message', resolve));
+    const probeStart = wallMs();
+    let rssPeak = rssBefore ?? 0;
+    const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB() ?? 0)), 250);
+    let launched = 0;
+    let ended = 0;
+    let loadStart;
+    let loadEnd;
+    let rssAfter;
+    let pendingAfter;
+    let afterTimer;
+    const progress = setInterval(() => log(`  ${launched} sent, ${launched - ended} outstanding, gateway RSS ${rssMiB()?.toFixed(0)} MiB`), 10_000);
+    const pids = Object.fromEntries(cluster.processes().map((p) => [p.name, p.pid]));
+    if (natsPid !== undefined) pids.nats = natsPid;
+    pids.generator = process.pid;
+    pids.prober = prober.pid;
+    const stopCpu = cpuMeter(pids);
+    let cpu;
+    const agent = createAgent({ maxSockets: Infinity });
+    const run = await runOpenLoop({
+      url, agent, request, rate, seconds, deadlineMs: requestTimeoutMs + 30_000,
+      onLaunch: (i) => {
+        launched += 1;
+        if (i === 0) loadStart = wallMs();
+      },
+      onRecord: () => (ended += 1),
+      onSendEnd: () => {
+        loadEnd = wallMs();
+        cpu = stopCpu();
+        afterTimer = setTimeout(() => {
+          rssAfter = rssMiB();
+          pendingAfter = launched - ended;
+          log(`  ${afterSeconds} s after the load stopped: RSS ${rssAfter?.toFixed(0)} MiB, ${pendingAfter} requests unanswered yet`);
+        }, afterSeconds * 1000);
+      },
+    });
+    clearInterval(progress);
+    // The RSS reading 20 s after the load stopped, if the requests ended before that.
+    if (rssAfter === undefined) {
+      await sleep(Math.max(0, loadEnd + afterSeconds * 1000 - wallMs()) + 50);
+    }
+    clearTimeout(afterTimer);
+    clearInterval(rssTimer);
+    agent.destroy();
+    prober.send('stop');
+    const samples = await new Promise((resolve) => prober.once('message', resolve));
+    prober = undefined;
+    const inFlightLeft = await waitIdle(cluster.gatewayUrl, 30_000);
+    const after = await scrape(cluster.gatewayUrl);
+
+    // --- figures -------------------------------------------------------------------------------
+    const { records } = run;
+    const outcomes = countBy(records, outcomeLabel);
+    const tcp = records.filter(isTcpFailure);
+    const tcpByCode = countBy(tcp, (r) => (r.status !== undefined ? `${r.status} then ${r.error}` : r.error));
+    const clientSide = tcp.filter((r) => ['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS'].includes(r.error)).length;
+    const shed = records.filter((r) => (r.status === 429 || r.status === 503) && r.error === undefined && !r.streamError);
+    const shedTime = stats(shed.map((r) => r.latencyMs));
+    const unanswered = records.filter((r) => r.error === 'DEADLINE').length;
+    const ok = records.filter(isOk);
+    const terminalBefore = metricSum(before, 'sluice_requests_total', 'reason');
+    const terminalAfter = metricSum(after, 'sluice_requests_total', 'reason');
+    const terminalDelta = {};
+    for (const [reason, v] of Object.entries(terminalAfter)) {
+      const d = v - (terminalBefore[reason] ?? 0);
+      if (d !== 0) terminalDelta[reason] = d;
+    }
+    const countedTotal = Object.values(terminalDelta).reduce((a, b) => a + b, 0);
+    const receivedDelta = metricSum(after, 'sluice_requests_received_total') - metricSum(before, 'sluice_requests_received_total');
+    const inFlightAfter = metricSum(after, 'sluice_requests_in_flight');
+    const probeStats = {};
+    for (const path of PROBED) {
+      const mine = samples.filter((s) => s.path === path);
+      const during = mine.filter((s) => s.at >= loadStart && s.at <= loadEnd);
+      probeStats[path] = {
+        n: mine.length,
+        failures: mine.filter((s) => s.status !== 200).length,
+        duringLoad: stats(during.map((s) => s.ms)),
+        whole: stats(mine.map((s) => s.ms)),
+      };
+    }
+    Object.assign(results, {
+      offeredRate: rate,
+      seconds,
+      sent: run.sent,
+      answeredOk: ok.length,
+      outcomes,
+      tcpFailures: { total: tcp.length, clientSide, byCode: tcpByCode },
+      shedTimeMs: shedTime,
+      unanswered,
+      unansweredAfterLoadStop: { seconds: afterSeconds, count: pendingAfter },
+      okLatencyMs: stats(ok.map((r) => r.latencyMs)),
+      okTtfbMs: stats(ok.map((r) => r.ttfbMs)),
+      launchLagMs: stats(records.map((r) => r.lagMs)),
+      drainSeconds: run.drainSeconds,
+      probes: probeStats,
+      probeWindowMs: { start: probeStart, loadStart, loadEnd },
+      cpuCoresDuringLoad: cpu,
+      rssMiB: { atStart: results.rssAtStartMiB, before: rssBefore, peak: rssPeak, afterLoad: rssAfter, afterSeconds },
+      gatewayCounted: { terminalByReason: terminalDelta, terminalTotal: countedTotal, received: receivedDelta, inFlightAtEnd: inFlightAfter, waitIdleLeft: inFlightLeft },
+    });
+
+    // --- the report ----------------------------------------------------------------------------
+    const out = [];
+    const verdict = (okay) => (okay ? 'met' : 'NOT met');
+    out.push(`overload benchmark: default configuration (${config.worker.processes} worker process × ${config.worker.instances} instances = ${instances}, timeScale ${config.worker.timeScale}), build ${build}, node ${process.version}${quick ? ', --quick' : ''}`);
+    out.push(`config: flow queue TTL (flowController.defaultRequestTTL) ${ttlMs} ms; gateway.requestTimeoutMs ${requestTimeoutMs} ms; flowController.maxRequests ${config.flowController.maxRequests} (0 = no limit)`);
+    out.push('');
+    if (levels.length > 0) {
+      out.push(`capacity: closed loop, streamed max_tokens 64, ${capacitySeconds} s per level`);
+      out.push(table([['concurrency', ...levels.map((l) => String(l.concurrency))], ['completions/s', ...levels.map((l) => l.completionsPerSecond.toFixed(1))], ['p50 latency', ...levels.map((l) => fmtMs(l.latency.p50))], ['errors', ...levels.map((l) => String(l.errors))]]));
+    }
+    out.push(`capacity ${capacity.toFixed(1)}/s${capacityGiven !== undefined ? ' (given)' : ''} → offered ${rate}/s (2.00×) open loop for ${seconds} s: ${run.sent} requests, generator launch lag p99 ${fmtMs(results.launchLagMs.p99)}`);
+    out.push(`CPU during the load, cores (the machine has ${availableParallelism()}): ${Object.entries(cpu).map(([k, v]) => `${k} ${v?.toFixed(2) ?? '–'}`).join(', ')}`);
+    out.push('');
+    out.push('outcomes (client side)');
+    out.push(table(Object.entries(outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => [`  ${k}`, String(v), `${((100 * v) / run.sent).toFixed(1)} %`])));
+    out.push(`  completed: latency p50 ${fmtMs(results.okLatencyMs.p50)}, p99 ${fmtMs(results.okLatencyMs.p99)}; ttfb p50 ${fmtMs(results.okTtfbMs.p50)}, p99 ${fmtMs(results.okTtfbMs.p99)}`);
+    out.push('');
+    out.push(
+      table([
+        ['goal', 'figure', 'ratio / verdict'],
+        ['TCP-level failures = 0', `${tcp.length}${tcp.length ? ` (${Object.entries(tcpByCode).map(([k, v]) => `${v}× ${k}`).join(', ')}; ${clientSide} client-side)` : ''}`, verdict(tcp.length === 0)],
+        [`429/503 answered within the queue TTL (${ttlMs} ms)`, shed.length === 0 ? 'no 429/503' : `n=${shed.length}: p50 ${fmtMs(shedTime.p50)}, p99 ${fmtMs(shedTime.p99)}, max ${fmtMs(shedTime.max)}`, shed.length === 0 ? '–' : `max ${(shedTime.max / ttlMs).toFixed(2)}× TTL: ${verdict(shedTime.max <= ttlMs)}`],
+        ['unanswered at the end = 0', `${unanswered} (gave up after ${(requestTimeoutMs + 30_000) / 1000} s); ${pendingAfter ?? 0} still unanswered ${afterSeconds} s after the load stopped`, verdict(unanswered === 0)],
+        ...PROBED.map((path) => [
+          `GET ${path} p99 < 100 ms`,
+          `during load p50 ${fmtMs(probeStats[path].duringLoad.p50)}, p99 ${fmtMs(probeStats[path].duringLoad.p99)}, max ${fmtMs(probeStats[path].duringLoad.max)}; ${probeStats[path].failures} failed of ${probeStats[path].n}`,
+          `${(probeStats[path].duringLoad.p99 / 100).toFixed(2)}× 100 ms: ${verdict(probeStats[path].duringLoad.p99 < 100 && probeStats[path].failures === 0)}`,
+        ]),
+        [
+          `gateway RSS ${afterSeconds} s after ≤ 1.2× before`,
+          `at start ${results.rssAtStartMiB?.toFixed(0)} MiB, before the load ${rssBefore?.toFixed(0)} MiB, peak ${rssPeak.toFixed(0)} MiB, after ${rssAfter?.toFixed(0) ?? '–'} MiB`,
+          rssAfter && rssBefore ? `${(rssAfter / rssBefore).toFixed(2)}× before: ${verdict(rssAfter <= 1.2 * rssBefore)}` : '–',
+        ],
+        ['gateway counted = sent', `sluice_requests_total +${countedTotal}, sluice_requests_received_total +${receivedDelta}, sent ${run.sent}, in flight at the end ${inFlightAfter}`, `${(countedTotal / run.sent).toFixed(4)}×: ${verdict(countedTotal === run.sent)}`],
+      ], { left: true }),
+    );
+    out.push(`  the gateway's outcome counter by reason: ${Object.entries(terminalDelta).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log(out.join('\n'));
+    if (jsonFile) {
+      writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);
+      log(`figures written to ${jsonFile}`);
+    }
+  } finally {
+    if (prober) prober.kill();
+    await cluster.stop();
+  }
+}
