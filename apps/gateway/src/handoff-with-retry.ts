@@ -1,4 +1,4 @@
-import type { Bus, HandoffResult } from '@sluice/bus';
+import { stampSent, type Bus, type HandoffResult } from '@sluice/bus';
 import type { InferenceRequest } from '@sluice/contracts';
 import { HANDOFF_RETRY, nextHandoffPauseMs } from '@sluice/stages';
 
@@ -22,6 +22,7 @@ export async function handoffWithRetry(
     // Checked before every try, the first included: a re-submission that waited out a pause may
     // find its request ended meanwhile.
     if (!stillWanted()) return 'abandoned';
+    stampSent(request.timings);
     const result = await bus.handoff(subject, request, request.id, request.attempt);
     if (result.ok || result.why === 'nack') return result;
     if (Date.now() + pauseMs > giveUpAt) return result;

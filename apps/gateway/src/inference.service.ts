@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Subscription } from '@nats-io/transport-node';
+import { monotonicMs, takeHopMs } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
   InboxFrameSchema,
@@ -26,6 +26,7 @@ import { Exchange, type ApiKind } from './exchange.js';
 import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
 import { BodyError, BodyTimeoutError, apiError, readJsonBody, sendJson } from './http-io.js';
 import { parseInferenceRequest } from './parse-request.js';
+import { RequestIds } from './request-ids.js';
 import type { PendingRequest } from './pending-request.js';
 import { HeaderTrust } from './scheduling-headers.js';
 import { exceedsContext, priorityFor } from '@sluice/stages';
@@ -44,6 +45,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private inbox: Subscription | undefined;
   private readonly headerTrust: HeaderTrust;
   private readonly objectives: ReadonlyMap<string, number>;
+  private readonly ids = new RequestIds();
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
@@ -82,6 +84,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   }
 
   async handle(kind: ApiKind, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrivedAtMs = monotonicMs();
     const arrivalMs = Date.now();
     // One reading of the wall clock: the wire's epoch µs and the gateway's own ms agree.
     const arrivalUs = microsFromMillis(arrivalMs);
@@ -92,7 +95,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       kind: SpanKind.SERVER,
       attributes: { 'http.request.method': 'POST', 'url.path': path, 'http.route': path, 'gen_ai.operation.name': kind === 'chat' ? 'chat' : 'text_completion' },
     });
-    const id = `${kind === 'chat' ? 'chatcmpl' : 'cmpl'}-${randomBytes(12).toString('hex')}`;
+    const id = this.ids.next(kind);
     span.setAttribute('sluice.request.id', id);
 
     const settleOnly = (reason: OutcomeReason, status: number) => this.recordOutcome(span, arrivalMs, reason, status, 0);
@@ -190,6 +193,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       if (!exchange.isSettled) exchange.abandon();
     });
 
+    request.timings.gatewayInMs = monotonicMs() - arrivedAtMs;
     await context.with(trace.setSpan(context.active(), span), () => this.custody.submit(request));
   }
 
@@ -210,9 +214,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         entry.exchange.onTokens(count);
         return;
       }
-      case 'end':
+      case 'end': {
+        const hop = takeHopMs(frame.timings);
+        if (hop !== undefined) frame.timings.toGatewayMs = hop;
         entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });
         return;
+      }
       case 'error':
         entry.exchange.fail(frame.reason, frame.message);
         return;

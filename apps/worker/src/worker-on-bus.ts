@@ -1,4 +1,4 @@
-import { sendMigrateFrame, type Bus } from '@sluice/bus';
+import { sendMigrateFrame, stampSent, type Bus } from '@sluice/bus';
 import {
   micros,
   subjects,
@@ -110,6 +110,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
       instanceId: instance.instanceId,
       timings: { ...held.request.timings, workerQueueMs: realMs(completion.workerQueueUs), prefillMs: realMs(completion.prefillUs), decodeMs: realMs(completion.decodeUs) },
     };
+    stampSent(end.timings);
     this.bus.publish(held.request.replyTo, end);
     const m = this.metrics;
     const l = labels(instance);

@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe('AckInbox', () => {
   it('resolves each handoff with its own reply, however many wait at once', async () => {
-    receiver.subscribe('acks.echo', { callback: (_, msg) => msg.respond(msg.data) });
+    receiver.subscribe('acks.echo', { callback: (_, msg) => void msg.respond(msg.data) });
     await receiver.flush();
     const acks = new AckInbox(sender, 2_000);
     const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => acks.send('acks.echo', `{"n":${i}}`, headers())));

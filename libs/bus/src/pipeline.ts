@@ -1,6 +1,7 @@
 import { context, trace, type Context, type Span } from '@opentelemetry/api';
 import type { ErrorFrame, HeldFrame, InferenceRequest, MigrateFrame, MigrationReason, OutcomeReason, ResumeStage, Stage } from '@sluice/contracts';
 import type { Bus, HandoffResult } from './bus.js';
+import { stampSent } from './hop-clock.js';
 
 /**
  * Ends a request from any stage: an error frame to the inbox of the gateway that owns it. The
@@ -43,5 +44,6 @@ export function sendMigrateFrame(
  * ends the request at once with its stage's reason, instead of letting it die at the deadline.
  */
 export function handoffInSpan(bus: Bus, subject: string, request: InferenceRequest, span: Span, parent: Context = context.active()): Promise<HandoffResult> {
+  stampSent(request.timings);
   return context.with(trace.setSpan(parent, span), () => bus.handoff(subject, request, request.id, request.attempt));
 }

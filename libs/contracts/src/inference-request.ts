@@ -3,15 +3,30 @@ import { BlockIdSchema } from './block-hashes.js';
 import { SloClassSchema } from './slo.js';
 import { MicrosSchema } from './time.js';
 
-/** Per-stage durations in milliseconds, filled in as the request moves down the pipeline. */
+/**
+ * Per-stage durations in milliseconds, filled in as the request moves down the pipeline: each
+ * stage's own time and, for the per-stage breakdown of the live path, each bus hop (`to…Ms`:
+ * from the sender's handoff to the receiver's door, on one host's monotonic clock).
+ */
 export const StageTimingsSchema = z
   .object({
+    /** At the gateway: HTTP request received → handed to admission (body, tokenization, checks). */
+    gatewayInMs: z.number().nonnegative(),
+    toAdmissionMs: z.number().nonnegative(),
     admissionMs: z.number().nonnegative(),
+    toFlowMs: z.number().nonnegative(),
     flowQueueMs: z.number().nonnegative(),
+    toRouterMs: z.number().nonnegative(),
     routingMs: z.number().nonnegative(),
+    toWorkerMs: z.number().nonnegative(),
     workerQueueMs: z.number().nonnegative(),
     prefillMs: z.number().nonnegative(),
     decodeMs: z.number().nonnegative(),
+    /** The worker's end frame → the gateway that owns the request. */
+    toGatewayMs: z.number().nonnegative(),
+    /** The current hop's send stamp (monotonic ms) and its host clock's id; removed on arrival. */
+    sentAtMs: z.number().nonnegative(),
+    sentOn: z.string().max(64),
   })
   .partial();
 export type StageTimings = z.infer<typeof StageTimingsSchema>;

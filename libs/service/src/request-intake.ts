@@ -1,4 +1,4 @@
-import { epochMicros, sendHeldFrame, sendMigrateFrame } from '@sluice/bus';
+import { epochMicros, recordHopInto, sendHeldFrame, sendMigrateFrame } from '@sluice/bus';
 import { AttemptLedger } from '@sluice/collections';
 import { microsFromMillis, type CancelRequest, type InferenceRequest, type MigrationReason, type ResumeStage, type Stage } from '@sluice/contracts';
 import type { ServiceContext } from './service-context.js';
@@ -28,6 +28,7 @@ export class RequestIntake {
   take(request: InferenceRequest, holder: string = this.service.instanceId): 'serve' | 'supersede' | false {
     const arrival = this.ledger.arrive(request.id, request.attempt, request.deadlineUs, epochMicros());
     if (arrival !== 'serve' && arrival !== 'supersede') return false;
+    recordHopInto(this.stage, request.timings);
     sendHeldFrame(this.service.bus, request, this.stage, holder);
     return arrival;
   }
