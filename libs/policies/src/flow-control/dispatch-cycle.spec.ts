@@ -36,6 +36,7 @@ const signalsFrom = (ledger: InFlightLedger, endpoints: PoolSignals['endpoints']
     return ledger.tokens;
   },
   dispatchedWithin: (ageMs) => ledger.dispatchedWithin(microsFromMillis(nowMs()), ageMs),
+  inFlightDispatchedWithin: (ageMs) => ledger.inFlightDispatchedWithin(microsFromMillis(nowMs()), ageMs),
 });
 
 describe('runDispatchCycle', () => {

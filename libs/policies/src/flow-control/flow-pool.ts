@@ -81,4 +81,8 @@ class LiveSignals implements PoolSignals {
   dispatchedWithin(ageUs: number): number {
     return this.ledger.dispatchedWithin(this.nowUs, ageUs);
   }
+
+  inFlightDispatchedWithin(ageUs: number): number {
+    return this.ledger.inFlightDispatchedWithin(this.nowUs, ageUs);
+  }
 }

@@ -109,6 +109,36 @@ describe('InFlightLedger', () => {
     expect(ledger.dispatchedWithin(microsFromMillis(30), microsFromMillis(Number.POSITIVE_INFINITY))).toBe(4);
   });
 
+  it('inFlightDispatchedWithin leaves out the dispatches reported done or forgotten since', () => {
+    const ledger = new InFlightLedger();
+    for (const [id, t] of [['a', 0], ['b', 10], ['c', 20], ['d', 30]] as const) ledger.dispatched(id, 1, microsFromMillis(t), microsFromMillis(t + 100));
+    ledger.done('c');
+    ledger.done('c'); // twice: counted once
+    expect(ledger.inFlightDispatchedWithin(microsFromMillis(30), microsFromMillis(30))).toBe(3);
+    expect(ledger.inFlightDispatchedWithin(microsFromMillis(30), microsFromMillis(10))).toBe(1);
+    expect(ledger.dispatchedWithin(microsFromMillis(30), microsFromMillis(10))).toBe(2);
+    ledger.expire(microsFromMillis(105)); // a's deadline
+    expect(ledger.inFlightDispatchedWithin(microsFromMillis(105), microsFromMillis(105))).toBe(2);
+  });
+
+  it('inFlightDispatchedWithin stays exact over many dispatches, as old ones are pruned and marks land anywhere', () => {
+    const ledger = new InFlightLedger(microsFromMillis(1_000));
+    const open = new Set<number>();
+    for (let i = 0; i < 20_000; i++) {
+      ledger.dispatched(`r${i}`, 1, microsFromMillis(i), microsFromMillis(i + 1e9));
+      open.add(i);
+      // Finish an earlier request in a scattered order (the 7th-previous, every other time).
+      if (i % 2 === 0 && open.has(i - 7)) {
+        ledger.done(`r${i - 7}`);
+        open.delete(i - 7);
+      }
+      if (i % 997 === 0) {
+        const expected = [...open].filter((t) => t >= i - 500).length;
+        expect(ledger.inFlightDispatchedWithin(microsFromMillis(i), microsFromMillis(500))).toBe(expected);
+      }
+    }
+  });
+
   it('looks back at most recentWindowUs, and stays exact as old dispatch times are pruned', () => {
     const ledger = new InFlightLedger(microsFromMillis(100));
     ledger.dispatched('old', 1, microsFromMillis(0), microsFromMillis(1e9));

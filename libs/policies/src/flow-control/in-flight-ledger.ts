@@ -1,11 +1,12 @@
 import { Heap } from '@sluice/collections';
 import type { Micros } from '@sluice/contracts';
+import { RecentDispatches } from './recent-dispatches.js';
 
 interface LedgerEntry {
   readonly id: string;
   readonly tokens: number;
   readonly forgetAtUs: number;
-  /** Dispatch order: ties of `forgetAtUs` are forgotten in it. */
+  /** Dispatch order (the n-th dispatch is n): ties of `forgetAtUs` are forgotten in it; its mark in `recent`. */
   readonly seq: number;
 }
 
@@ -27,9 +28,8 @@ export class InFlightLedger {
   private deadlines = new Heap<LedgerEntry>(byDeadline);
   private seq = 0;
   private tokenSum = 0;
-  /** Times of recent dispatches, ascending (dispatch times only grow); `start` skips pruned ones. */
-  private recent: number[] = [];
-  private start = 0;
+  /** Times of recent dispatches, each marked when it leaves the books. */
+  private readonly recent = new RecentDispatches();
 
   /** @param recentWindowUs how far back `dispatchedWithin` can look (the longest snapshot age that matters). */
   constructor(private readonly recentWindowUs = 60_000_000) {}
@@ -48,8 +48,7 @@ export class InFlightLedger {
     this.entries.set(id, entry);
     this.deadlines.push(entry);
     this.tokenSum += tokens;
-    this.recent.push(nowUs);
-    this.prune(nowUs);
+    this.recent.push(nowUs, nowUs - this.recentWindowUs);
   }
 
   /** The request left the pool (done, dropped, failed, never accepted). False if it was not here. */
@@ -58,6 +57,7 @@ export class InFlightLedger {
     if (!entry) return false;
     this.entries.delete(id);
     this.tokenSum -= entry.tokens;
+    this.recent.markDone(entry.seq);
     this.compactDeadlines();
     return true;
   }
@@ -71,6 +71,7 @@ export class InFlightLedger {
       if (this.entries.get(top.id) !== top) continue;
       this.entries.delete(top.id);
       this.tokenSum -= top.tokens;
+      this.recent.markDone(top.seq);
       forgotten.push(top.id);
     }
     return forgotten;
@@ -78,16 +79,12 @@ export class InFlightLedger {
 
   /** Dispatches in the last `ageUs` (done or not: the snapshot of that age saw none of them). */
   dispatchedWithin(nowUs: Micros, ageUs: number): number {
-    if (!(ageUs >= 0)) return 0;
-    const since = nowUs - ageUs;
-    let lo = this.start;
-    let hi = this.recent.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.recent[mid]! < since) lo = mid + 1;
-      else hi = mid;
-    }
-    return this.recent.length - lo;
+    return this.recent.within(nowUs, ageUs);
+  }
+
+  /** Of those, the ones still on the books (not reported done nor forgotten). */
+  inFlightDispatchedWithin(nowUs: Micros, ageUs: number): number {
+    return this.recent.inFlightWithin(nowUs, ageUs);
   }
 
   /** Done entries linger in the deadline heap until their deadline; rebuild when they dominate. */
@@ -98,12 +95,4 @@ export class InFlightLedger {
     this.deadlines = deadlines;
   }
 
-  private prune(nowUs: Micros): void {
-    const horizon = nowUs - this.recentWindowUs;
-    while (this.start < this.recent.length && this.recent[this.start]! < horizon) this.start++;
-    if (this.start > 1024 && this.start * 2 > this.recent.length) {
-      this.recent = this.recent.slice(this.start);
-      this.start = 0;
-    }
-  }
 }

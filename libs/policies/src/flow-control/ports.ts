@@ -55,6 +55,8 @@ export interface PoolSignals {
    * show yet. Lets a detector fed by periodic snapshots stop a burst before the next snapshot.
    */
   dispatchedWithin(ageUs: number): number;
+  /** Of those, the ones not reported done yet: a request that already finished is no load to hold back for. */
+  inFlightDispatchedWithin(ageUs: number): number;
 }
 
 /** Gates dispatch: 1.0 or more means saturated, and the head of the queue waits. */

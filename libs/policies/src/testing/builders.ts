@@ -70,17 +70,24 @@ export function queuedRequest(overrides: Partial<QueuedRequest> & Pick<QueuedReq
 
 /**
  * What a saturation detector reads. `dispatchedAgoUs` lists the times (µs before now, ≥ 0) of
- * recent dispatches; `dispatchedWithin(age)` counts those at most `age` ago. Default: nothing in flight.
+ * recent dispatches; `dispatchedWithin(age)` counts those at most `age` ago. `doneAgoUs` lists the
+ * dispatch times of those already done (a sub-list): `inFlightDispatchedWithin(age)` leaves them
+ * out. Default: nothing in flight.
  */
 export function poolSignals(
-  overrides: Partial<Omit<PoolSignals, 'dispatchedWithin'>> & { readonly dispatchedAgoUs?: readonly number[] } = {},
+  overrides: Partial<Omit<PoolSignals, 'dispatchedWithin' | 'inFlightDispatchedWithin'>> & {
+    readonly dispatchedAgoUs?: readonly number[];
+    readonly doneAgoUs?: readonly number[];
+  } = {},
 ): PoolSignals {
-  const { dispatchedAgoUs = [], ...rest } = overrides;
+  const { dispatchedAgoUs = [], doneAgoUs = [], ...rest } = overrides;
+  const within = (agos: readonly number[], ageUs: number) => agos.filter((ago) => ago <= ageUs).length;
   return {
     endpoints: [],
     inFlightRequests: 0,
     inFlightTokens: 0,
-    dispatchedWithin: (ageUs) => dispatchedAgoUs.filter((ago) => ago <= ageUs).length,
+    dispatchedWithin: (ageUs) => within(dispatchedAgoUs, ageUs),
+    inFlightDispatchedWithin: (ageUs) => within(dispatchedAgoUs, ageUs) - within(doneAgoUs, ageUs),
     ...rest,
   };
 }

@@ -79,6 +79,12 @@ describe('utilization-detector', () => {
     expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0)], dispatchedAgoUs: agoUs(1, 2, 3, 4, 5) }))).toBe(1);
   });
 
+  it('leaves out the requests dispatched since the snapshot that are already done: they are no load', () => {
+    // One idle endpoint, snapshot 50 ms old: 5 dispatches since would saturate it; 4 of them are done → 1/5.
+    const dispatchedAgoUs = agoUs(1, 2, 3, 4, 5);
+    expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0)], dispatchedAgoUs, doneAgoUs: agoUs(2, 3, 4, 5) }))).toBeCloseTo(0.2, 12);
+  });
+
   it('reads the in-flight books not at all (that is the concurrency detector)', () => {
     expect(detector.saturation(poolSignals({ endpoints: [endpoint('a', 0, 0)], inFlightRequests: 1_000, inFlightTokens: 1e9 }))).toBe(0);
   });
