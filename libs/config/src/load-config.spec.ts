@@ -96,7 +96,7 @@ inferenceObjectives:
     expect(config.flowController.saturationDetector).toEqual({ type: 'concurrency-detector', parameters: { concurrencyMode: 'requests', maxConcurrency: 8, headroom: 0 } });
     expect(config.inferenceObjectives).toEqual([{ name: 'premium', priority: 10 }]);
     // Defaults: the Endpoint Picker's utilization detector, 60 s TTL, no limits.
-    expect(loadConfig({}).flowController).toMatchObject({ maxRequests: 0, maxBytes: 0, defaultRequestTTL: 60_000, saturationDetector: { type: 'utilization-detector' } });
+    expect(loadConfig({}).flowController).toMatchObject({ maxRequests: 0, maxBytes: 0, defaultRequestTTL: 10_000, saturationDetector: { type: 'utilization-detector' } });
   });
 
   it('names the flow-control key that is wrong and what is allowed', () => {

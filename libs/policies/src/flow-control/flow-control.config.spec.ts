@@ -31,11 +31,11 @@ describe('flow control registry', () => {
 });
 
 describe('FlowControlConfigSchema', () => {
-  it('defaults: no limits, 60 s TTL, global-strict + FCFS bands, the utilization detector at 5 / 0.8 / 200 ms', () => {
+  it('defaults: no limits, 10 s TTL, global-strict + FCFS bands, the utilization detector at 5 / 0.8 / 200 ms', () => {
     expect(FlowControlConfigSchema.parse({})).toEqual({
       maxRequests: 0,
       maxBytes: 0,
-      defaultRequestTTL: 60_000,
+      defaultRequestTTL: 10_000,
       defaultPriorityBand: { maxRequests: 0, maxBytes: 0, fairnessPolicyRef: 'global-strict-fairness-policy', orderingPolicyRef: 'fcfs-ordering-policy' },
       priorityBands: [],
       saturationDetector: { type: 'utilization-detector', parameters: { queueDepthThreshold: 5, kvCacheUtilThreshold: 0.8, metricsStalenessThreshold: 200 } },
