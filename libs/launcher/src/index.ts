@@ -18,3 +18,4 @@ export {
 export { canConnect, natsAnswers, freePort, freePorts, connectHost, urlHostPort } from './net.js';
 export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
 export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
+export { warmUp, WARM_UP_TENANT, type WarmUpOptions, type WarmUpResult } from './warm-up.js';

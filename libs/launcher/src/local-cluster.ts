@@ -1,3 +1,4 @@
+import { warmUp, type WarmUpResult } from './warm-up.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
@@ -61,6 +62,11 @@ export interface LocalClusterOptions {
   readonly nats?: Omit<StartNatsOptions, 'url' | 'logFile' | 'port'>;
   /** Aborting during start-up stops what was started and rejects with the abort reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Warm-up requests sent through the gateway once every process is ready, before this resolves
+   * (default 0: none). `sluice up` and the benchmarks warm up; tests that count requests do not.
+   */
+  readonly warmUpRequests?: number;
 }
 
 export interface LocalCluster {
@@ -75,6 +81,8 @@ export interface LocalCluster {
   /** The exact arguments every service got (configArgs plus any chosen ports); worker-i past the first also gets its own `--worker.port`. */
   readonly serviceArgs: readonly string[];
   readonly logDir: string;
+  /** The warm-up run before this resolved (absent when `warmUpRequests` was 0 or there is no gateway). */
+  readonly warmUp?: WarmUpResult;
   /** Every process now, in start order (worker-0 … worker-(N-1), router, flow-controller, admission, gateway), with its current pid, state and restart count. */
   processes(): readonly ClusterProcess[];
   /**
@@ -230,16 +238,27 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     throw lostPickedPort ? new ChosenPortTakenError(error) : error;
   }
 
+  const gatewayUrl = `http://${urlHostPort(config.gateway.host, config.gateway.port)}`;
+  let warmed: WarmUpResult | undefined;
+  if ((options.warmUpRequests ?? 0) > 0 && plan.processes.some((p) => p.service === 'gateway')) {
+    try {
+      warmed = await warmUp(gatewayUrl, { requests: options.warmUpRequests!, model: config.worker.model, ...(signal ? { signal } : {}) });
+    } catch (error) {
+      await stop();
+      throw signal?.aborted ? abortError(signal) : error;
+    }
+  }
+
   const find = (name: string): SupervisedProcess => {
     const found = running.find((p) => p.name === name);
     if (!found) throw new Error(`unknown process "${name}"; this cluster runs: ${running.map((p) => p.name).join(', ')}`);
     return found;
   };
-  const gateway = config.gateway;
   return {
     natsUrl: nats.url,
     natsKind: nats.kind,
-    gatewayUrl: `http://${urlHostPort(gateway.host, gateway.port)}`,
+    gatewayUrl,
+    ...(warmed ? { warmUp: warmed } : {}),
     services: running.map((p) => p.serviceInfo()),
     config,
     serviceArgs: plan.sharedArgs,

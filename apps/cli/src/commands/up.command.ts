@@ -16,7 +16,10 @@ import { executeRun } from '../run/execute-run.js';
 import { removeClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--key.path=value ...]
+/** Enough for every process's hot path to be compiled (issue 25: docs/benchmarks.md, "Live path"). */
+const DEFAULT_WARM_UP_REQUESTS = 200;
+
+const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--key.path=value ...]
 
 Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if set, else a
 local nats-server, else a Docker container) and the worker, router, flow-controller, admission
@@ -31,6 +34,10 @@ Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
   --no-demo           do not run the demo workload (examples/workloads/quickstart.yaml, about a minute)
   --demo-workload F   run this workload as the demo instead
+  --warmup N          warm-up requests sent through the gateway before sluice reports it is up
+                      (default ${DEFAULT_WARM_UP_REQUESTS}; 0: none). They are real requests of tenant sluice-warmup,
+                      counted in the metrics like any other; they spare the first user requests
+                      the start-up costs (JIT, first-use compilation, connections)
   --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.processes=2
   -h, --help          this text
 
@@ -56,7 +63,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -64,6 +71,11 @@ export const upCommand: Command = {
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice up: ${p}`);
       err.line('Run `sluice up --help` for usage.');
+      return EXIT.USAGE;
+    }
+    const warmUpRequests = Number(values.get('warmup') ?? DEFAULT_WARM_UP_REQUESTS);
+    if (!Number.isInteger(warmUpRequests) || warmUpRequests < 0) {
+      err.line(`sluice up: --warmup must be a whole number ≥ 0 (warm-up requests), got "${values.get('warmup')}"`);
       return EXIT.USAGE;
     }
     const demo = flags.has('no-demo') ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
@@ -143,6 +155,7 @@ export const upCommand: Command = {
           onReady,
           onRestart,
           onExit,
+          warmUpRequests,
         });
       } catch (error) {
         if (stopping) return EXIT.OK; // Ctrl-C during start-up: the launcher has stopped what it started.
@@ -167,6 +180,11 @@ export const upCommand: Command = {
       const { instances } = cluster.config.worker;
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
+      if (cluster.warmUp) {
+        const { ok, failed, ms } = cluster.warmUp;
+        const line = `  warmed up: ${ok} requests in ${(ms / 1000).toFixed(1)} s (tenant sluice-warmup)${failed > 0 ? `, ${failed} failed` : ''}`;
+        out.line(failed > 0 ? out.yellow(line) : out.dim(line));
+      }
       if (demo) await runDemo(cluster, demo, ctx, () => stopping);
       return await finished;
     } finally {
