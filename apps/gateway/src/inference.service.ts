@@ -215,6 +215,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         return;
       }
       case 'end': {
+        // The end frame says how many tokens the attempt made: its last ones travel in it, and a lost tokens frame is filled.
+        const missing = entry.attemptBaseTokens + frame.outputTokens - entry.exchange.tokensSent;
+        if (missing > 0) {
+          this.observeTokens(entry, missing);
+          entry.exchange.onTokens(missing);
+        }
         const hop = takeHopMs(frame.timings);
         if (hop !== undefined) frame.timings.toGatewayMs = hop;
         entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });

@@ -36,6 +36,13 @@ type Instance = InstanceCore<LiveHeld>;
  * request with its queued/prefill/decode phases, and wake-ups on the real-time scheduler.
  */
 export class WorkerOnBus implements WorkerEffects<LiveHeld> {
+  /**
+   * The requests the step being ended completes (the core calls stepEnded, then tokens, then
+   * completed, in one turn): their last tokens frame is folded into the end frame, one message
+   * fewer per request (all of a 1-token request's output).
+   */
+  private finishing: readonly string[] = [];
+
   constructor(
     private readonly bus: Bus,
     private readonly tracer: Tracer,
@@ -87,6 +94,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   }
 
   stepEnded(instance: Instance, result: StepResult<LiveHeld>, _tokenUs: Micros): void {
+    this.finishing = result.completed;
     // Most steps refuse nothing: no label lookup for them.
     if (result.kvAllocationFailures > 0) this.metrics.kvAllocationFailures.inc(labels(instance), result.kvAllocationFailures);
   }
@@ -94,9 +102,11 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   tokens(instance: Instance, held: LiveHeld, count: number, atUs: Micros, previousUs: Micros | undefined): void {
     if (previousUs === undefined) this.metrics.ttft.observe(labels(instance), this.clock.realSeconds(atUs - held.workerArrivalUs));
     else this.metrics.itl.observe(labels(instance), this.clock.realSeconds(atUs - previousUs));
+    this.metrics.generationTokens.inc(labels(instance), count);
+    // The step's last tokens ride in the end frame that follows at once (it says how many the attempt made).
+    if (this.finishing.includes(held.id)) return;
     const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, generated: held.generated, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
     this.bus.publish(held.request.replyTo, frame);
-    this.metrics.generationTokens.inc(labels(instance), count);
   }
 
   completed(instance: Instance, held: LiveHeld, completion: WorkerCompletion, atUs: Micros): void {

@@ -32,6 +32,7 @@ export const EndFrameSchema = z.object({
   requestId: z.string(),
   attempt: Attempt,
   reason: z.literal('ok'),
+  /** Tokens the attempt produced in all: the completing step's tokens come only here (no tokens frame for them). */
   outputTokens: z.number().int().nonnegative(),
   instanceId: z.string(),
   timings: StageTimingsSchema,
