@@ -287,7 +287,7 @@ try {
   }
   rows.push(['  unaccounted (overhead − stages)', ...runs.map((s) => `${fmtStage(s.unaccounted.p50)} / ${fmtStage(s.unaccounted.p99)}`)]);
   rows.push([`CPU while offered, cores (of ${availableParallelism()})`, ...runs.map(() => '')]);
-  for (const name of Object.keys(pids)) rows.push([`  ${name}`, ...runs.map((s) => (s.cpuCores?.[name] === undefined ? '–' : s.cpuCores[name].toFixed(2)))]);
+  for (const name of [...Object.keys(pids), 'machine']) rows.push([`  ${name === 'machine' ? 'machine (every process on it)' : name}`, ...runs.map((s) => (s.cpuCores?.[name] === undefined ? '–' : s.cpuCores[name].toFixed(2)))]);
   out.push(table(rows));
   out.push('  achieved: good answers that ended within the offered window, per second; latency and overhead count from each request\'s scheduled send');
   if (runs.some((s) => s.errors.DEADLINE)) out.push('  DEADLINE: no answer within 30 s of the scheduled send (the client gave up and closed the connection)');

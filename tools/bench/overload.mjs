@@ -1,22 +1,26 @@
 // Benchmark (the overload goal): twice the cluster's capacity, offered open loop, and what the gateway does with it.
 //   npm run build && node tools/bench/overload.mjs [--seconds 60] [--capacity N] [--capacity-concurrency 64,256,1024,4096]
-//        [--capacity-seconds 10] [--quick] [--json FILE]
+//        [--capacity-seconds 10] [--generators 2] [--quick] [--json FILE]
 // Not part of `npm run bench` (it runs for minutes and saturates the machine on purpose).
 // A local cluster in the DEFAULT configuration (only FREE_PORT_ARGS): 1 worker process × 4
 // instances at timeScale 1, round-robin, flow control with the utilization detector, queue TTL 60 s.
 // 1. capacity: closed loop of streamed 64-token completions at rising concurrency (64, 256, 1024,
 //    4096; stops when a level adds < 10 %; the first 3 s of each level not counted), the best
 //    completions/s; or given with --capacity N;
-// 2. 2× that, open loop, streamed `max_tokens: 64` completions for --seconds; every outstanding
-//    request has its own connection (an unbounded keep-alive pool), so the gateway sees the whole
-//    offered load rather than a client-side queue; each is given up after requestTimeoutMs + 30 s;
-// 3. meanwhile, from a separate process (so the generator's busy event loop does not count),
-//    GET /metrics, /v1/models and /healthz on the gateway every 100 ms each, each on a new connection;
-// 4. the gateway's RSS (/proc/<pid>/status VmRSS) before the load, at its peak, and 20 s after the
-//    offered load stops; and the gateway's own outcome counter (sluice_requests_total) against what
+// 2. 2× that, open loop, streamed `max_tokens: 64` completions for --seconds, from --generators
+//    child processes (default 2: each has its own file descriptors, so the client is not what runs
+//    out of them first); every outstanding request has its own connection (an unbounded
+//    keep-alive pool), so the gateway sees the whole offered load rather than a client-side queue;
+//    each request is given up after gateway.requestTimeoutMs + 30 s;
+// 3. meanwhile, a monitor process (so neither the generators' busy event loops nor their file
+//    descriptors count) GETs /metrics, /v1/models and /healthz on the gateway every 100 ms each,
+//    each on a new connection, and samples every 250 ms the gateway's RSS (/proc/<pid>/status
+//    VmRSS), its open file descriptors and every process's CPU time;
+// 4. the gateway's RSS before the load, at its peak and 20 s after the offered load stops; and
+//    its own books (sluice_requests_received_total, sluice_requests_total by reason) against what
 //    the client sent and saw.
 import { execFileSync, fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
@@ -24,16 +28,19 @@ import { fileURLToPath } from 'node:url';
 import {
   completionRequest,
   countBy,
-  cpuMeter,
+  cpuSeconds,
   createAgent,
+  machineBusySeconds,
   fmtMs,
   isOk,
   isTcpFailure,
   metricSum,
   outcomeLabel,
+  parseMetrics,
   probe,
+  rssMiB,
   runClosedLoop,
-  runOpenLoop,
+  runOpenLoopForked,
   scrape,
   stats,
   table,
@@ -44,27 +51,49 @@ const wallMs = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PROBED = ['/metrics', '/v1/models', '/healthz'];
 const PROBE_EVERY_MS = 100;
+const PROBE_TIMEOUT_MS = 10_000;
 
-// --- the probing child: GETs each endpoint every 100 ms until told to stop -------------------------
-if (process.argv[2] === 'probe-child') {
+// --- the monitor child: probes each endpoint every 100 ms, samples /proc every 250 ms, until told to stop
+if (process.argv[2] === 'monitor-child') {
   const base = process.argv[3];
+  const pids = JSON.parse(process.argv[4]);
+  const probes = [];
   const samples = [];
   let outstanding = 0;
   const timers = PROBED.map((path) =>
     setInterval(() => {
       const at = wallMs();
       outstanding += 1;
-      probe(`${base}${path}`, { timeoutMs: 10_000, agent: false }).then((r) => {
+      probe(`${base}${path}`, { timeoutMs: PROBE_TIMEOUT_MS, agent: false }).then((r) => {
         outstanding -= 1;
-        samples.push({ path, at, ms: r.ms, status: r.status, error: r.error });
+        const record = { path, at, ms: r.ms, status: r.status, error: r.error };
+        // prom-client's event-loop delay of the gateway, over the time since the last scrape.
+        if (path === '/metrics' && r.status === 200) record.loopDelayMaxMs = 1000 * metricSum(parseMetrics(r.text), 'nodejs_eventloop_lag_max_seconds');
+        probes.push(record);
       });
     }, PROBE_EVERY_MS),
   );
+  const sample = () => {
+    let fds;
+    try {
+      fds = readdirSync(`/proc/${pids.gateway}/fd`).length;
+    } catch {
+      fds = undefined;
+    }
+    const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    cpu.machine = machineBusySeconds();
+    samples.push({ at: wallMs(), rssMiB: rssMiB(pids.gateway), fds, cpu });
+  };
+  sample();
+  timers.push(setInterval(sample, 250));
+  pids.monitor = process.pid;
   process.on('message', async (m) => {
+    if (m?.pids) Object.assign(pids, m.pids);
     if (m !== 'stop') return;
     timers.forEach(clearInterval);
-    while (outstanding > 0) await sleep(50); // the last probes end or time out (10 s)
-    process.send(samples, () => process.exit(0));
+    sample();
+    while (outstanding > 0) await sleep(50); // the last probes end or time out
+    process.send({ probes, samples }, () => process.exit(0));
   });
   process.send('ready');
 } else {
@@ -85,6 +114,7 @@ async function main() {
   const capacityLevels = option('capacity-concurrency', quick ? '64,256,1024' : '64,256,1024,4096').split(',').map(Number).filter((c) => c > 0);
   const capacitySeconds = Number(option('capacity-seconds', quick ? 3 : 10));
   const capacityWarmup = Math.min(3, capacitySeconds / 3);
+  const generators = Number(option('generators', 2));
   const afterSeconds = 20;
   const jsonFile = option('json', undefined);
   const log = (line) => process.stderr.write(`[overload] ${line}\n`);
@@ -101,27 +131,20 @@ async function main() {
   log('starting a cluster in the default configuration');
   let natsPid;
   const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS], parallel: true, onNatsReady: (nats) => (natsPid = nats.pid) });
-  let prober;
+  let monitor;
   try {
     const { config } = cluster;
     const instances = config.worker.processes * config.worker.instances;
     const ttlMs = config.flowController.defaultRequestTTL;
     const requestTimeoutMs = config.gateway.requestTimeoutMs;
-    const gatewayPid = () => cluster.processes().find((p) => p.name === 'gateway').pid;
-    const rssMiB = () => {
-      try {
-        const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${gatewayPid()}/status`, 'utf8'));
-        return m ? Number(m[1]) / 1024 : undefined;
-      } catch {
-        return undefined;
-      }
-    };
+    const gateway = () => cluster.processes().find((p) => p.name === 'gateway');
     const url = new URL(cluster.gatewayUrl);
-    const request = completionRequest({ maxTokens: 64, stream: true });
+    const requestOptions = { maxTokens: 64, stream: true };
+    const request = completionRequest(requestOptions);
     const results = {
       benchmark: 'overload', build, node: process.version, quick,
       config: { workerProcesses: config.worker.processes, instancesPerProcess: config.worker.instances, instances, timeScale: config.worker.timeScale, queueTtlMs: ttlMs, requestTimeoutMs, flowMaxRequests: config.flowController.maxRequests },
-      rssAtStartMiB: rssMiB(),
+      rssAtStartMiB: rssMiB(gateway().pid),
     };
 
     // 1. capacity.
@@ -132,9 +155,10 @@ async function main() {
       for (const concurrency of capacityLevels) {
         log(`capacity: closed loop, ${concurrency} concurrent, ${capacitySeconds} s`);
         const run = await runClosedLoop({ url, agent, request, concurrency, seconds: capacitySeconds, warmupSeconds: capacityWarmup, deadlineMs: requestTimeoutMs + 30_000 });
-        const errors = run.records.filter((r) => !isOk(r)).length;
-        levels.push({ concurrency, completionsPerSecond: run.completionsPerSecond, errors, latency: stats(run.records.filter(isOk).map((r) => r.latencyMs)) });
-        log(`  ${run.completionsPerSecond.toFixed(1)} completions/s, ${errors} errors`);
+        const failed = run.records.filter((r) => !isOk(r));
+        const errors = countBy(failed, outcomeLabel);
+        levels.push({ concurrency, completionsPerSecond: run.completionsPerSecond, errors, errorCount: failed.length, latency: stats(run.records.filter(isOk).map((r) => r.latencyMs)) });
+        log(`  ${run.completionsPerSecond.toFixed(1)} completions/s, ${failed.length} errors ${JSON.stringify(errors)}`);
         await waitIdle(cluster.gatewayUrl, 60_000);
         const best = Math.max(...levels.slice(0, -1).map((l) => l.completionsPerSecond), 0);
         if (levels.length > 1 && run.completionsPerSecond < best * 1.1) break;
@@ -148,58 +172,40 @@ async function main() {
 
     // 2–4. the overload.
     await sleep(2000);
-    const rssBefore = rssMiB();
+    const gatewayBefore = gateway();
     const before = await scrape(cluster.gatewayUrl);
-    prober = fork(fileURLToPath(import.meta.url), ['probe-child', cluster.gatewayUrl]);
-    await new Promise((resolve) => prober.once('message', resolve));
-    const probeStart = wallMs();
-    let rssPeak = rssBefore ?? 0;
-    const rssTimer = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB() ?? 0)), 250);
-    let launched = 0;
-    let ended = 0;
-    let loadStart;
-    let loadEnd;
-    let rssAfter;
-    let pendingAfter;
-    let afterTimer;
-    const progress = setInterval(() => log(`  ${launched} sent, ${launched - ended} outstanding, gateway RSS ${rssMiB()?.toFixed(0)} MiB`), 10_000);
     const pids = Object.fromEntries(cluster.processes().map((p) => [p.name, p.pid]));
     if (natsPid !== undefined) pids.nats = natsPid;
-    pids.generator = process.pid;
-    pids.prober = prober.pid;
-    const stopCpu = cpuMeter(pids);
-    let cpu;
-    const agent = createAgent({ maxSockets: Infinity });
-    const run = await runOpenLoop({
-      url, agent, request, rate, seconds, deadlineMs: requestTimeoutMs + 30_000,
-      onLaunch: (i) => {
-        launched += 1;
-        if (i === 0) loadStart = wallMs();
-      },
-      onRecord: () => (ended += 1),
+    monitor = fork(fileURLToPath(import.meta.url), ['monitor-child', cluster.gatewayUrl, JSON.stringify(pids)]);
+    await new Promise((resolve) => monitor.once('message', resolve));
+    await sleep(1000); // a few samples before the load
+    let progressNow = { launched: 0, ended: 0 };
+    let loadEnd;
+    let pendingAfter;
+    const progress = setInterval(() => log(`  ${progressNow.launched} sent, ${progressNow.launched - progressNow.ended} outstanding, gateway RSS ${rssMiB(gateway().pid)?.toFixed(0)} MiB`), 10_000);
+    const run = await runOpenLoopForked({
+      processes: generators, url: cluster.gatewayUrl, requestOptions, rate, seconds, deadlineMs: requestTimeoutMs + 30_000,
+      onStart: (children) => monitor.send({ pids: children }),
+      onProgress: (p) => (progressNow = p),
       onSendEnd: () => {
         loadEnd = wallMs();
-        cpu = stopCpu();
-        afterTimer = setTimeout(() => {
-          rssAfter = rssMiB();
-          pendingAfter = launched - ended;
-          log(`  ${afterSeconds} s after the load stopped: RSS ${rssAfter?.toFixed(0)} MiB, ${pendingAfter} requests unanswered yet`);
+        setTimeout(() => {
+          pendingAfter = progressNow.launched - progressNow.ended;
+          log(`  ${afterSeconds} s after the load stopped: ${pendingAfter} requests unanswered yet`);
         }, afterSeconds * 1000);
       },
     });
     clearInterval(progress);
-    // The RSS reading 20 s after the load stopped, if the requests ended before that.
-    if (rssAfter === undefined) {
-      await sleep(Math.max(0, loadEnd + afterSeconds * 1000 - wallMs()) + 50);
-    }
-    clearTimeout(afterTimer);
-    clearInterval(rssTimer);
-    agent.destroy();
-    prober.send('stop');
-    const samples = await new Promise((resolve) => prober.once('message', resolve));
-    prober = undefined;
+    const loadStart = run.t0Wall;
+    // The reading 20 s after the load stopped, if the requests ended before that.
+    await sleep(Math.max(0, loadEnd + afterSeconds * 1000 - wallMs()) + 300);
+    pendingAfter ??= 0;
+    monitor.send('stop');
+    const { probes, samples } = await new Promise((resolve) => monitor.once('message', resolve));
+    monitor = undefined;
     const inFlightLeft = await waitIdle(cluster.gatewayUrl, 30_000);
     const after = await scrape(cluster.gatewayUrl);
+    const gatewayAfter = gateway();
 
     // --- figures -------------------------------------------------------------------------------
     const { records } = run;
@@ -210,6 +216,11 @@ async function main() {
     const shed = records.filter((r) => (r.status === 429 || r.status === 503) && r.error === undefined && !r.streamError);
     const shedTime = stats(shed.map((r) => r.latencyMs));
     const unanswered = records.filter((r) => r.error === 'DEADLINE').length;
+    // Requests with no HTTP answer at all, by why: they may never have been accepted by the gateway.
+    const noAnswer = countBy(
+      records.filter((r) => r.status === undefined),
+      (r) => r.error,
+    );
     const ok = records.filter(isOk);
     const terminalBefore = metricSum(before, 'sluice_requests_total', 'reason');
     const terminalAfter = metricSum(after, 'sluice_requests_total', 'reason');
@@ -222,16 +233,36 @@ async function main() {
     const receivedDelta = metricSum(after, 'sluice_requests_received_total') - metricSum(before, 'sluice_requests_received_total');
     const inFlightAfter = metricSum(after, 'sluice_requests_in_flight');
     const probeStats = {};
+    let loopDelay;
     for (const path of PROBED) {
-      const mine = samples.filter((s) => s.path === path);
-      const during = mine.filter((s) => s.at >= loadStart && s.at <= loadEnd);
+      const during = probes.filter((s) => s.path === path && s.at >= loadStart && s.at <= loadEnd);
+      const failed = during.filter((s) => s.status !== 200);
+      if (path === '/metrics') loopDelay = stats(during.map((s) => s.loopDelayMaxMs));
       probeStats[path] = {
-        n: mine.length,
-        failures: mine.filter((s) => s.status !== 200).length,
+        n: during.length,
+        failures: failed.length,
+        failuresBy: countBy(failed, (s) => s.error ?? String(s.status)),
         duringLoad: stats(during.map((s) => s.ms)),
-        whole: stats(mine.map((s) => s.ms)),
+        answered: stats(during.filter((s) => s.status === 200).map((s) => s.ms)),
+        afterLoad: stats(probes.filter((s) => s.path === path && s.at > loadEnd).map((s) => s.ms)),
       };
     }
+    const nearest = (t) => samples.reduce((best, s) => (Math.abs(s.at - t) < Math.abs(best.at - t) ? s : best), samples[0]);
+    const sampleBefore = nearest(loadStart - 100);
+    const sampleAfter = nearest(loadEnd + afterSeconds * 1000);
+    const sampleLoadEnd = nearest(loadEnd);
+    const inRun = samples.filter((s) => s.at >= loadStart);
+    const rssBefore = sampleBefore.rssMiB;
+    const rssPeak = Math.max(...inRun.map((s) => s.rssMiB ?? 0));
+    const rssAfter = sampleAfter.rssMiB;
+    const fdsPeak = Math.max(...inRun.map((s) => s.fds ?? 0));
+    const cpu = {};
+    for (const name of Object.keys(sampleLoadEnd.cpu)) {
+      const a = nearest(loadStart).cpu[name];
+      const b = sampleLoadEnd.cpu[name];
+      cpu[name] = a === undefined || b === undefined ? undefined : (b - a) / ((sampleLoadEnd.at - nearest(loadStart).at) / 1000);
+    }
+    const gatewayRestarts = gatewayAfter.restarts - gatewayBefore.restarts;
     Object.assign(results, {
       offeredRate: rate,
       seconds,
@@ -241,14 +272,19 @@ async function main() {
       tcpFailures: { total: tcp.length, clientSide, byCode: tcpByCode },
       shedTimeMs: shedTime,
       unanswered,
+      noHttpAnswer: noAnswer,
       unansweredAfterLoadStop: { seconds: afterSeconds, count: pendingAfter },
       okLatencyMs: stats(ok.map((r) => r.latencyMs)),
       okTtfbMs: stats(ok.map((r) => r.ttfbMs)),
       launchLagMs: stats(records.map((r) => r.lagMs)),
       drainSeconds: run.drainSeconds,
       probes: probeStats,
-      probeWindowMs: { start: probeStart, loadStart, loadEnd },
+      generators,
+      loadWindowWallMs: { loadStart, loadEnd },
       cpuCoresDuringLoad: cpu,
+      gatewayRestarts,
+      gatewayEventLoopDelayMaxMs: loopDelay,
+      gatewayFds: { before: sampleBefore.fds, peak: fdsPeak, afterLoad: sampleAfter.fds },
       rssMiB: { atStart: results.rssAtStartMiB, before: rssBefore, peak: rssPeak, afterLoad: rssAfter, afterSeconds },
       gatewayCounted: { terminalByReason: terminalDelta, terminalTotal: countedTotal, received: receivedDelta, inFlightAtEnd: inFlightAfter, waitIdleLeft: inFlightLeft },
     });
@@ -261,10 +297,12 @@ async function main() {
     out.push('');
     if (levels.length > 0) {
       out.push(`capacity: closed loop, streamed max_tokens 64, ${capacitySeconds} s per level`);
-      out.push(table([['concurrency', ...levels.map((l) => String(l.concurrency))], ['completions/s', ...levels.map((l) => l.completionsPerSecond.toFixed(1))], ['p50 latency', ...levels.map((l) => fmtMs(l.latency.p50))], ['errors', ...levels.map((l) => String(l.errors))]]));
+      out.push(table([['concurrency', ...levels.map((l) => String(l.concurrency))], ['completions/s', ...levels.map((l) => l.completionsPerSecond.toFixed(1))], ['p50 latency', ...levels.map((l) => fmtMs(l.latency.p50))], ['errors', ...levels.map((l) => (l.errorCount === 0 ? '0' : Object.entries(l.errors).map(([k, v]) => `${v}× ${k}`).join(', ')))]]));
     }
-    out.push(`capacity ${capacity.toFixed(1)}/s${capacityGiven !== undefined ? ' (given)' : ''} → offered ${rate}/s (2.00×) open loop for ${seconds} s: ${run.sent} requests, generator launch lag p99 ${fmtMs(results.launchLagMs.p99)}`);
-    out.push(`CPU during the load, cores (the machine has ${availableParallelism()}): ${Object.entries(cpu).map(([k, v]) => `${k} ${v?.toFixed(2) ?? '–'}`).join(', ')}`);
+    out.push(`capacity ${capacity.toFixed(1)}/s${capacityGiven !== undefined ? ' (given)' : ''} → offered ${rate}/s (2.00×) open loop for ${seconds} s: ${run.sent} requests from ${generators} generator processes, launch lag p99 ${fmtMs(results.launchLagMs.p99)}`);
+    out.push(`CPU during the load, cores (the machine has ${availableParallelism()}; "machine" is every process on it, ours or not): ${Object.entries(cpu).map(([k, v]) => `${k} ${v?.toFixed(2) ?? '–'}`).join(', ')}`);
+    out.push(`gateway event-loop delay (its nodejs_eventloop_lag_max_seconds, per 100 ms scrape) during the load: p50 ${fmtMs(loopDelay?.p50)}, p99 ${fmtMs(loopDelay?.p99)}, max ${fmtMs(loopDelay?.max)}`);
+    out.push(`gateway open file descriptors: ${sampleBefore.fds} before, peak ${fdsPeak}, ${sampleAfter.fds} ${afterSeconds} s after the load (limit: ulimit -n, inherited); gateway restarts during the run: ${gatewayRestarts}`);
     out.push('');
     out.push('outcomes (client side)');
     out.push(table(Object.entries(outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => [`  ${k}`, String(v), `${((100 * v) / run.sent).toFixed(1)} %`])));
@@ -276,17 +314,25 @@ async function main() {
         ['TCP-level failures = 0', `${tcp.length}${tcp.length ? ` (${Object.entries(tcpByCode).map(([k, v]) => `${v}× ${k}`).join(', ')}; ${clientSide} client-side)` : ''}`, verdict(tcp.length === 0)],
         [`429/503 answered within the queue TTL (${ttlMs} ms)`, shed.length === 0 ? 'no 429/503' : `n=${shed.length}: p50 ${fmtMs(shedTime.p50)}, p99 ${fmtMs(shedTime.p99)}, max ${fmtMs(shedTime.max)}`, shed.length === 0 ? '–' : `max ${(shedTime.max / ttlMs).toFixed(2)}× TTL: ${verdict(shedTime.max <= ttlMs)}`],
         ['unanswered at the end = 0', `${unanswered} (gave up after ${(requestTimeoutMs + 30_000) / 1000} s); ${pendingAfter ?? 0} still unanswered ${afterSeconds} s after the load stopped`, verdict(unanswered === 0)],
-        ...PROBED.map((path) => [
-          `GET ${path} p99 < 100 ms`,
-          `during load p50 ${fmtMs(probeStats[path].duringLoad.p50)}, p99 ${fmtMs(probeStats[path].duringLoad.p99)}, max ${fmtMs(probeStats[path].duringLoad.max)}; ${probeStats[path].failures} failed of ${probeStats[path].n}`,
-          `${(probeStats[path].duringLoad.p99 / 100).toFixed(2)}× 100 ms: ${verdict(probeStats[path].duringLoad.p99 < 100 && probeStats[path].failures === 0)}`,
-        ]),
+        ...PROBED.map((path) => {
+          const p = probeStats[path];
+          const failures = p.failures === 0 ? '' : ` (${Object.entries(p.failuresBy).map(([k, v]) => `${v}× ${k}`).join(', ')})`;
+          return [
+            `GET ${path} p99 < 100 ms`,
+            `during load p50 ${fmtMs(p.duringLoad.p50)}, p99 ${fmtMs(p.duringLoad.p99)}, max ${fmtMs(p.duringLoad.max)}; ${p.failures} of ${p.n} failed${failures}`,
+            `${(p.duringLoad.p99 / 100).toFixed(2)}× 100 ms: ${verdict(p.duringLoad.p99 < 100 && p.failures === 0)}`,
+          ];
+        }),
         [
           `gateway RSS ${afterSeconds} s after ≤ 1.2× before`,
-          `at start ${results.rssAtStartMiB?.toFixed(0)} MiB, before the load ${rssBefore?.toFixed(0)} MiB, peak ${rssPeak.toFixed(0)} MiB, after ${rssAfter?.toFixed(0) ?? '–'} MiB`,
+          `at cluster start ${results.rssAtStartMiB?.toFixed(0)} MiB, before the load ${rssBefore?.toFixed(0)} MiB, peak ${rssPeak.toFixed(0)} MiB, after ${rssAfter?.toFixed(0) ?? '–'} MiB`,
           rssAfter && rssBefore ? `${(rssAfter / rssBefore).toFixed(2)}× before: ${verdict(rssAfter <= 1.2 * rssBefore)}` : '–',
         ],
-        ['gateway counted = sent', `sluice_requests_total +${countedTotal}, sluice_requests_received_total +${receivedDelta}, sent ${run.sent}, in flight at the end ${inFlightAfter}`, `${(countedTotal / run.sent).toFixed(4)}×: ${verdict(countedTotal === run.sent)}`],
+        [
+          'gateway counted = sent',
+          `sent ${run.sent}; sluice_requests_total +${countedTotal}, sluice_requests_received_total +${receivedDelta}, in flight at the end ${inFlightAfter}; no HTTP answer at all: ${Object.entries(noAnswer).map(([k, v]) => `${v}× ${k}`).join(', ') || 'none'}`,
+          `${(countedTotal / run.sent).toFixed(4)}×: ${verdict(countedTotal === run.sent)}`,
+        ],
       ], { left: true }),
     );
     out.push(`  the gateway's outcome counter by reason: ${Object.entries(terminalDelta).map(([k, v]) => `${k} ${v}`).join(', ')}`);
@@ -296,7 +342,7 @@ async function main() {
       log(`figures written to ${jsonFile}`);
     }
   } finally {
-    if (prober) prober.kill();
+    if (monitor) monitor.kill();
     await cluster.stop();
   }
 }

@@ -20,11 +20,13 @@
 //              or Dynamo's bare {message,type,code}; for a stream, from an error event in it
 //   droppedReason  the x-request-dropped-reason header
 //   tokens     SSE chunks with a choice (streams)
-import { readFileSync } from 'node:fs';
 import { Buffer } from 'node:buffer';
-import { clearInterval, setInterval } from 'node:timers';
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
+import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_PROMPT = 'one two three four five six seven eight';
 
@@ -156,14 +158,15 @@ export function sendRequest({ url, agent, request, deadlineMs = 30_000, schedule
  * Offers `rate` requests/s for `seconds`, constant spacing, then waits for every request to end
  * (each is given up after deadlineMs). Returns the records in send order and the run's clock.
  * Hooks: onLaunch(i) as each request is launched, onRecord(record, i) as each one ends,
- * onSendEnd() once the last request is launched (the offered load stops).
+ * onSendEnd() once the last request is launched (the offered load stops). startMs (a
+ * performance.now() time, default now) is when request 0 is due.
  */
-export async function runOpenLoop({ url, agent, request, rate, seconds, deadlineMs = 30_000, onLaunch, onRecord, onSendEnd }) {
+export async function runOpenLoop({ url, agent, request, rate, seconds, deadlineMs = 30_000, startMs, onLaunch, onRecord, onSendEnd }) {
   const total = Math.max(1, Math.round(rate * seconds));
   const spacing = 1000 / rate;
   const pending = new Array(total);
   let launched = 0;
-  const t0 = performance.now() + 2;
+  const t0 = startMs ?? performance.now() + 2;
   await new Promise((resolve) => {
     const tick = () => {
       const now = performance.now();
@@ -232,19 +235,119 @@ export function cpuSeconds(pid) {
   }
 }
 
-/** Starts measuring the CPU of named pids; the returned stop() gives cores used (CPU s per s) by name. */
+/** The process's resident set size in MiB (VmRSS); undefined if it is gone. */
+export function rssMiB(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (all cores, all processes: /proc/stat less idle and iowait). */
+export function machineBusySeconds() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest time is inside user)
+    return (total - ticks[3] - ticks[4]) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts measuring the CPU of named pids; the returned stop() gives cores used (CPU s per s) by
+ * name, and under `machine` the whole machine's (every process on it, ours or not).
+ */
 export function cpuMeter(pids) {
   const t = performance.now();
-  const start = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+  const read = () => ({ ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)])), machine: machineBusySeconds() });
+  const start = read();
   return () => {
     const seconds = (performance.now() - t) / 1000;
+    const now = read();
     const out = {};
-    for (const [name, pid] of Object.entries(pids)) {
-      const now = cpuSeconds(pid);
-      out[name] = now === undefined || start[name] === undefined ? undefined : (now - start[name]) / seconds;
-    }
+    for (const name of Object.keys(now)) out[name] = now[name] === undefined || start[name] === undefined ? undefined : (now[name] - start[name]) / seconds;
     return out;
   };
+}
+
+/**
+ * runOpenLoop spread over `processes` child processes, each offering rate/processes with its
+ * arrivals interleaved with the others' (so the whole is still evenly spaced). For loads that keep
+ * more connections open than one process may have file descriptors (each child has its own), and
+ * whose response parsing would keep one event loop too busy to launch on time.
+ * `requestOptions` are completionRequest's. Returns what runOpenLoop returns, records merged;
+ * onStart({ 'generator-0': pid, … }) once the children are up; onProgress({ launched, ended })
+ * about once a second; onSendEnd() when every child has launched its last.
+ */
+export async function runOpenLoopForked({ processes = 2, url, requestOptions, rate, seconds, deadlineMs = 30_000, maxSockets = Infinity, onStart, onProgress, onSendEnd }) {
+  const children = Array.from({ length: processes }, () => fork(fileURLToPath(import.meta.url), [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const progress = children.map(() => ({ launched: 0, ended: 0 }));
+  let sendEnds = 0;
+  try {
+    await Promise.all(children.map((c) => new Promise((resolve, reject) => c.once('message', resolve).once('error', reject))));
+    onStart?.(Object.fromEntries(children.map((c, k) => [`generator-${k}`, c.pid])));
+    const startWallMs = performance.timeOrigin + performance.now() + 200;
+    const done = children.map(
+      (child, k) =>
+        new Promise((resolve, reject) => {
+          child.on('message', (m) => {
+            if (m.type === 'progress') {
+              progress[k] = m;
+              onProgress?.(progress.reduce((a, p) => ({ launched: a.launched + p.launched, ended: a.ended + p.ended }), { launched: 0, ended: 0 }));
+            } else if (m.type === 'sendEnd') {
+              if (++sendEnds === processes) onSendEnd?.();
+            } else if (m.type === 'done') resolve(m.run);
+          });
+          child.once('exit', (code) => reject(new Error(`load generator child exited with ${code} before it reported`)));
+          child.send({ url: String(url), requestOptions, rate: rate / processes, seconds, deadlineMs, maxSockets, startWallMs: startWallMs + (k * 1000) / rate });
+        }),
+    );
+    const runs = await Promise.all(done);
+    const t0 = Math.min(...runs.map((r) => r.t0Wall));
+    const records = runs.flatMap((r) => r.records).sort((a, b) => a.scheduledWallMs - b.scheduledWallMs);
+    return {
+      rate,
+      seconds,
+      sent: records.length,
+      t0Wall: t0,
+      sendSeconds: Math.max(...runs.map((r) => r.sendSeconds)),
+      drainSeconds: Math.max(...runs.map((r) => r.drainSeconds)),
+      achievedRate: runs.reduce((a, r) => a + r.achievedRate, 0),
+      records,
+    };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill();
+  }
+}
+
+// A child of runOpenLoopForked: one job, its records back, exit.
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.once('message', async (job) => {
+    const agent = createAgent({ maxSockets: job.maxSockets });
+    let launched = 0;
+    let ended = 0;
+    const timer = setInterval(() => process.send({ type: 'progress', launched, ended }), 1000);
+    const run = await runOpenLoop({
+      url: new URL(job.url),
+      agent,
+      request: completionRequest(job.requestOptions),
+      rate: job.rate,
+      seconds: job.seconds,
+      deadlineMs: job.deadlineMs,
+      startMs: job.startWallMs - performance.timeOrigin,
+      onLaunch: () => (launched += 1),
+      onRecord: () => (ended += 1),
+      onSendEnd: () => process.send({ type: 'sendEnd' }),
+    });
+    clearInterval(timer);
+    agent.destroy();
+    for (const r of run.records) r.scheduledWallMs = performance.timeOrigin + r.scheduledMs;
+    process.send({ type: 'done', run: { ...run, t0Wall: performance.timeOrigin + run.t0 } }, () => process.exit(0));
+  });
+  process.send({ type: 'ready' });
 }
 
 // --- reading records ---------------------------------------------------------------------------
