@@ -20,7 +20,7 @@
 //    its own books (sluice_requests_received_total, sluice_requests_total by reason) against what
 //    the client sent and saw.
 import { execFileSync, fork } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
@@ -84,8 +84,33 @@ if (process.argv[2] === 'monitor-child') {
     cpu.machine = machineBusySeconds();
     samples.push({ at: wallMs(), rssMiB: rssMiB(pids.gateway), fds, cpu });
   };
+  // The gateway's listening socket in /proc/net/tcp: for a LISTEN socket, rx_queue is the accept
+  // queue (connections the kernel completed that the process has not accepted yet). Its limit is
+  // the listen backlog, Node's default 511 capped by net.core.somaxconn; Linux holds one more.
+  const portHex = Number(new URL(base).port).toString(16).toUpperCase().padStart(4, '0');
+  let limit = 511;
+  try {
+    limit = Math.min(limit, Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8')));
+  } catch {
+    // keep Node's default
+  }
+  const listenQueues = [];
+  const sampleListen = () => {
+    try {
+      for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
+        const f = line.trim().split(/\s+/);
+        if (f[3] === '0A' && f[1]?.endsWith(`:${portHex}`)) {
+          listenQueues.push({ at: wallMs(), queued: parseInt(f[4].split(':')[1], 16), limit });
+          return;
+        }
+      }
+    } catch {
+      // not Linux, or gone
+    }
+  };
   sample();
-  timers.push(setInterval(sample, 250));
+  sampleListen();
+  timers.push(setInterval(sample, 250), setInterval(sampleListen, 1000));
   pids.monitor = process.pid;
   process.on('message', async (m) => {
     if (m?.pids) Object.assign(pids, m.pids);
@@ -93,7 +118,7 @@ if (process.argv[2] === 'monitor-child') {
     timers.forEach(clearInterval);
     sample();
     while (outstanding > 0) await sleep(50); // the last probes end or time out
-    process.send({ probes, samples }, () => process.exit(0));
+    process.send({ probes, samples, listenQueues }, () => process.exit(0));
   });
   process.send('ready');
 } else {
@@ -201,7 +226,7 @@ async function main() {
     await sleep(Math.max(0, loadEnd + afterSeconds * 1000 - wallMs()) + 300);
     pendingAfter ??= 0;
     monitor.send('stop');
-    const { probes, samples } = await new Promise((resolve) => monitor.once('message', resolve));
+    const { probes, samples, listenQueues } = await new Promise((resolve) => monitor.once('message', resolve));
     monitor = undefined;
     const inFlightLeft = await waitIdle(cluster.gatewayUrl, 30_000);
     const after = await scrape(cluster.gatewayUrl);
@@ -263,6 +288,9 @@ async function main() {
       cpu[name] = a === undefined || b === undefined ? undefined : (b - a) / ((sampleLoadEnd.at - nearest(loadStart).at) / 1000);
     }
     const gatewayRestarts = gatewayAfter.restarts - gatewayBefore.restarts;
+    const listenDuring = listenQueues.filter((q) => q.at >= loadStart && q.at <= loadEnd);
+    const listenQueue = { ...stats(listenDuring.map((q) => q.queued)), limit: listenQueues[0]?.limit };
+    const fullShare = listenDuring.length === 0 ? undefined : listenDuring.filter((q) => q.queued > q.limit).length / listenDuring.length;
     Object.assign(results, {
       offeredRate: rate,
       seconds,
@@ -284,6 +312,7 @@ async function main() {
       cpuCoresDuringLoad: cpu,
       gatewayRestarts,
       gatewayEventLoopDelayMaxMs: loopDelay,
+      gatewayListenQueue: { ...listenQueue, fullShareOfSamples: fullShare },
       gatewayFds: { before: sampleBefore.fds, peak: fdsPeak, afterLoad: sampleAfter.fds },
       rssMiB: { atStart: results.rssAtStartMiB, before: rssBefore, peak: rssPeak, afterLoad: rssAfter, afterSeconds },
       gatewayCounted: { terminalByReason: terminalDelta, terminalTotal: countedTotal, received: receivedDelta, inFlightAtEnd: inFlightAfter, waitIdleLeft: inFlightLeft },
@@ -302,6 +331,7 @@ async function main() {
     out.push(`capacity ${capacity.toFixed(1)}/s${capacityGiven !== undefined ? ' (given)' : ''} → offered ${rate}/s (2.00×) open loop for ${seconds} s: ${run.sent} requests from ${generators} generator processes, launch lag p99 ${fmtMs(results.launchLagMs.p99)}`);
     out.push(`CPU during the load, cores (the machine has ${availableParallelism()}; "machine" is every process on it, ours or not): ${Object.entries(cpu).map(([k, v]) => `${k} ${v?.toFixed(2) ?? '–'}`).join(', ')}`);
     out.push(`gateway event-loop delay (its nodejs_eventloop_lag_max_seconds, per 100 ms scrape) during the load: p50 ${fmtMs(loopDelay?.p50)}, p99 ${fmtMs(loopDelay?.p99)}, max ${fmtMs(loopDelay?.max)}`);
+    out.push(`gateway accept queue (its listening socket's, /proc/net/tcp, each second of the load): p50 ${listenQueue.p50 ?? '–'}, max ${listenQueue.max ?? '–'} with a backlog of ${listenQueue.limit ?? '–'}; full in ${fullShare === undefined ? '–' : `${(100 * fullShare).toFixed(0)} %`} of the samples`);
     out.push(`gateway open file descriptors: ${sampleBefore.fds} before, peak ${fdsPeak}, ${sampleAfter.fds} ${afterSeconds} s after the load (limit: ulimit -n, inherited); gateway restarts during the run: ${gatewayRestarts}`);
     out.push('');
     out.push('outcomes (client side)');
@@ -330,7 +360,7 @@ async function main() {
         ],
         [
           'gateway counted = sent',
-          `sent ${run.sent}; sluice_requests_total +${countedTotal}, sluice_requests_received_total +${receivedDelta}, in flight at the end ${inFlightAfter}; no HTTP answer at all: ${Object.entries(noAnswer).map(([k, v]) => `${v}× ${k}`).join(', ') || 'none'}`,
+          `sent ${run.sent}; sluice_requests_total +${countedTotal}, sluice_requests_received_total +${receivedDelta}, in flight at the end ${inFlightAfter}; never read by the gateway (sent − received) ${run.sent - receivedDelta}; no HTTP answer at all: ${Object.entries(noAnswer).map(([k, v]) => `${v}× ${k}`).join(', ') || 'none'}`,
           `${(countedTotal / run.sent).toFixed(4)}×: ${verdict(countedTotal === run.sent)}`,
         ],
       ], { left: true }),
