@@ -1,8 +1,9 @@
 // Benchmark (issue 25): the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
-//        [--sustain-seconds 30] [--n 2000] [--max-sockets 256] [--no-sustain] [--quick] [--json FILE]
-// A local cluster as `npm start` starts it, with 16 worker instances at timeScale 1000 (the
-// modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
+//        [--sustain-seconds 30] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain] [--quick] [--json FILE]
+// A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
+// before it counts as ready; --warmup 0 for a cold start), with 16 worker instances at timeScale
+// 1000 (the modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
 // 1. baseline: raw NATS request/reply against the cluster's nats-server: sequential round trip
 //    (~420 B JSON, as hop-latency.mjs) and throughput with 64 requests in flight;
 // 2. the first requests after the cluster reports ready: #1 at once, #2…#10 one after another;
@@ -50,6 +51,8 @@ const throughputSeconds = quick ? 2 : 5;
 const maxSockets = Number(option('max-sockets', 256));
 const jsonFile = option('json', undefined);
 const sustain = !flag('no-sustain');
+/** `sluice up`'s default (DEFAULT_WARM_UP_REQUESTS in apps/cli/src/commands/up.command.ts). */
+const warmUpRequests = Number(option('warmup', 200));
 const INSTANCES = 16;
 const TIME_SCALE = 1000;
 const RTT_HOPS = 5;
@@ -138,8 +141,9 @@ const cluster = await startLocalCluster({
   onNatsReady: (nats) => (natsPid = nats.pid),
   configArgs: [...FREE_PORT_ARGS, `--worker.instances=${INSTANCES}`, `--worker.timeScale=${TIME_SCALE}`],
   parallel: true,
+  warmUpRequests,
 });
-const results = { benchmark: 'live-path', build, node: process.version, quick, instances: INSTANCES, timeScale: TIME_SCALE, natsKind: cluster.natsKind };
+const results = { benchmark: 'live-path', build, node: process.version, quick, instances: INSTANCES, timeScale: TIME_SCALE, natsKind: cluster.natsKind, warmUpRequests, warmUp: cluster.warmUp };
 try {
   const url = new URL(cluster.gatewayUrl);
   const request = completionRequest({ maxTokens: 1 });
@@ -259,7 +263,8 @@ try {
   out.push('');
   const l1 = first[0].latencyMs;
   const l10 = first[9].latencyMs;
-  out.push('first requests after the cluster reports ready (sequential, one new keep-alive connection)');
+  const warmed = cluster.warmUp ? `after a warm-up of ${warmUpRequests} requests (${cluster.warmUp.ok} ok, ${cluster.warmUp.failed} failed, ${cluster.warmUp.ms.toFixed(0)} ms)` : 'cold: no warm-up';
+  out.push(`first requests after the cluster reports ready, ${warmed} (sequential, one new keep-alive connection)`);
   out.push(
     table([
       ['#1', '#2', '#3', '#5', '#10', '#1 − #10', 'goal'],
