@@ -16,6 +16,7 @@ import {
   subjects,
   type CancelRequest,
   type InboxFrame,
+  type TokensBatchFrame,
   type InferenceRequest,
   type OutcomeReason,
 } from '@sluice/contracts';
@@ -58,9 +59,10 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    this.inbox = this.service.bus.listen(subjects.inboxOfGateway(this.service.instanceId), InboxFrameSchema, ({ data }) =>
-      this.onFrame(data),
-    );
+    this.inbox = this.service.bus.listen(subjects.inboxOfGateway(this.service.instanceId), InboxFrameSchema, ({ data }) => {
+      if (data.type === 'tokens-batch') for (const frame of data.frames) this.onFrame(frame);
+      else this.onFrame(data);
+    });
     this.custody.start();
   }
 
@@ -201,7 +203,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
    * Frames of the request's current attempt only: a superseded attempt still running somewhere
    * (it was re-submitted) can neither add tokens nor end it.
    */
-  private onFrame(frame: InboxFrame): void {
+  private onFrame(frame: Exclude<InboxFrame, TokensBatchFrame>): void {
     const entry = this.pending.get(frame.requestId);
     if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
     if (!this.custody.isCurrent(frame.requestId, frame.attempt)) return;

@@ -11,6 +11,7 @@ import {
   type Micros,
   type OutcomeReason,
   type RequestDone,
+  type TokensBatchFrame,
   type TokensFrame,
 } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
@@ -19,6 +20,9 @@ import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
 import type { WorkerMetrics } from './worker.metrics.js';
+
+/** Frames per `tokens-batch` message at most (the schema's limit; a turn of 64 instances × 256 running requests needs 16). */
+const MAX_BATCH = 1024;
 
 /** The worker's engine clock against the wall clock: the engine runs `timeScale` times faster. */
 export interface EngineClock {
@@ -42,6 +46,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
    * fewer per request (all of a 1-token request's output).
    */
   private finishing: readonly string[] = [];
+  /** Tokens frames of this turn not sent yet, by the gateway that owns their requests (see flushTokens). */
+  private readonly unsentTokens = new Map<string, TokensFrame[]>();
 
   constructor(
     private readonly bus: Bus,
@@ -106,7 +112,32 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     // The step's last tokens ride in the end frame that follows at once (it says how many the attempt made).
     if (this.finishing.includes(held.id)) return;
     const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, generated: held.generated, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
-    this.bus.publish(held.request.replyTo, frame);
+    const gateway = held.request.gatewayId;
+    const unsent = this.unsentTokens.get(gateway);
+    if (unsent !== undefined) unsent.push(frame);
+    else {
+      if (this.unsentTokens.size === 0) queueMicrotask(this.flushTokens);
+      this.unsentTokens.set(gateway, [frame]);
+    }
+  }
+
+  /**
+   * Sends this turn's tokens frames at the end of the turn, one message per gateway (every step
+   * that ended in the turn, over all this process's instances): a lone frame on its request's
+   * inbox, several as one `tokens-batch` on the gateway's batch subject. Called before any other
+   * frame is sent, so none overtakes a request's tokens.
+   */
+  private readonly flushTokens = (): void => {
+    for (const [gateway, frames] of this.unsentTokens) {
+      if (frames.length === 1) this.bus.publish(subjects.inbox(gateway, frames[0]!.requestId), frames[0]);
+      else for (let i = 0; i < frames.length; i += MAX_BATCH) this.bus.publish(subjects.inboxTokens(gateway), { type: 'tokens-batch', frames: frames.slice(i, i + MAX_BATCH) } satisfies TokensBatchFrame);
+    }
+    this.unsentTokens.clear();
+  };
+
+  private sendFrame(replyTo: string, frame: EndFrame | ErrorFrame): void {
+    this.flushTokens();
+    this.bus.publish(replyTo, frame);
   }
 
   completed(instance: Instance, held: LiveHeld, completion: WorkerCompletion, atUs: Micros): void {
@@ -121,7 +152,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
       timings: { ...held.request.timings, workerQueueMs: realMs(completion.workerQueueUs), prefillMs: realMs(completion.prefillUs), decodeMs: realMs(completion.decodeUs) },
     };
     stampSent(end.timings);
-    this.bus.publish(held.request.replyTo, end);
+    this.sendFrame(held.request.replyTo, end);
     const m = this.metrics;
     const l = labels(instance);
     m.requestSuccess.inc({ ...l, finished_reason: 'length' });
@@ -140,7 +171,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     held.span?.setAttribute('sluice.worker.outcome', reason);
     held.span?.end();
     const frame: ErrorFrame = { type: 'error', requestId: held.id, attempt: held.request.attempt, stage: 'worker', reason, message };
-    this.bus.publish(held.request.replyTo, frame);
+    this.sendFrame(held.request.replyTo, frame);
   }
 
   cancelled(_instance: Instance, held: LiveHeld, atUs: Micros): void {
@@ -151,6 +182,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   handedBack(instance: Instance, held: LiveHeld, atUs: Micros): void {
     held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
     held.span?.end(this.wallMs(atUs));
+    this.flushTokens();
     sendMigrateFrame(this.bus, held.request, instance.instanceId, 'worker_draining', 'router');
   }
 

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
-import { httpHeaders, KvEventSchema, LoadSnapshotSchema, subjectPatterns, subjects, type KvEvent, type LoadSnapshot } from '@sluice/contracts';
+import { httpHeaders, KvEventSchema, LoadSnapshotSchema, subjectPatterns, subjects, TokensBatchFrameSchema, type KvEvent, type LoadSnapshot, type TokensBatchFrame } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { postCompletion } from '@sluice/testing';
+import { postCompletion, streamCompletion } from '@sluice/testing';
 
 /** The worker service on a real bus: vLLM's metrics, KV events, load snapshots and fault knobs. */
 let cluster: LocalCluster;
 let bus: Bus;
 const kvEvents: KvEvent[] = [];
 const snapshots: LoadSnapshot[] = [];
+const batches: TokensBatchFrame[] = [];
 
 beforeAll(async () => {
   cluster = await startLocalCluster({
@@ -18,6 +19,7 @@ beforeAll(async () => {
   bus = await Bus.connect({ url: cluster.natsUrl, name: 'worker-spec', ackTimeoutMs: 1000 });
   bus.listen(subjectPatterns.allWorkerKv, KvEventSchema, ({ data }) => void kvEvents.push(data));
   bus.listen(subjectPatterns.allWorkerLoad, LoadSnapshotSchema, ({ data }) => void snapshots.push(data));
+  bus.listen(subjectPatterns.allInboxTokens, TokensBatchFrameSchema, ({ data }) => void batches.push(data));
   await bus.flush();
 });
 
@@ -60,6 +62,18 @@ describe('worker instances', () => {
     expect(text).toContain('vllm:num_preemptions_total');
     // Every step's end is timed against its modelled end (two requests: at least two steps each).
     expect(sample(text, 'sluice_worker_step_timing_error_seconds_count')).toBeGreaterThanOrEqual(4);
+  });
+
+  it('send the tokens of streams decoding together as one batch per step, and every stream stays whole and in order', async () => {
+    const streams = await Promise.all(Array.from({ length: 6 }, (_, i) => streamCompletion(cluster.gatewayUrl, { prompt: [7000 + i, 1, 2], max_tokens: 20 })));
+    for (const answer of streams) {
+      expect(answer.status).toBe(200);
+      expect(answer.completionTokens).toBe(20);
+      expect(answer.pieces).toHaveLength(20);
+    }
+    // Six requests in one batch decode in the same steps: their frames travelled together.
+    expect(batches.some((b) => b.frames.length >= 2)).toBe(true);
+    expect(new Set(batches.flatMap((b) => b.frames.map((f) => f.requestId))).size).toBeGreaterThanOrEqual(2);
   });
 
   it('publish load snapshots with the instance identity and KV size', async () => {

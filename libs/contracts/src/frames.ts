@@ -101,7 +101,21 @@ export const MigrateFrameSchema = z.object({
   resumeAt: ResumeStageSchema.default('router'),
 });
 
+/**
+ * Many requests' tokens frames in one message: what one worker process produced for one gateway
+ * in one turn (its instances' steps that ended together), sent on the gateway's batch subject
+ * (`subjects.inboxTokens`). While many streams are open this is one message per turn instead of
+ * one per request and step: at 2× the default cluster's capacity of 64-token streams, ~25,000
+ * frames/s became a few hundred messages (issue 25). A turn with one frame sends it alone, on
+ * the request's own inbox subject.
+ */
+export const TokensBatchFrameSchema = z.object({
+  type: z.literal('tokens-batch'),
+  frames: z.array(TokensFrameSchema).min(1).max(1024),
+});
+
 export const InboxFrameSchema = z.discriminatedUnion('type', [
+  TokensBatchFrameSchema,
   TokensFrameSchema,
   EndFrameSchema,
   ErrorFrameSchema,
@@ -110,6 +124,7 @@ export const InboxFrameSchema = z.discriminatedUnion('type', [
 ]);
 
 export type TokensFrame = z.infer<typeof TokensFrameSchema>;
+export type TokensBatchFrame = z.infer<typeof TokensBatchFrameSchema>;
 export type EndFrame = z.infer<typeof EndFrameSchema>;
 export type ErrorFrame = z.infer<typeof ErrorFrameSchema>;
 export type MigrateFrame = z.infer<typeof MigrateFrameSchema>;

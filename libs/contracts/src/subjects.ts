@@ -43,6 +43,11 @@ export const subjects = {
   /** any stage → the gateway that owns the request: frames for one request. */
   inbox: (gatewayId: string, requestId: string) =>
     `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.${token('request id', requestId)}`,
+  /**
+   * worker → gateway: tokens frames of many of its requests in one message. `_tokens` cannot be a
+   * request id (the gateway makes those: `cmpl-…`, `chatcmpl-…`).
+   */
+  inboxTokens: (gatewayId: string) => `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}._tokens`,
   /** What a gateway subscribes to: the frames of all the requests it owns. */
   inboxOfGateway: (gatewayId: string) => `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.>`,
   /** gateway → flow-controller, workers: a request is cancelled (client disconnect). */
@@ -81,6 +86,8 @@ export const subjectPatterns = {
   allWorkerLifecycle: `${PROTOCOL_ROOT}.worker.*.lifecycle`,
   allWorkerDone: `${PROTOCOL_ROOT}.worker.*.done`,
   allServicePresence: `${PROTOCOL_ROOT}.service.*.*.presence`,
+  /** Every gateway's batched tokens frames (an observer's view; each gateway gets its own under `inboxOfGateway`). */
+  allInboxTokens: `${PROTOCOL_ROOT}.inbox.*._tokens`,
 } as const;
 
 /** Queue groups: stateless services scale out by joining the same group. */
