@@ -6,6 +6,7 @@
 // rates messages share syscalls and wake-ups, and the cost per round trip falls.
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { startNats } from '@sluice/launcher';
