@@ -124,6 +124,17 @@ export class ClusterState {
     return this.instances.size;
   }
 
+  /** Whether instances serving `model` are known and every one of them is draining (a rolling restart under way). */
+  onlyDraining(model: string): boolean {
+    let known = false;
+    for (const entry of this.instances.values()) {
+      if (entry.identity.model !== model) continue;
+      if (!entry.draining) return false;
+      known = true;
+    }
+    return known;
+  }
+
   /**
    * The view policies decide on: live, non-draining instances, in registration order. `prefix`
    * is the caller's prefix index (the router's, or admission's copy), passed through as is.

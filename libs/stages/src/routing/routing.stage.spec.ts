@@ -110,6 +110,18 @@ describe('RoutingStage', () => {
     expect(recorder.of('handOn').map((call) => call[2])).toEqual(['i2', 'i2', 'i2']);
   });
 
+  it('when every instance of the model is draining (a restart under way), the request goes back to its gateway, not no_worker', () => {
+    const { core, recorder } = stage({}, ['i1', 'i2']);
+    core.onLifecycle(lifecycle('i1', 'drain', ms(1)));
+    core.onLifecycle(lifecycle('i2', 'drain', ms(1)));
+    core.route(stageRequest({ id: 'a' }), ms(2), 'a');
+    expect(recorder.of('handBack').map((call) => (call[2] as { reason: string }).reason)).toEqual(['next_unavailable']);
+    expect(recorder.of('reject')).toEqual([]);
+    // Another model with no instance at all is still no_worker.
+    core.route(stageRequest({ id: 'b', model: 'llama-3.1-8b' }), ms(3), 'b');
+    expect(recorder.of('reject').map((call) => call[2])).toEqual(['no_worker']);
+  });
+
   it('a late done from the instance a request migrated away from leaves its new owner alone', () => {
     const { core, recorder } = stage({}, ['i1', 'i2']);
     const a = stageRequest({ id: 'a' });

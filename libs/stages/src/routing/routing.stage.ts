@@ -79,6 +79,13 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
         this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has just started and has not heard from any instance yet' });
         return;
       }
+      // Every instance of the model is draining: a restart under way, whose replacements register
+      // soon; not an empty cluster either (a request dispatched as the last instance announced its
+      // drain ended as no_worker before).
+      if (this.effects.handBack && this.cluster.onlyDraining(request.model)) {
+        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `every instance serving "${request.model}" is draining` });
+        return;
+      }
       this.effects.reject(request, carried, 'no_worker', `no worker instance serves model "${request.model}"`);
       return;
     }
