@@ -5,10 +5,10 @@
 // 3. a whole request through gateway → admission → flow → router → worker with max_tokens=1 and
 //    an engine at timeScale 1000 (steps of 14–34 µs), measured by an HTTP client: ratio to 4 raw round trips + the inbox hop.
 import { performance } from 'node:perf_hooks';
-import { connect } from '@nats-io/transport-node';
 import { Bus } from '@sluice/bus';
 import { InferenceRequestSchema } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
+import { benchInferenceRequest, openRawEcho } from './raw-nats.mjs';
 
 const n = Number(process.argv[process.argv.indexOf('--n') + 1]) || 2000;
 const pct = (xs, p) => {
@@ -22,24 +22,12 @@ const fmt = (ms) => `${(ms * 1000).toFixed(0)} µs`;
 
 const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=1'], parallel: true });
 try {
-  const request = {
-    id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => 4_503_599_627_370_496 + i),
-    maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalUs: Date.now() * 1_000, deadlineUs: (Date.now() + 60_000) * 1_000,
-    attempt: 0, gatewayId: 'gw-bench', replyTo: 'sluice.v1.inbox.gw-bench.bench-1', timings: {},
-  };
+  const request = benchInferenceRequest();
   const payload = JSON.stringify(request);
 
   // 1. raw NATS
-  const server = await connect({ servers: cluster.natsUrl });
-  const client = await connect({ servers: cluster.natsUrl });
-  server.subscribe('bench.raw', { callback: (_, msg) => msg.respond('{"ok":true}') });
-  await server.flush();
-  const raw = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await client.request('bench.raw', payload, { timeout: 2000 });
-    raw.push(performance.now() - t);
-  }
+  const echo = await openRawEcho(cluster.natsUrl);
+  const raw = await echo.sequential(payload, n);
 
   // 2. sluice handoff
   const serving = await Bus.connect({ url: cluster.natsUrl, name: 'bench-serve', ackTimeoutMs: 2000 });
@@ -72,7 +60,7 @@ try {
   console.log(`raw NATS request/reply     p50 ${fmt(r.p50)}  p99 ${fmt(r.p99)}  (baseline)`);
   console.log(`sluice handoff             p50 ${fmt(h.p50)}  p99 ${fmt(h.p99)}  ${(h.p50 / r.p50).toFixed(2)}× raw at p50`);
   console.log(`HTTP request, 4 hops + 0.1 ms step  p50 ${fmt(e.p50)}  p99 ${fmt(e.p99)}  ${(e.p50 / (5 * r.p50)).toFixed(2)}× five raw round trips at p50`);
-  await Promise.all([server.close(), client.close(), serving.drain(), sending.drain()]);
+  await Promise.all([echo.close(), serving.drain(), sending.drain()]);
 } finally {
   await cluster.stop();
 }

@@ -14,11 +14,9 @@
 //    offered one and p99 ≤ 1 s: from 1000/s up in ×1.25 steps (down if 1000/s already fails).
 // The load generator runs in this process, on the same (2-core) machine as the cluster: its launch
 // lag is printed so a generator that fell behind is seen.
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { connect } from '@nats-io/transport-node';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
 import {
   completionRequest,
@@ -34,14 +32,11 @@ import {
   table,
   waitIdle,
 } from './live/load-generator.mjs';
+import { buildLabel, commandLine } from './bench-run.mjs';
+import { benchInferenceRequest, openRawEcho } from './raw-nats.mjs';
 
 // --- options ---------------------------------------------------------------------------------
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
+const { flag, option } = commandLine();
 const quick = flag('quick');
 const rates = option('rates', '500,1000,2000,5000').split(',').map(Number).filter((r) => r > 0);
 const seconds = Number(option('seconds', quick ? 3 : 10));
@@ -75,15 +70,7 @@ const STAGES = [
 ];
 const GPU = new Set(['prefillMs', 'decodeMs']);
 
-const build = (() => {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${sha} + uncommitted changes in apps/ or libs/` : sha;
-  } catch {
-    return 'unknown';
-  }
-})();
+const build = buildLabel(REPO_ROOT);
 
 const us = (ms) => (ms === undefined ? '–' : `${(ms * 1000).toFixed(0)} µs`);
 const ratio = (x) => (x === undefined || !Number.isFinite(x) ? '–' : `${x.toFixed(2)}×`);
@@ -157,33 +144,20 @@ try {
 
   // 1. raw NATS baseline against the cluster's server.
   log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
-  const natsRequest = {
-    id: 'bench-1', model: 'qwen3-14b', inputTokens: 128, blockHashes: Array.from({ length: 8 }, (_, i) => 4_503_599_627_370_496 + i),
-    maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: 'default', arrivalUs: Date.now() * 1_000, deadlineUs: (Date.now() + 60_000) * 1_000,
-    attempt: 0, gatewayId: 'gw-bench', replyTo: 'sluice.v1.inbox.gw-bench.bench-1', timings: {},
-  };
-  const payload = JSON.stringify(natsRequest);
-  const server = await connect({ servers: cluster.natsUrl });
-  const client = await connect({ servers: cluster.natsUrl });
-  server.subscribe('bench.raw', { callback: (_, msg) => msg.respond('{"ok":true}') });
-  await server.flush();
-  const rtt = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await client.request('bench.raw', payload, { timeout: 2000 });
-    rtt.push(performance.now() - t);
-  }
+  const payload = JSON.stringify(benchInferenceRequest());
+  const echo = await openRawEcho(cluster.natsUrl);
+  const rtt = await echo.sequential(payload, n);
   let replies = 0;
   const tputEnd = performance.now() + throughputSeconds * 1000;
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (performance.now() < tputEnd) {
-        await client.request('bench.raw', payload, { timeout: 5000 });
+        await echo.roundTrip(payload, 5000);
         replies += 1;
       }
     }),
   );
-  await Promise.all([server.close(), client.close()]);
+  await echo.close();
   const raw = { rtt: stats(rtt), throughput: replies / throughputSeconds };
   results.baseline = { rawRoundTripMs: raw.rtt, rawThroughputPerSecond: raw.throughput, payloadBytes: payload.length, inFlight: 64, throughputSeconds };
   const fiveRtt = RTT_HOPS * raw.rtt.p50;

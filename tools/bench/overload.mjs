@@ -19,12 +19,13 @@
 // 4. the gateway's RSS before the load, at its peak and 20 s after the offered load stops; and
 //    its own books (sluice_requests_received_total, sluice_requests_total by reason) against what
 //    the client sent and saw.
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
+import { buildLabel, commandLine } from './bench-run.mjs';
 import {
   completionRequest,
   countBy,
@@ -127,12 +128,7 @@ if (process.argv[2] === 'monitor-child') {
 
 async function main() {
   const { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } = await import('@sluice/launcher');
-  const argv = process.argv.slice(2);
-  const flag = (name) => argv.includes(`--${name}`);
-  const option = (name, fallback) => {
-    const i = argv.indexOf(`--${name}`);
-    return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-  };
+  const { flag, option } = commandLine();
   const quick = flag('quick');
   const seconds = Number(option('seconds', quick ? 10 : 60));
   const capacityGiven = option('capacity', undefined) === undefined ? undefined : Number(option('capacity'));
@@ -143,15 +139,7 @@ async function main() {
   const afterSeconds = 20;
   const jsonFile = option('json', undefined);
   const log = (line) => process.stderr.write(`[overload] ${line}\n`);
-  const build = (() => {
-    try {
-      const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-      const dirty = execFileSync('git', ['status', '--porcelain', '--', 'apps', 'libs'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
-      return dirty ? `${sha} + uncommitted changes in apps/ or libs/` : sha;
-    } catch {
-      return 'unknown';
-    }
-  })();
+  const build = buildLabel(REPO_ROOT);
 
   log('starting a cluster in the default configuration');
   let natsPid;

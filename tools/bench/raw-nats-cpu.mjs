@@ -10,11 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
 import { startNats } from '@sluice/launcher';
+import { commandLine } from './bench-run.mjs';
 
-const option = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-};
+const { option } = commandLine();
 
 if (process.argv[2] === 'responder') {
   const nc = await connect({ servers: process.argv[3] });
