@@ -208,21 +208,14 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
     if (!this.custody.isCurrent(frame.requestId, frame.attempt)) return;
     switch (frame.type) {
-      case 'tokens': {
+      case 'tokens':
         // With `generated`, the frame says where the attempt stands: send what the client lacks.
-        const count = frame.generated === undefined ? frame.count : entry.attemptBaseTokens + frame.generated - entry.exchange.tokensSent;
-        if (count <= 0) return; // a duplicate
-        this.observeTokens(entry, count);
-        entry.exchange.onTokens(count);
+        if (frame.generated === undefined) this.stream(entry, frame.count);
+        else this.streamUpTo(entry, frame.generated);
         return;
-      }
       case 'end': {
         // The end frame says how many tokens the attempt made: its last ones travel in it, and a lost tokens frame is filled.
-        const missing = entry.attemptBaseTokens + frame.outputTokens - entry.exchange.tokensSent;
-        if (missing > 0) {
-          this.observeTokens(entry, missing);
-          entry.exchange.onTokens(missing);
-        }
+        this.streamUpTo(entry, frame.outputTokens);
         const hop = takeHopMs(frame.timings);
         if (hop !== undefined) frame.timings.toGatewayMs = hop;
         entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });
@@ -242,6 +235,17 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
       }
     }
+  }
+
+  /** Streams what the client lacks of the attempt's first `attemptTokens` tokens (nothing for a duplicate frame). */
+  private streamUpTo(entry: PendingRequest, attemptTokens: number): void {
+    this.stream(entry, entry.attemptBaseTokens + attemptTokens - entry.exchange.tokensSent);
+  }
+
+  private stream(entry: PendingRequest, count: number): void {
+    if (count <= 0) return;
+    this.observeTokens(entry, count);
+    entry.exchange.onTokens(count);
   }
 
   /** TTFT on the first frame; after it, one ITL sample per token (a frame's gap split evenly over its tokens). */

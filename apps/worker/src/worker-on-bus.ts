@@ -2,6 +2,7 @@ import { sendMigrateFrame, stampSent, type Bus } from '@sluice/bus';
 import {
   micros,
   subjects,
+  TOKENS_BATCH_MAX_FRAMES,
   type BlockId,
   type EndFrame,
   type ErrorFrame,
@@ -20,9 +21,6 @@ import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
 import type { WorkerMetrics } from './worker.metrics.js';
-
-/** Frames per `tokens-batch` message at most (the schema's limit; a turn of 64 instances × 256 running requests needs 16). */
-const MAX_BATCH = 1024;
 
 /** The worker's engine clock against the wall clock: the engine runs `timeScale` times faster. */
 export interface EngineClock {
@@ -130,7 +128,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   private readonly flushTokens = (): void => {
     for (const [gateway, frames] of this.unsentTokens) {
       if (frames.length === 1) this.bus.publish(subjects.inbox(gateway, frames[0]!.requestId), frames[0]);
-      else for (let i = 0; i < frames.length; i += MAX_BATCH) this.bus.publish(subjects.inboxTokens(gateway), { type: 'tokens-batch', frames: frames.slice(i, i + MAX_BATCH) } satisfies TokensBatchFrame);
+      else for (let i = 0; i < frames.length; i += TOKENS_BATCH_MAX_FRAMES) this.bus.publish(subjects.inboxTokens(gateway), { type: 'tokens-batch', frames: frames.slice(i, i + TOKENS_BATCH_MAX_FRAMES) } satisfies TokensBatchFrame);
     }
     this.unsentTokens.clear();
   };

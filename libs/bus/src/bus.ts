@@ -342,7 +342,7 @@ function readAck(outcome: AckOutcome, subject: string): HandoffResult {
     case 'no_responders':
       return { ok: false, why: 'no_responders', message: `no service is listening on ${subject}` };
     case 'timeout':
-      return { ok: false, why: 'timeout', message: `no ack from ${subject} in time` };
+      return lostHandoff(subject);
     case 'closed':
       return { ok: false, why: 'closed', message: `handoff to ${subject} failed: the NATS connection is closed` };
     case 'reply': {

@@ -109,9 +109,11 @@ export const MigrateFrameSchema = z.object({
  * frames/s became a few hundred messages (issue 25). A turn with one frame sends it alone, on
  * the request's own inbox subject.
  */
+/** Frames per `tokens-batch` at most (a turn of 64 instances × 256 running requests for one gateway is 16 messages). */
+export const TOKENS_BATCH_MAX_FRAMES = 1024;
 export const TokensBatchFrameSchema = z.object({
   type: z.literal('tokens-batch'),
-  frames: z.array(TokensFrameSchema).min(1).max(1024),
+  frames: z.array(TokensFrameSchema).min(1).max(TOKENS_BATCH_MAX_FRAMES),
 });
 
 export const InboxFrameSchema = z.discriminatedUnion('type', [
