@@ -9,6 +9,8 @@ export interface WarmUpOptions {
   /** Requests in flight at once (default 4). */
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
+  /** The warm-up gives up after this long in all (default 30 s): a broken pipeline must not hold start-up for its request deadlines. */
+  readonly budgetMs?: number;
 }
 
 export interface WarmUpResult {
@@ -24,8 +26,10 @@ export interface WarmUpResult {
  * first use, lazily loaded modules, connections. Measured (issue 25): the first request after
  * start-up took ~60 ms more than the next ones, and the next ten 3–5× a warm one.
  */
-export async function warmUp(gatewayUrl: string, { requests, model, concurrency = 4, signal }: WarmUpOptions): Promise<WarmUpResult> {
+export async function warmUp(gatewayUrl: string, { requests, model, concurrency = 4, signal, budgetMs = 30_000 }: WarmUpOptions): Promise<WarmUpResult> {
   const started = performance.now();
+  const budget = AbortSignal.timeout(budgetMs);
+  const stop = signal ? AbortSignal.any([signal, budget]) : budget;
   let next = 0;
   let ok = 0;
   let failed = 0;
@@ -39,7 +43,7 @@ export async function warmUp(gatewayUrl: string, { requests, model, concurrency 
         method: 'POST',
         headers: { 'content-type': 'application/json', [httpHeaders.fairnessId]: WARM_UP_TENANT },
         body: JSON.stringify(body),
-        ...(signal ? { signal } : {}),
+        signal: stop,
       });
       await res.arrayBuffer();
       if (res.ok) ok++;
@@ -49,8 +53,9 @@ export async function warmUp(gatewayUrl: string, { requests, model, concurrency 
       failed++;
     }
   };
+  // A failure says the cluster is not serving yet: the first one ends the warm-up (the caller reports it).
   const lane = async (): Promise<void> => {
-    while (next < requests) await one(next++);
+    while (next < requests && failed === 0 && !stop.aborted) await one(next++);
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, requests)) }, lane));
   return { ok, failed, ms: performance.now() - started };
