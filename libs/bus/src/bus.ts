@@ -266,22 +266,20 @@ export class Bus {
   }
 
   /**
-   * Runs the handler at once, in the same turn as the receipt (and, for a handoff, its ack): what
-   * it publishes then leaves in the same socket write as the ack. Deferring it to a microtask, as
-   * before issue 25, split them into two writes (nats.js flushes on a microtask queued by the
-   * first publish), one more syscall and one more read at the server per stage and request.
+   * Runs the handler on a microtask, in the sender's trace context. Running it at once, in the
+   * turn the message arrived (so its publishes share the ack's socket write), was tried in issue
+   * 25 and reverted: the CPU per request it saved was within this machine's noise, and it changed
+   * the timing every fault-tolerance test was written against while the restart-under-load test
+   * was failing under contention (that failure turned out to have another cause: see the router's
+   * refill window).
    */
   private dispatch<T>(msg: Msg, data: T, handler: Handler<T>): void {
     const traceContext = extractTraceContext(msg.headers);
     const received: Received<T> = { data, subject: msg.subject, traceContext, headers: msg.headers };
-    const failed = (error: unknown) => this.log(`handler for ${msg.subject} failed: ${(error as Error).stack ?? String(error)}`);
     otelContext.with(traceContext, () => {
-      try {
-        const result = handler(received);
-        if (result instanceof Promise) result.catch(failed);
-      } catch (error) {
-        failed(error);
-      }
+      Promise.resolve()
+        .then(() => handler(received))
+        .catch((error: unknown) => this.log(`handler for ${msg.subject} failed: ${(error as Error).stack ?? String(error)}`));
     });
   }
 
