@@ -122,6 +122,15 @@ describe('RoutingStage', () => {
     expect(recorder.of('reject').map((call) => call[2])).toEqual(['no_worker']);
   });
 
+  it('just after its last instance left, an empty pool hands requests back for a heartbeat timeout, then answers no_worker', () => {
+    const { core, recorder } = stage({}, ['i1']);
+    core.onLifecycle(lifecycle('i1', 'deregister', ms(1)));
+    core.route(stageRequest({ id: 'soon' }), ms(2), 'soon');
+    expect(recorder.of('handBack').map((call) => (call[2] as { reason: string }).reason)).toEqual(['next_unavailable']);
+    core.route(stageRequest({ id: 'later' }), ms(60_000), 'later');
+    expect(recorder.of('reject').map((call) => call[2])).toEqual(['no_worker']);
+  });
+
   it('a late done from the instance a request migrated away from leaves its new owner alone', () => {
     const { core, recorder } = stage({}, ['i1', 'i2']);
     const a = stageRequest({ id: 'a' });

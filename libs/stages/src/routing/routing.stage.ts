@@ -28,8 +28,12 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly refusedBy = new WeakMap<R, Set<string>>();
   /** The stage's bus connection is down: silence proves nothing, so no instance expires. */
   private expirySuspended = false;
-  /** Until then the stage may not have heard every instance yet (it just started): see `route`. */
-  private warmUntilUs: Micros | undefined;
+  /**
+   * Until then an empty pool is taken for one about to be filled, not for an empty cluster: the
+   * stage just started and may not have heard the instances yet, or its last instance just left
+   * (deregistered or went silent: a restart, or heartbeats late on a loaded machine). See `route`.
+   */
+  private refillUntilUs: Micros | undefined;
   private readonly sweep: Periodic<RoutingWakeUp>;
   private readonly refresh: Periodic<RoutingWakeUp> | undefined;
   private readonly heartbeatTimeoutUs: Micros;
@@ -56,7 +60,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   /** Makes the snapshots received so far visible, then refreshes them every interval; starts the sweep. */
   start(nowUs: Micros): void {
     // Instances answer a start-up discovery within a heartbeat; one timeout is plenty.
-    this.warmUntilUs = micros(nowUs + this.heartbeatTimeoutUs);
+    this.refillUntilUs = micros(nowUs + this.heartbeatTimeoutUs);
     if (this.refresh) {
       this.cluster.refresh();
       this.refresh.start(nowUs);
@@ -74,9 +78,9 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const decision = this.policy.route(request, view, nowUs);
     this.effects.decided(request, carried, this.policy.name, decision, view);
     if (!decision) {
-      // Just started and no instance heard yet: a restarted router, not an empty cluster.
-      if (this.effects.handBack && this.warmUntilUs !== undefined && nowUs < this.warmUntilUs && this.cluster.size() === 0) {
-        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has just started and has not heard from any instance yet' });
+      // No instance, just after start-up or just after the last one left: a restart, not an empty cluster.
+      if (this.effects.handBack && this.refillUntilUs !== undefined && nowUs < this.refillUntilUs && this.cluster.size() === 0) {
+        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has no instance right now: it has just started, or its last instance has just left' });
         return;
       }
       // Every instance of the model is draining: a restart under way, whose replacements register
@@ -137,7 +141,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   onLifecycle(event: LifecycleEvent): void {
     if (event.type === 'register') this.effects.instanceJoined(event.instanceId, event.workerId);
     const held = this.cluster.onLifecycle(event);
-    if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered');
+    if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered', event.atUs);
   }
 
   onSnapshot(snapshot: LoadSnapshot): void {
@@ -157,7 +161,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
         return;
       case 'sweep':
         if (!this.sweep.due(atUs) || this.expirySuspended) return;
-        for (const lost of this.cluster.expire(nowUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent');
+        for (const lost of this.cluster.expire(nowUs)) this.instanceGone(lost.instanceId, lost.inFlight, 'silent', nowUs);
         return;
     }
   }
@@ -179,8 +183,9 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   }
 
   /** An instance left routing: its prefix beliefs go, and the requests it held are reported. */
-  private instanceGone(instanceId: string, requestIds: readonly string[], why: 'deregistered' | 'silent'): void {
+  private instanceGone(instanceId: string, requestIds: readonly string[], why: 'deregistered' | 'silent', nowUs: Micros): void {
     this.prefix.dropInstance(instanceId);
+    if (this.cluster.size() === 0) this.refillUntilUs = micros(Math.max(this.refillUntilUs ?? 0, nowUs + this.heartbeatTimeoutUs));
     const held: R[] = [];
     for (const id of requestIds) {
       const owner = this.owners.get(id);
