@@ -26,6 +26,7 @@ export class AckInbox {
   private readonly subscription: Subscription;
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly nc: NatsConnection,
@@ -58,6 +59,7 @@ export class AckInbox {
     const waiting = this.waiting.get(token);
     if (waiting === undefined) return; // late: it already timed out
     this.waiting.delete(token);
+    this.checkIdle();
     // The server answers a request nobody subscribes to with a 503 status and no payload.
     const noResponders = msg.data.length === 0 && msg.headers?.code === 503;
     waiting.settle(noResponders ? { kind: 'no_responders' } : { kind: 'reply', msg });
@@ -79,6 +81,7 @@ export class AckInbox {
       this.waiting.delete(token);
       waiting.settle({ kind: 'timeout' });
     }
+    this.checkIdle();
   }
 
   private settleAll(outcome: AckOutcome): void {
@@ -86,6 +89,20 @@ export class AckInbox {
     this.timer = undefined;
     for (const waiting of this.waiting.values()) waiting.settle(outcome);
     this.waiting.clear();
+    this.checkIdle();
+  }
+
+  /** Resolves once no handoff waits for its ack (each waits at most the ack timeout). */
+  whenIdle(): Promise<void> {
+    if (this.waiting.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private checkIdle(): void {
+    if (this.waiting.size > 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Handoffs still waiting for their ack. */

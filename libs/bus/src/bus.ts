@@ -76,6 +76,8 @@ export class Bus {
   private readonly faults: BusFaultInjector;
   /** Where the acks of this process's handoffs arrive. */
   private readonly acks: AckInbox;
+  /** The "request in" subscriptions (`serve`): the ones that stop first at shutdown. */
+  private readonly intakes = new Set<Subscription>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -175,10 +177,28 @@ export class Bus {
    * sender's trace context. A message that fails validation is nacked with the reason.
    */
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
-    return this.subscribeValid(subject, schema, queue, nack, (msg, data) => {
+    const subscription = this.subscribeValid(subject, schema, queue, nack, (msg, data) => {
       msg.respond(OK_ACK);
       this.dispatch(msg, data, handler);
     });
+    this.intakes.add(subscription);
+    void subscription.closed.then(() => this.intakes.delete(subscription));
+    return subscription;
+  }
+
+  /**
+   * Stops taking handoffs: every `serve` subscription drains. The server forgets it before it
+   * handles anything this process sends next, so a request this process hands back at shutdown
+   * and its gateway re-submits finds no responder here (and waits for a replica or the restart)
+   * instead of coming back to a stage that is stopping. Handoffs already on their way are still
+   * taken and acked. Resolves when their handlers have run. Events (`listen`) keep flowing: a
+   * draining worker still hears cancels, a gateway finishing its streams still gets their frames.
+   */
+  async stopServing(): Promise<void> {
+    const draining = [...this.intakes].map((subscription) => subscription.drain().catch(() => undefined));
+    this.intakes.clear();
+    await Promise.all(draining);
+    await nextTurn(); // handlers run on microtasks: let every one of them send what it sends
   }
 
   /**
@@ -314,11 +334,26 @@ export class Bus {
     await this.nc.flush();
   }
 
-  /** Drains subscriptions and pending publishes, then closes: used at shutdown. */
+  /**
+   * Shutdown: stops taking handoffs, waits for the acks of this process's own handoffs (at most
+   * the ack timeout), then drains every subscription and pending publish, and closes. Closing
+   * the ack inbox with handoffs still waiting would read as a closed connection: the stage would
+   * end a request its next stage had in fact taken (issue 25's restart-under-load failures,
+   * `503 flow_unavailable` from an admission restart).
+   */
   async drain(): Promise<void> {
     this.faults.flush();
+    if (this.nc.isClosed()) return;
+    await this.stopServing();
+    await this.acks.whenIdle();
+    await nextTurn(); // a refused handoff's hand-back is published before the connection goes
     if (!this.nc.isClosed()) await this.nc.drain();
   }
+}
+
+/** Resolves after the microtasks queued so far (and those they queue) have run. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Refuses a request-reply message with the reason. */

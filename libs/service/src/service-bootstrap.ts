@@ -89,9 +89,10 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   const contextProvider: Provider = { provide: SERVICE_CONTEXT, useValue: context };
 
   /**
-   * Shutdown order: readiness goes false first; Nest then runs every module's destroy hooks
-   * (services stop taking work and finish what they hold); only then is the bus drained, so
-   * pending frames still go out, and the last spans flushed.
+   * Shutdown order: on the signal readiness goes false and the bus stops taking handoffs; Nest
+   * then runs every module's destroy hooks (services finish or hand back what they hold); only
+   * then is the bus drained (acks of its own handoffs awaited, pending frames sent), and the
+   * last spans flushed.
    */
   @Injectable()
   class ShutdownHooks implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -118,8 +119,17 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   const app = await NestFactory.create(RootModule, { logger, abortOnError: false, bodyParser: false });
   if (spec.routes) app.connectMicroservice({ strategy: new BusTransport(bus, spec.routes) }, { inheritAppConfig: true });
   // Not ready from the moment the signal comes, before any module starts finishing its work.
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.prependOnceListener(signal, () => (shuttingDown = true));
+  // It stops taking handoffs at once too: what it hands back while it stops must not come back here.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.prependOnceListener(signal, () => {
+      shuttingDown = true;
+      void bus.stopServing();
+    });
+  }
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  // Every module's init hook (a stage's start: its clocks, its start-up window) runs before the
+  // first message can reach a handler; \`listen\` would run them only after the bus routes were live.
+  await app.init();
   await app.startAllMicroservices();
   if (spec.routes?.has(subjectPatterns.allWorkerLifecycle)) {
     // Subscribed to lifecycle events: ask the instances that are already up to announce themselves.
