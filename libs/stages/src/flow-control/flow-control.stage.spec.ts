@@ -127,7 +127,7 @@ describe('FlowControlStage: eviction', () => {
     expect(recorder.of('evict')).toEqual([[expect.objectContaining({ id: 'b' }), 'b', 'client_disconnected', 'evicted from the flow-control queue: the client disconnected', ms(5)]]);
   });
 
-  it('at shutdown hands everything queued back to its gateway, and refuses new arrivals', () => {
+  it('at shutdown hands everything queued back to its gateway, and what still arrives', () => {
     const { core, recorder } = stage();
     core.start(micros(0));
     core.submit(stageRequest({ id: 'running' }), ms(0), '');
@@ -138,6 +138,10 @@ describe('FlowControlStage: eviction', () => {
       ['c', { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' }],
     ]);
     expect(recorder.of('evict')).toEqual([]);
+    // A handoff already on its way when the intake closed is given back too, not refused.
+    core.submit(stageRequest({ id: 'late' }), ms(2), 'late');
+    expect(recorder.of('handBack').map(([r]) => (r as Request).id)).toEqual(['b', 'c', 'late']);
+    expect(recorder.of('reject')).toEqual([]);
   });
 
   it('a router that does not answer gets the request handed back; a nack ends it', () => {

@@ -9,7 +9,7 @@ import {
   type QueuedRequest,
   type SaturationDetector,
 } from '@sluice/policies';
-import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
+import { worthHandingBack, type HandBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { FlowControlEffects, FlowEviction } from './flow-control.effects.js';
@@ -31,6 +31,9 @@ const EVICTION_MESSAGES: Record<FlowEviction, string> = {
   cancelled: 'evicted from the flow-control queue: the gateway ended or re-submitted it',
 };
 
+/** What a stopping flow controller gives back: the gateway queues it again at a replica, or here once restarted. */
+const SHUTDOWN_HAND_BACK: HandBack = { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' };
+
 /**
  * The flow-control stage (docs/behaviour.md §3): requests from admission are queued by band and
  * flow and released to the router by the gated dispatch cycle whenever the saturation detector
@@ -50,7 +53,8 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   private readonly sweep: Periodic<FlowControlWakeUp>;
   /** The pending TTL wake-up, if one is asked for. */
   private ttlAtUs: Micros | undefined;
-  private stopping = false;
+  /** Set at shutdown: what becomes of what is queued, and of what still arrives. */
+  private stoppedWith: 'hand-back' | 'evict' | undefined;
 
   constructor(
     settings: FlowControlSettings,
@@ -74,9 +78,11 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   }
 
   submit(request: R, nowUs: Micros, carried: C): void {
-    if (this.stopping) {
+    if (this.stoppedWith !== undefined) {
+      // A handoff already on its way when the intake closed: given back like the queued ones.
       this.effects.arrived(request, carried, { outcome: 'shutdown' });
-      this.effects.reject(request, carried, 'shutdown', EVICTION_MESSAGES.shutdown);
+      if (this.stoppedWith === 'hand-back') this.effects.handBack(request, carried, SHUTDOWN_HAND_BACK, undefined);
+      else this.effects.reject(request, carried, 'shutdown', EVICTION_MESSAGES.shutdown);
       return;
     }
     if (!this.enabled) {
@@ -179,7 +185,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
    * `evict`, the Endpoint Picker's way. Returns how many left the queue.
    */
   stop(queued: 'hand-back' | 'evict' = 'hand-back'): number {
-    this.stopping = true;
+    this.stoppedWith = queued;
     this.sweep.stop();
     this.ttlAtUs = undefined;
     const drained = this.queues.drain();
@@ -190,7 +196,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
       }
       this.left(item);
       const { request, carried } = item.payload;
-      this.effects.handBack(request, carried, { resumeAt: 'flow', reason: 'stage_shutdown', message: 'the flow controller holding it shut down' }, item.enqueuedAtUs);
+      this.effects.handBack(request, carried, SHUTDOWN_HAND_BACK, item.enqueuedAtUs);
     }
     return drained.length;
   }
@@ -217,7 +223,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
 
   /** The gated dispatch cycle: one view of the endpoints, live in-flight counts (docs/behaviour.md §3). */
   private dispatch(nowUs: Micros): void {
-    if (this.stopping || this.queues.size === 0) return;
+    if (this.stoppedWith !== undefined || this.queues.size === 0) return;
     this.effects.cycleStarted();
     const signals = this.pool.signals(nowUs);
     const result = runDispatchCycle(
@@ -256,7 +262,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   /** One wake-up, at the earliest TTL deadline among the queued requests. */
   private armTtl(): void {
     const next = this.queues.nextExpiryUs();
-    if (next === undefined || this.stopping) return;
+    if (next === undefined || this.stoppedWith !== undefined) return;
     if (this.ttlAtUs !== undefined && this.ttlAtUs <= next) return;
     this.ttlAtUs = next;
     this.wakeUps.wakeAt('ttl', next);
