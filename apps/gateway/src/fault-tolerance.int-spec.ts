@@ -103,7 +103,7 @@ describe('SIGTERM of each service under a steady load', () => {
     sending = false;
     await load;
     const settled = await Promise.all(answers);
-    const failed = settled.filter((a) => a.status !== 200 || a.errorCode !== undefined).map((a) => `${a.status} ${a.errorCode ?? ''}`);
+    const failed = settled.filter((a) => a.status !== 200 || a.errorCode !== undefined).map((a) => `${a.status} ${a.errorCode ?? ''}: ${a.errorMessage ?? ''}`);
     expect(failed).toEqual([]);
     for (const answer of settled) expectWholeStream(answer, maxTokens);
     expect(settled.length).toBeGreaterThan(50);

@@ -124,6 +124,18 @@ export class ClusterState {
     return this.instances.size;
   }
 
+  /** How many instances serving `model` are known, and how many of them are draining (for messages). */
+  census(model: string): { readonly known: number; readonly draining: number } {
+    let known = 0;
+    let draining = 0;
+    for (const entry of this.instances.values()) {
+      if (entry.identity.model !== model) continue;
+      known += 1;
+      if (entry.draining) draining += 1;
+    }
+    return { known, draining };
+  }
+
   /** Whether instances serving `model` are known and every one of them is draining (a rolling restart under way). */
   onlyDraining(model: string): boolean {
     let known = false;

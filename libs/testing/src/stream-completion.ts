@@ -7,6 +7,8 @@ export interface StreamedAnswer {
   readonly completionTokens: number | undefined;
   /** The error code of an error answer or an in-stream error event. */
   readonly errorCode: string | undefined;
+  /** The error's message (what a failing spec prints to say why). */
+  readonly errorMessage?: string | undefined;
   /** When the first piece arrived (ms since the request was sent), undefined if none did. */
   readonly firstPieceMs: number | undefined;
 }
@@ -14,7 +16,7 @@ export interface StreamedAnswer {
 interface Chunk {
   choices?: { text?: string }[];
   usage?: { completion_tokens: number };
-  error?: { code?: string };
+  error?: { code?: string; message?: string };
 }
 
 /**
@@ -27,11 +29,12 @@ export async function streamCompletion(gatewayUrl: string, body: Record<string, 
   const res = await postCompletion(gatewayUrl, { ...body, stream: true, stream_options: { include_usage: true } });
   if (!res.ok || !res.body) {
     const error = (await res.json().catch(() => ({}))) as Chunk;
-    return { status: res.status, pieces: [], completionTokens: undefined, errorCode: error.error?.code, firstPieceMs: undefined };
+    return { status: res.status, pieces: [], completionTokens: undefined, errorCode: error.error?.code, errorMessage: error.error?.message, firstPieceMs: undefined };
   }
   const pieces: string[] = [];
   let completionTokens: number | undefined;
   let errorCode: string | undefined;
+  let errorMessage: string | undefined;
   let firstPieceMs: number | undefined;
   let buffered = '';
   const decoder = new TextDecoder();
@@ -42,7 +45,10 @@ export async function streamCompletion(gatewayUrl: string, body: Record<string, 
     for (const data of sseData(buffered.slice(0, end + 2))) {
       if (data === '[DONE]') continue;
       const chunk = JSON.parse(data) as Chunk;
-      if (chunk.error) errorCode = chunk.error.code;
+      if (chunk.error) {
+        errorCode = chunk.error.code;
+        errorMessage = chunk.error.message;
+      }
       if (chunk.usage) completionTokens = chunk.usage.completion_tokens;
       const text = chunk.choices?.[0]?.text;
       if (text) {
@@ -55,5 +61,5 @@ export async function streamCompletion(gatewayUrl: string, body: Record<string, 
     }
     buffered = buffered.slice(end + 2);
   }
-  return { status: res.status, pieces, completionTokens, errorCode, firstPieceMs };
+  return { status: res.status, pieces, completionTokens, errorCode, errorMessage, firstPieceMs };
 }

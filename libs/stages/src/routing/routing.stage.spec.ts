@@ -51,12 +51,13 @@ describe('RoutingStage', () => {
     expect(chosen(recorder)).toHaveLength(3);
   });
 
-  it('with nobody to route to, ends the request with no_worker naming its model', () => {
+  it('with nobody to route to, once past its start-up window, ends the request with no_worker naming its model', () => {
     const { core, recorder } = stage({}, []);
+    core.start(ms(0));
     const a = stageRequest({ id: 'a', model: 'llama-3.1-8b' });
-    core.route(a, ms(1), 'span');
+    core.route(a, ms(3_001), 'span');
     expect(recorder.of('decided')[0]?.[3]).toBeNull();
-    expect(recorder.of('reject')).toEqual([[a, 'span', 'no_worker', 'no worker instance serves model "llama-3.1-8b"']]);
+    expect(recorder.of('reject')).toEqual([[a, 'span', 'no_worker', 'no worker instance serves model "llama-3.1-8b" (none is known)']]);
   });
 
   it('when every instance is absent (no responder), the request goes back to its gateway to be routed again later', () => {
@@ -120,6 +121,13 @@ describe('RoutingStage', () => {
     // Another model with no instance at all is still no_worker.
     core.route(stageRequest({ id: 'b', model: 'llama-3.1-8b' }), ms(3), 'b');
     expect(recorder.of('reject').map((call) => call[2])).toEqual(['no_worker']);
+  });
+
+  it('before it has started (its handlers came first on a busy machine), an empty pool hands requests back, not no_worker', () => {
+    const { core, recorder } = stage({}, []);
+    core.route(stageRequest({ id: 'early' }), ms(1), 'early');
+    expect(recorder.of('handBack').map((call) => (call[2] as { reason: string }).reason)).toEqual(['next_unavailable']);
+    expect(recorder.of('reject')).toEqual([]);
   });
 
   it('just after its last instance left, an empty pool hands requests back for a heartbeat timeout, then answers no_worker', () => {

@@ -78,8 +78,11 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const decision = this.policy.route(request, view, nowUs);
     this.effects.decided(request, carried, this.policy.name, decision, view);
     if (!decision) {
-      // No instance, just after start-up or just after the last one left: a restart, not an empty cluster.
-      if (this.effects.handBack && this.refillUntilUs !== undefined && nowUs < this.refillUntilUs && this.cluster.size() === 0) {
+      // No instance, before or just after start-up or just after the last one left: a restart, not
+      // an empty cluster. (Before `start`, the window is not open yet: a request that comes that
+      // early on a busy machine is no proof that no worker exists.)
+      const refilling = this.refillUntilUs === undefined || nowUs < this.refillUntilUs;
+      if (this.effects.handBack && refilling && this.cluster.size() === 0) {
         this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has no instance right now: it has just started, or its last instance has just left' });
         return;
       }
@@ -90,7 +93,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
         this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `every instance serving "${request.model}" is draining` });
         return;
       }
-      this.effects.reject(request, carried, 'no_worker', `no worker instance serves model "${request.model}"`);
+      this.effects.reject(request, carried, 'no_worker', this.noWorkerMessage(request));
       return;
     }
     const instanceId = decision.instance.instanceId;
@@ -173,6 +176,14 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   instanceCount(): number {
     return this.cluster.size();
+  }
+
+  /** Says what the router knew when it found no instance: an empty pool, or every one refused or draining. */
+  private noWorkerMessage(request: R): string {
+    const { known, draining } = this.cluster.census(request.model);
+    const refused = this.refusedBy.get(request)?.size ?? 0;
+    const what = known === 0 ? 'none is known' : `${known} known, ${draining} draining, ${refused} refused this request`;
+    return `no worker instance serves model "${request.model}" (${what})`;
   }
 
   /** The view without the instances that already refused this request. */
