@@ -13,8 +13,9 @@ import {
   type SluiceAnswerExtension,
   type Usage,
 } from '@sluice/contracts';
-import { apiError, sendJson, sendSse, startSse } from './http-io.js';
+import { apiError, sendJson, startSse } from './http-io.js';
 import { tokenText } from './prompt.js';
+import { SseWriter } from './sse-writer.js';
 
 export type ApiKind = 'completion' | 'chat';
 
@@ -42,6 +43,8 @@ export class Exchange {
   private outputTokens = 0;
   private text = '';
   private readonly created = Math.floor(Date.now() / 1000);
+  /** The event stream, once it has begun (headers written). */
+  private sse: SseWriter | undefined;
 
   constructor(private readonly init: ExchangeInit) {}
 
@@ -56,17 +59,13 @@ export class Exchange {
 
   onTokens(count: number): void {
     if (this.settled) return;
-    const { res, stream } = this.init;
-    if (stream && !res.headersSent) {
-      startSse(res, { [httpHeaders.requestId]: this.init.id });
-      if (this.init.kind === 'chat') sendSse(res, this.chatChunk({ role: 'assistant', content: '' }, null));
-    }
+    const sse = this.init.stream ? this.eventStream() : undefined;
     for (let i = 0; i < count; i++) {
       const piece = tokenText(this.outputTokens);
       this.outputTokens += 1;
       // The synthetic model always generates max_tokens, so the last chunk is known when it comes.
       const finish: FinishReason = this.outputTokens >= this.init.maxTokens ? 'length' : null;
-      if (stream) sendSse(res, this.init.kind === 'chat' ? this.chatChunk({ content: piece }, finish) : this.completionChunk(piece, finish));
+      if (sse) sse.send(this.init.kind === 'chat' ? this.chatChunk({ content: piece }, finish) : this.completionChunk(piece, finish));
       else this.text += piece;
     }
   }
@@ -80,14 +79,14 @@ export class Exchange {
     const { res, stream, kind } = this.init;
     const finish: FinishReason = this.outputTokens >= this.init.maxTokens ? 'length' : 'stop';
     if (stream) {
-      if (!res.headersSent) startSse(res, { [httpHeaders.requestId]: this.init.id });
+      const sse = this.eventStream();
       if (this.outputTokens < this.init.maxTokens) {
-        sendSse(res, kind === 'chat' ? this.chatChunk({}, finish) : this.completionChunk('', finish));
+        sse.send(kind === 'chat' ? this.chatChunk({}, finish) : this.completionChunk('', finish));
       }
-      if (this.init.includeUsage) sendSse(res, { ...this.envelope(), choices: [], usage: this.usage() });
-      if (this.init.reportTimings) sendSse(res, { ...this.envelope(), choices: [], sluice: extension });
-      sendSse(res, '[DONE]');
-      res.end();
+      if (this.init.includeUsage) sse.send({ ...this.envelope(), choices: [], usage: this.usage() });
+      if (this.init.reportTimings) sse.send({ ...this.envelope(), choices: [], sluice: extension });
+      sse.send('[DONE]');
+      sse.end();
     } else {
       const body = kind === 'chat' ? this.chatCompletion(finish) : this.completion(finish);
       sendJson(res, 200, this.init.reportTimings ? { ...body, sluice: extension } : body, { [httpHeaders.requestId]: this.init.id });
@@ -101,11 +100,12 @@ export class Exchange {
     const { res } = this.init;
     const status = httpStatusOf(reason);
     const body = reason === 'all_workers_busy' ? ALL_WORKERS_BUSY_BODY : apiError(message, errorTypeOf(reason), null, reason);
-    if (res.headersSent) {
+    if (this.sse !== undefined) {
+      // Streaming began: the error is the last event.
       if (!res.writableEnded) {
-        sendSse(res, body);
-        sendSse(res, '[DONE]');
-        res.end();
+        this.sse.send(body);
+        this.sse.send('[DONE]');
+        this.sse.end();
       }
     } else if (!res.destroyed) {
       const headers: Record<string, string> = { [httpHeaders.requestId]: this.init.id };
@@ -113,6 +113,16 @@ export class Exchange {
       sendJson(res, status, body, headers);
     }
     this.settle(reason);
+  }
+
+  /** The event stream, begun on first use: headers, and for chat the assistant's role first (as OpenAI). */
+  private eventStream(): SseWriter {
+    if (this.sse !== undefined) return this.sse;
+    const { res } = this.init;
+    startSse(res, { [httpHeaders.requestId]: this.init.id });
+    this.sse = new SseWriter(res);
+    if (this.init.kind === 'chat') this.sse.send(this.chatChunk({ role: 'assistant', content: '' }, null));
+    return this.sse;
   }
 
   /** The client went away: nothing can be answered; the outcome is still counted. */

@@ -76,13 +76,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-/** Server-sent events as OpenAI streams them: `data: <json>\n\n`, closed by `data: [DONE]`. */
+/** Starts a server-sent event stream (its events: `SseWriter`). */
 export function startSse(res: ServerResponse, headers: Record<string, string> = {}): void {
   // No flushHeaders(): the headers leave with the first event in one write, which saves a
   // round of TCP segments before the first token (measured: ~2 ms of client-side TTFT).
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
-}
-
-export function sendSse(res: ServerResponse, data: unknown): void {
-  res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
 }
