@@ -1,0 +1,171 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Service } from 'kubernetes-models/v1/Service';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { loadConfig } from '@sluice/config';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { renderKustomization, withoutHashSuffix, type K8sObject } from './render-kustomization.js';
+
+/**
+ * infra/k8s without a cluster: each overlay renders, every object passes the Kubernetes API's
+ * schema (kubernetes-models, pinned; no network), and the rules a rolling restart relies on hold.
+ * Where kubectl is installed, its Kustomize renders the same objects as the renderer used here.
+ */
+const OVERLAYS = ['infra/k8s/overlays/dev'];
+const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'];
+
+/** Each kind the manifests may use, with its schema; any other kind fails the check. */
+const SCHEMAS: Record<string, new (data: never) => { validate(): void }> = {
+  'apps/v1 Deployment': Deployment,
+  'apps/v1 StatefulSet': StatefulSet,
+  'v1 ConfigMap': ConfigMap,
+  'v1 Namespace': Namespace,
+  'v1 Service': Service,
+  'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
+  'monitoring.coreos.com/v1 ServiceMonitor': ServiceMonitor,
+};
+
+interface Container {
+  name: string;
+  ports?: { name?: string; containerPort: number }[];
+  readinessProbe?: { httpGet?: { path: string; port: string | number } };
+  livenessProbe?: { httpGet?: { path: string; port: string | number } };
+  resources?: { requests?: { cpu?: string; memory?: string } };
+  lifecycle?: { preStop?: { exec?: { command: string[] } } };
+  env?: { name: string; value?: string }[];
+  envFrom?: { configMapRef?: { name: string } }[];
+}
+interface PodTemplate {
+  metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+  spec: { containers: Container[]; terminationGracePeriodSeconds?: number; volumes?: { configMap?: { name: string } }[] };
+}
+type Workload = K8sObject & { spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: PodTemplate } };
+type Selecting = K8sObject & { spec: { selector: Record<string, string> | { matchLabels: Record<string, string> }; ports?: { targetPort: string | number }[] } };
+
+const named = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && withoutHashSuffix(o.metadata.name) === name);
+const matches = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+
+function kubectlRender(dir: string): K8sObject[] | undefined {
+  try {
+    const text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return parseAllDocuments(text).map((doc) => doc.toJS() as K8sObject);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // no kubectl here
+    throw error;
+  }
+}
+
+/** Objects as comparable text: generated names without their hash, in a stable order. */
+function comparable(objects: K8sObject[]): string[] {
+  const text = (o: K8sObject) => JSON.stringify(o, (_k, v: unknown) => (typeof v === 'string' ? withoutHashSuffix(v) : v), 0);
+  return objects.map((o) => JSON.stringify(JSON.parse(text(o)), Object.keys(flatKeys(o)).sort())).sort();
+}
+function flatKeys(value: unknown, keys: Record<string, true> = {}): Record<string, true> {
+  if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      keys[k] = true;
+      flatKeys(v, keys);
+    }
+  }
+  return keys;
+}
+
+describe.each(OVERLAYS)('%s', (overlay) => {
+  const objects = renderKustomization(overlay);
+
+  it('renders as kubectl’s Kustomize renders it (where kubectl is installed)', () => {
+    const fromKubectl = kubectlRender(overlay);
+    if (fromKubectl === undefined) {
+      console.warn(`kubectl is not installed: ${overlay} checked with tools/k8s/render-kustomization.ts only`);
+      return;
+    }
+    expect(comparable(objects)).toEqual(comparable(fromKubectl));
+  });
+
+  it('every object passes the Kubernetes API schema of its kind', () => {
+    const problems: string[] = [];
+    for (const object of objects) {
+      const Model = SCHEMAS[`${object.apiVersion} ${object.kind}`];
+      if (!Model) {
+        problems.push(`${object.kind} ${object.metadata.name}: ${object.apiVersion} ${object.kind} has no schema here`);
+        continue;
+      }
+      try {
+        new Model(object as never).validate();
+      } catch (error) {
+        problems.push(`${object.kind} ${object.metadata.name}: ${(error as Error).message}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`)).size).toBe(objects.length);
+  });
+
+  it('runs the five services as Deployments, each with probes, requests, a Service and a disruption budget', () => {
+    for (const name of SERVICES) {
+      const deployment = named(objects, 'Deployment', name) as Workload | undefined;
+      expect(deployment, name).toBeDefined();
+      const { template, selector } = deployment!.spec;
+      expect(matches(selector.matchLabels, template.metadata.labels), `${name}: selector matches its pods`).toBe(true);
+      const [container] = template.spec.containers;
+      const http = container?.ports?.find((p) => p.name === 'http');
+      expect(http, `${name}: an http port`).toBeDefined();
+      expect(container?.readinessProbe?.httpGet?.path, name).toBe('/readyz');
+      expect(container?.livenessProbe?.httpGet?.path, name).toBe('/healthz');
+      expect(container?.resources?.requests?.cpu, `${name}: cpu request`).toBeDefined();
+      expect(container?.resources?.requests?.memory, `${name}: memory request`).toBeDefined();
+      expect(template.metadata.annotations?.['prometheus.io/port'], `${name}: scraped on its http port`).toBe(String(http?.containerPort));
+
+      const service = named(objects, 'Service', name) as Selecting | undefined;
+      expect(service, `${name}: a Service`).toBeDefined();
+      expect(matches(service!.spec.selector as Record<string, string>, template.metadata.labels), `${name}: the Service selects its pods`).toBe(true);
+      expect(service!.spec.ports?.map((p) => p.targetPort), name).toEqual(['http']);
+
+      const budget = named(objects, 'PodDisruptionBudget', name) as Selecting | undefined;
+      expect(budget, `${name}: a PodDisruptionBudget`).toBeDefined();
+      expect(matches((budget!.spec.selector as { matchLabels: Record<string, string> }).matchLabels, template.metadata.labels), `${name}: the budget selects its pods`).toBe(true);
+    }
+  });
+
+  it('gives every pod the time to drain: grace period ≥ preStop pause + the service’s shutdownGraceMs, and sluice.yaml is a valid config', () => {
+    const configMap = named(objects, 'ConfigMap', 'sluice-config') as (K8sObject & { data: Record<string, string> }) | undefined;
+    const env = named(objects, 'ConfigMap', 'sluice-env') as (K8sObject & { data: Record<string, string> }) | undefined;
+    expect(configMap && env).toBeTruthy();
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-k8s-'));
+    const file = join(dir, 'sluice.yaml');
+    writeFileSync(file, configMap!.data['sluice.yaml']!);
+    for (const name of SERVICES) {
+      const deployment = named(objects, 'Deployment', name) as Workload;
+      const [container] = deployment.spec.template.spec.containers;
+      // The config this pod reads: the file, then the shared environment, then its own env entries.
+      const podEnv = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+      const config = loadConfig({ file, env: { ...env!.data, ...podEnv } });
+      const serviceKey = ({ 'flow-controller': 'flowController' } as Record<string, string>)[name] ?? name;
+      const { shutdownGraceMs, port } = config[serviceKey as 'gateway'];
+      expect(container?.ports?.find((p) => p.name === 'http')?.containerPort, `${name}: the container port is the configured one`).toBe(port);
+      const preStop = container?.lifecycle?.preStop?.exec?.command;
+      expect(preStop?.[0], `${name}: preStop pauses before SIGTERM`).toBe('sleep');
+      const pauseSeconds = Number(preStop?.[1]);
+      expect(deployment.spec.template.spec.terminationGracePeriodSeconds, name).toBeGreaterThanOrEqual(pauseSeconds + shutdownGraceMs / 1000);
+      expect(container?.envFrom?.map((e) => withoutHashSuffix(e.configMapRef?.name ?? '')), name).toEqual(['sluice-env']);
+    }
+  });
+
+  it('runs NATS as a 3-node cluster whose routes name every pod of the StatefulSet', () => {
+    const nats = named(objects, 'StatefulSet', 'nats') as (Workload & { spec: { serviceName: string } }) | undefined;
+    expect(nats?.spec.replicas).toBe(3);
+    const conf = (named(objects, 'ConfigMap', 'nats-config') as K8sObject & { data: Record<string, string> }).data['nats.conf']!;
+    const routes = [...conf.matchAll(/nats:\/\/([\w-]+)\.([\w-]+):6222/g)];
+    expect(routes.map((r) => r[1])).toEqual([0, 1, 2].map((i) => `nats-${i}`));
+    expect(new Set(routes.map((r) => r[2]))).toEqual(new Set([nats!.spec.serviceName]));
+    expect((named(objects, 'Service', nats!.spec.serviceName) as K8sObject & { spec: { clusterIP?: string } }).spec.clusterIP).toBe('None');
+    expect(named(objects, 'PodDisruptionBudget', 'nats')).toBeDefined();
+  });
+});
