@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startLocalCluster } from '@sluice/launcher';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 import { clusterStateFile, readClusterState } from './commands/cluster-state.js';
@@ -133,5 +134,64 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+});
+
+describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up --only (a second machine joining a cluster)', () => {
+  it('starts only the named services on the given NATS: its worker instances join the cluster and serve, and leave when it stops', async () => {
+    const first = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORTS, '--worker.instances=1'], logDir: mkdtempSync(join(tmpdir(), 'sluice-first-')) });
+    try {
+      const routerUrl = first.processes().find((p) => p.name === 'router')!.url;
+      const instancesSeen = async () => new Set([...(await (await fetch(`${routerUrl}/metrics`)).text()).matchAll(/sluice_router_inflight\{worker_instance="([^"]+)"/g)].map((m) => m[1]));
+      expect((await instancesSeen()).size).toBe(1);
+
+      const child = spawn(process.execPath, [CLI, 'up', '--only', 'worker', `--nats.url=${first.natsUrl}`, '--worker.port=0', '--worker.instances=2', '--no-demo'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      const lines: string[] = [];
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: child.stdout }).on('line', (line) => {
+          lines.push(line);
+          if (line.startsWith('  logs: ')) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`sluice up --only worker exited with ${code}:\n${lines.join('\n')}`)));
+      });
+      expect(lines).toContain(`sluice is up: worker on NATS ${first.natsUrl} (Ctrl-C to stop)`);
+      expect(lines.filter((l) => l.startsWith('  ✓ ')).map((l) => l.split(/\s+/)[2])).toEqual(['nats', 'worker-0']);
+
+      // The router of the first machine routes to the joined instances (round-robin reaches all three).
+      const deadline = Date.now() + 10_000;
+      while ((await instancesSeen()).size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect((await instancesSeen()).size).toBe(3);
+      const served = new Set<string>();
+      for (let i = 0; i < 9; i++) {
+        const res = await fetch(`${first.gatewayUrl}/v1/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-sluice-report-timings': '1' },
+          body: JSON.stringify({ model: first.config.worker.model, prompt: 'join me', max_tokens: 2 }),
+        });
+        expect(res.status).toBe(200);
+        served.add(((await res.json()) as { sluice: { instance: string } }).sluice.instance);
+      }
+      expect(served.size).toBe(3);
+
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      // Its instances deregistered as it stopped: the first machine's router is back to its own one.
+      const gone = Date.now() + 5_000;
+      while ((await instancesSeen()).size > 1 && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+      expect((await instancesSeen()).size).toBe(1);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('refuses a service it does not know, naming the allowed ones', async () => {
+    let stderr = '';
+    const code = await runCli(['up', '--only', 'worker,gatewya'], { stderr: { write: (c: string) => (stderr += c) }, env: {}, rootDir: REPO_ROOT });
+    expect(code).toBe(2);
+    expect(stderr).toContain('sluice up: --only: "gatewya" is not a service; allowed: worker, router, flow-controller, admission, gateway (comma-separated)');
   });
 });

@@ -4,12 +4,14 @@ import { ConfigError, parseCommandLine } from '@sluice/config';
 import {
   ClusterStartError,
   NatsUnavailableError,
+  SERVICE_NAMES,
   startLocalCluster,
   type LocalCluster,
   type NatsKind,
   type RestartEvent,
   type ServiceExit,
   type ServiceInfo,
+  type ServiceName,
 } from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
 import { executeRun } from '../run/execute-run.js';
@@ -19,7 +21,7 @@ import { EXIT, type CliContext, type Command } from './command.js';
 /** Enough for every process's hot path to be compiled (issue 25: docs/benchmarks.md, "Live path"). */
 const DEFAULT_WARM_UP_REQUESTS = 200;
 
-const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--key.path=value ...]
+const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--only SERVICES] [--key.path=value ...]
 
 Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if set, else a
 local nats-server, else a Docker container) and the worker, router, flow-controller, admission
@@ -38,6 +40,10 @@ Options:
                       (default ${DEFAULT_WARM_UP_REQUESTS}; 0: none). They are real requests of tenant sluice-warmup,
                       counted in the metrics like any other; they spare the first user requests
                       the start-up costs (JIT, first-use compilation, connections)
+  --only SERVICES     start only these services (comma-separated: ${SERVICE_NAMES.join(', ')}), e.g.
+                      on a second machine whose workers join a cluster elsewhere:
+                      sluice up --only worker --nats.url=nats://first-machine:4222
+                      (without nats.url a local NATS starts, which the other machines can join)
   --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.processes=2
   -h, --help          this text
 
@@ -63,7 +69,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -78,7 +84,13 @@ export const upCommand: Command = {
       err.line(`sluice up: --warmup must be a whole number ≥ 0 (warm-up requests), got "${values.get('warmup')}"`);
       return EXIT.USAGE;
     }
-    const demo = flags.has('no-demo') ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
+    const only = parseOnly(values.get('only'));
+    if (typeof only === 'string') {
+      err.line(`sluice up: ${only}`);
+      return EXIT.USAGE;
+    }
+    const withGateway = only === undefined || only.includes('gateway');
+    const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
 
     const controller = new AbortController();
     let cluster: LocalCluster | undefined;
@@ -156,6 +168,7 @@ export const upCommand: Command = {
           onRestart,
           onExit,
           warmUpRequests,
+          ...(only ? { services: only } : {}),
         });
       } catch (error) {
         if (stopping) return EXIT.OK; // Ctrl-C during start-up: the launcher has stopped what it started.
@@ -171,6 +184,12 @@ export const upCommand: Command = {
       saveState(cluster);
       const model = cluster.config.worker.model;
       out.line('');
+      if (!withGateway) {
+        // Part of a cluster: no gateway here, so no URL to try and no demo.
+        out.line(out.bold(`sluice is up: ${only.join(', ')} on NATS ${cluster.natsUrl} (Ctrl-C to stop)`));
+        out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
+        return await finished;
+      }
       out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));
       out.line(
         `  try: curl -N ${cluster.gatewayUrl}/v1/chat/completions -H 'content-type: application/json' ` +
@@ -194,6 +213,17 @@ export const upCommand: Command = {
     }
   },
 };
+
+/** `--only worker,router` → the services in start order, or what is wrong with it. */
+function parseOnly(value: string | undefined): ServiceName[] | string | undefined {
+  if (value === undefined) return undefined;
+  const named = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = named.filter((name) => !(SERVICE_NAMES as readonly string[]).includes(name));
+  if (named.length === 0 || unknown.length > 0) {
+    return `--only: ${named.length === 0 ? 'no service named' : `"${unknown.join('", "')}" is not a service`}; allowed: ${SERVICE_NAMES.join(', ')} (comma-separated)`;
+  }
+  return SERVICE_NAMES.filter((name) => named.includes(name));
+}
 
 function howItExited(exit: ServiceExit): string {
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code ?? '?'}`;
