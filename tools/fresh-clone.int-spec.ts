@@ -137,6 +137,10 @@ describe('a fresh clone', () => {
     await new Promise<void>((ready, fail) => {
       createInterface({ input: cluster!.stdout! }).on('line', (line) => {
         lines.push(line);
+        // The README's gateway at its default address (8080, as `npm start` and a port-forward
+        // give it) is this cluster's gateway, which runs on a free port.
+        const gateway = /^sluice is up: gateway (http:\/\/\S+)/.exec(line)?.[1];
+        if (gateway) placeholders.set(/--gateway http:\/\/127\.0\.0\.1:8080\b/g, `--gateway ${gateway}`);
         if (line.startsWith('sluice is up: ')) ready();
       });
       cluster!.once('exit', (code) => fail(new Error(`sluice up exited (${code}):\n${lines.join('\n')}`)));
