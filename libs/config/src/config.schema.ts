@@ -84,6 +84,12 @@ const ConfigBody = z.strictObject({
     .strictObject({
       /** Empty: `sluice up` starts an embedded nats-server. Also read from NATS_URL. */
       url: z.string().optional(),
+      /**
+       * Nodes of the NATS cluster `sluice up` starts when nats.url is empty (1 = one server). Above 1
+       * they route to each other and every service is given all their URLs: losing one loses no
+       * request (docs/behaviour.md §6). Needs the nats-server binary.
+       */
+      clusterSize: z.number().int().min(1).max(7).default(1),
       /** How long a "request in" hop waits for the receiver's ack before ending the request. */
       ackTimeoutMs: Millis.default(2_000),
     })

@@ -1,6 +1,13 @@
 import { delay } from './net.js';
 import { parseNatsServers, startNats, type NatsKind, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
 
+/** One node of a local NATS cluster: its client URL, process and monitoring endpoint (`/varz`, `/connz`). */
+export interface NatsNode {
+  readonly url: string;
+  readonly pid?: number;
+  readonly monitorUrl?: string;
+}
+
 /**
  * The cluster's NATS server, which a chaos run may take down and bring back on the same URL (the
  * services hold that URL and reconnect to it). Only a server the launcher started can be
@@ -25,6 +32,18 @@ export class ClusterNats {
     return this.handle.kind;
   }
 
+  /** The nodes of a local cluster (`nats.clusterSize` > 1). Empty for one server. */
+  get nodes(): readonly NatsNode[] {
+    return (this.handle.nodes ?? []).map((n) => ({ url: n.url, ...(n.pid !== undefined ? { pid: n.pid } : {}), ...(n.monitorUrl !== undefined ? { monitorUrl: n.monitorUrl } : {}) }));
+  }
+
+  /** Stops one node of a local cluster for good (a node lost); the services move to the others. */
+  async stopNode(index: number): Promise<void> {
+    const node = this.handle.nodes?.[index];
+    if (!node) throw new Error(`no NATS node ${index}: the launcher started ${this.handle.nodes?.length ?? 0} cluster nodes`);
+    await node.stop();
+  }
+
   /** The current nats-server process (kind `process`). */
   get pid(): number | undefined {
     return this.handle.pid;
@@ -42,6 +61,7 @@ export class ClusterNats {
           'Restart that server yourself, or leave nats.url unset so the launcher starts its own.',
       );
     }
+    if (this.handle.nodes) throw new Error('cannot restart a NATS cluster as one server: stop one of its nodes instead (stopNatsNode)');
     const [server] = parseNatsServers(this.handle.url);
     if (!server) throw new Error(`cannot restart NATS: its URL ${this.handle.url} names no server`);
     const kind = this.handle.kind;

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
-import { ClusterNats } from './cluster-nats.js';
+import { ClusterNats, type NatsNode } from './cluster-nats.js';
 import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
@@ -98,6 +98,10 @@ export interface LocalCluster {
    * natsUrl), when a restart is already under way, and when the cluster is stopping.
    */
   restartNats(downMs: number): Promise<void>;
+  /** The nodes of the local NATS cluster (`nats.clusterSize` > 1), in order; empty with one server. */
+  natsNodes(): readonly NatsNode[];
+  /** Stops one node of the local NATS cluster for good: a lost node, whose clients move to the others. */
+  stopNatsNode(index: number): Promise<void>;
   /** Cancels pending restarts, SIGTERMs all services, SIGKILLs after stopTimeoutMs, then stops NATS. Idempotent. */
   stop(): Promise<void>;
 }
@@ -168,7 +172,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   await refuseBusyPorts(plan.processes);
   if (signal?.aborted) throw abortError(signal);
 
-  const nats = await ClusterNats.start({ ...options.nats, url: options.natsUrl ?? config.nats.url, logFile: join(logDir, 'nats.log'), env });
+  const nats = await ClusterNats.start({ ...options.nats, url: options.natsUrl ?? config.nats.url, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env });
   if (signal?.aborted) {
     await nats.stop();
     throw abortError(signal);
@@ -274,6 +278,8 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       });
       return natsRestart;
     },
+    natsNodes: () => nats.nodes,
+    stopNatsNode: (index) => nats.stopNode(index),
     stop,
   };
 }

@@ -32,4 +32,12 @@ describe('startNats without a server', () => {
     expect((error as Error).message).toContain(`nats://127.0.0.1:${port}`);
     expect((error as Error).message).toContain('not reachable');
   });
+
+  it('refuses a local cluster it cannot start: with a given URL, or without the binary', async () => {
+    const withUrl = await startNats({ url: 'nats://127.0.0.1:4222', clusterSize: 3 }).catch((e: unknown) => e);
+    expect(withUrl).toBeInstanceOf(NatsUnavailableError);
+    expect((withUrl as Error).message).toContain('nats.clusterSize 3 starts a local NATS cluster; it cannot be combined with nats.url');
+    const noBinary = await startNats({ binary: false, docker: true, clusterSize: 3 }).catch((e: unknown) => e);
+    expect((noBinary as Error).message).toContain('nats.clusterSize 3 needs the nats-server binary');
+  });
 });

@@ -30,6 +30,11 @@ export interface StartNatsOptions {
   readonly logFile?: string;
   /** Environment used to search PATH (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Nodes of a local NATS cluster (default 1: one server). Above 1 the binary is started that many
+   * times, each with routes to all the others; the URL lists every node's client address.
+   */
+  readonly clusterSize?: number;
 }
 
 export interface NatsServerHandle {
@@ -42,6 +47,8 @@ export interface NatsServerHandle {
   readonly monitorUrl?: string;
   /** The container (kind `docker`). */
   readonly containerId?: string;
+  /** The nodes of a local cluster (`clusterSize` > 1), each stoppable on its own. */
+  readonly nodes?: readonly NatsServerHandle[];
   /** Stops what was started (nothing for `external`); idempotent. */
   stop(): Promise<void>;
 }
@@ -111,10 +118,16 @@ export function parseNatsServers(url: string): { host: string; port: number }[] 
  * instructions.
  */
 export async function startNats(options: StartNatsOptions = {}): Promise<NatsServerHandle> {
-  if (options.url) return useExternal(options.url, options.timeoutMs ?? 3_000);
+  const clusterSize = options.clusterSize ?? 1;
+  if (options.url) {
+    if (clusterSize > 1) throw new NatsUnavailableError(`nats.clusterSize ${clusterSize} starts a local NATS cluster; it cannot be combined with nats.url / NATS_URL (${options.url})`);
+    return useExternal(options.url, options.timeoutMs ?? 3_000);
+  }
 
   const binary = options.binary === false ? undefined : (options.binary ?? findNatsServer(options.env));
+  if (binary && clusterSize > 1) return startCluster(binary, clusterSize, options);
   if (binary) return startProcess(binary, options);
+  if (clusterSize > 1) throw new NatsUnavailableError(`nats.clusterSize ${clusterSize} needs the nats-server binary (a local cluster is not started in Docker).\n${NATS_INSTALL_HINT}`);
 
   if (options.docker !== false && (await dockerCliAvailable())) return startContainer(options);
 
@@ -140,17 +153,39 @@ async function useExternal(url: string, timeoutMs: number): Promise<NatsServerHa
 
 const MAX_PORT_ATTEMPTS = 3;
 
-async function startProcess(binary: string, options: StartNatsOptions): Promise<NatsServerHandle> {
+/**
+ * A local cluster: `size` nats-servers, each routing to all the others (full mesh, as NATS's own
+ * cluster examples), started one after another. Each logs to its own file (nats-0.log, …).
+ */
+async function startCluster(binary: string, size: number, options: StartNatsOptions): Promise<NatsServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const routePorts = await freePorts(size, host);
+  const route = (port: number | undefined) => `nats://${urlHostPort(host, port ?? 0)}`;
+  const nodes: NatsServerHandle[] = [];
+  try {
+    for (let i = 0; i < size; i++) {
+      const logFile = options.logFile?.replace(/(\.log)?$/, `-${i}.log`);
+      const clusterArgs = ['--name', `nats-${i}`, '--cluster_name', 'sluice', '--cluster', route(routePorts[i]), '--routes', routePorts.filter((_, j) => j !== i).map(route).join(',')];
+      nodes.push(await startProcess(binary, { ...options, ...(logFile ? { logFile } : {}), port: undefined }, clusterArgs));
+    }
+  } catch (error) {
+    await Promise.all(nodes.map((n) => n.stop()));
+    throw error;
+  }
+  return { url: nodes.map((n) => n.url).join(','), kind: 'process', pid: nodes[0]!.pid, nodes, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+}
+
+async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = []): Promise<NatsServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const timeoutMs = options.timeoutMs ?? 15_000;
   for (let attempt = 1; ; attempt++) {
     const [port, monitorPort] = await pickPorts(host, options.port);
     if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
     const log = new OutputLog(options.logFile, 20);
-    log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}`);
+    log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}${extraArgs.length > 0 ? ` ${extraArgs.join(' ')}` : ''}`);
     // Its own process group: a Ctrl-C in the terminal reaches the launcher, which stops NATS only
     // after the services have drained their connections.
-    const child = spawn(binary, ['-a', host, '-p', String(port), '-m', String(monitorPort)], {
+    const child = spawn(binary, ['-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

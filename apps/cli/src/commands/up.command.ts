@@ -21,7 +21,7 @@ import { EXIT, type CliContext, type Command } from './command.js';
 /** Enough for every process's hot path to be compiled (issue 25: docs/benchmarks.md, "Live path"). */
 const DEFAULT_WARM_UP_REQUESTS = 200;
 
-const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--only SERVICES] [--key.path=value ...]
+const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--only SERVICES] [--nats-cluster N] [--key.path=value ...]
 
 Starts the whole cluster on this machine: a NATS server (NATS_URL or nats.url if set, else a
 local nats-server, else a Docker container) and the worker, router, flow-controller, admission
@@ -44,6 +44,8 @@ Options:
                       on a second machine whose workers join a cluster elsewhere:
                       sluice up --only worker --nats.url=nats://first-machine:4222
                       (without nats.url a local NATS starts, which the other machines can join)
+  --nats-cluster N    start N nats-servers routed into one cluster instead of one server, and give
+                      every service all their URLs (nats.clusterSize; needs the nats-server binary)
   --key.path=value    override one config key, e.g. --gateway.port=8081 --worker.processes=2
   -h, --help          this text
 
@@ -69,7 +71,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only'] }, ctx.cwd);
+    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only', 'nats-cluster'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -89,6 +91,9 @@ export const upCommand: Command = {
       err.line(`sluice up: ${only}`);
       return EXIT.USAGE;
     }
+    const natsCluster = values.get('nats-cluster');
+    // An alias of the config key, so a bad value fails as the key's does (naming it and its range).
+    const clusterConfigArgs = natsCluster === undefined ? configArgs : [...configArgs, `--nats.clusterSize=${natsCluster}`];
     const withGateway = only === undefined || only.includes('gateway');
     const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
 
@@ -160,7 +165,7 @@ export const upCommand: Command = {
       try {
         cluster = await startLocalCluster({
           rootDir: ctx.rootDir,
-          configArgs,
+          configArgs: clusterConfigArgs,
           signal: controller.signal,
           onNatsReady: (nats) =>
             out.line(`  ${out.green('✓')} ${row('nats', nats.pid === undefined ? '' : `pid ${nats.pid}`, `${nats.url}  ${out.dim(`(${NATS_ORIGIN[nats.kind]})`)}`)}`),
