@@ -2,6 +2,7 @@ import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
 import { startNats, type NatsServerHandle } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckInbox } from './ack-inbox.js';
+import { Outbox } from './outbox.js';
 
 /** The handoffs' ack inbox against a real nats-server: each way a wait can end, and many at once. */
 let nats: NatsServerHandle;
@@ -23,14 +24,14 @@ describe('AckInbox', () => {
   it('resolves each handoff with its own reply, however many wait at once', async () => {
     receiver.subscribe('acks.echo', { callback: (_, msg) => void msg.respond(msg.data) });
     await receiver.flush();
-    const acks = new AckInbox(sender, 2_000);
+    const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 2_000);
     const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => acks.send('acks.echo', `{"n":${i}}`, headers())));
     expect(outcomes.map((o) => (o.kind === 'reply' ? o.msg.json<{ n: number }>().n : o.kind))).toEqual(Array.from({ length: 200 }, (_, i) => i));
     expect(acks.size).toBe(0);
   });
 
   it('says no_responders when nobody listens on the subject', async () => {
-    const acks = new AckInbox(sender, 2_000);
+    const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 2_000);
     expect(await acks.send('acks.nobody-here', '{}', headers())).toEqual({ kind: 'no_responders' });
   });
 
@@ -38,7 +39,7 @@ describe('AckInbox', () => {
     const late: { respond: (data: string) => boolean }[] = [];
     receiver.subscribe('acks.silent', { callback: (_, msg) => void late.push(msg) });
     await receiver.flush();
-    const acks = new AckInbox(sender, 150);
+    const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 150);
     const started = performance.now();
     const first = acks.send('acks.silent', '{}', headers());
     await new Promise((r) => setTimeout(r, 50));
@@ -59,7 +60,7 @@ describe('AckInbox', () => {
     const own = await connect({ servers: nats.url });
     receiver.subscribe('acks.never', { callback: () => undefined });
     await receiver.flush();
-    const acks = new AckInbox(own, 60_000);
+    const acks = new AckInbox(own, new Outbox(own, () => undefined), 60_000);
     const waiting = acks.send('acks.never', '{}', headers());
     await own.flush();
     await own.close();

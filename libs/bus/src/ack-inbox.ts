@@ -1,4 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import type { Outbox } from './outbox.js';
 
 /** How a handoff's wait for its ack ended. */
 export type AckOutcome = { readonly kind: 'reply'; readonly msg: Msg } | { readonly kind: 'no_responders' } | { readonly kind: 'timeout' } | { readonly kind: 'closed' };
@@ -29,7 +30,9 @@ export class AckInbox {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly nc: NatsConnection,
+    nc: NatsConnection,
+    /** Where the handoffs themselves go out (at the end of the turn, with the rest of it). */
+    private readonly outbox: Outbox,
     private readonly timeoutMs: number,
     private readonly now: () => number = () => performance.now(),
   ) {
@@ -42,27 +45,25 @@ export class AckInbox {
   send(subject: string, data: string, headers: MsgHdrs): Promise<AckOutcome> {
     const token = (this.next++).toString(36);
     return new Promise<AckOutcome>((settle) => {
-      try {
-        this.nc.publish(subject, data, { headers, reply: this.prefix + token });
-      } catch {
-        settle({ kind: 'closed' });
-        return;
-      }
       const deadline = this.now() + this.timeoutMs;
       this.waiting.set(token, { deadline, settle });
       if (this.timer === undefined) this.arm(deadline);
+      this.outbox.send(subject, data, headers, this.prefix + token, () => this.settleOne(token, { kind: 'closed' }));
     });
   }
 
   private receive(msg: Msg): void {
-    const token = msg.subject.slice(this.prefix.length);
+    // The server answers a request nobody subscribes to with a 503 status and no payload.
+    const noResponders = msg.data.length === 0 && msg.headers?.code === 503;
+    this.settleOne(msg.subject.slice(this.prefix.length), noResponders ? { kind: 'no_responders' } : { kind: 'reply', msg });
+  }
+
+  private settleOne(token: string, outcome: AckOutcome): void {
     const waiting = this.waiting.get(token);
     if (waiting === undefined) return; // late: it already timed out
     this.waiting.delete(token);
     this.checkIdle();
-    // The server answers a request nobody subscribes to with a 503 status and no payload.
-    const noResponders = msg.data.length === 0 && msg.headers?.code === 503;
-    waiting.settle(noResponders ? { kind: 'no_responders' } : { kind: 'reply', msg });
+    waiting.settle(outcome);
   }
 
   private arm(at: number): void {

@@ -22,6 +22,7 @@ import {
 import type { z } from 'zod';
 import { AckInbox, type AckOutcome } from './ack-inbox.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
+import { Outbox } from './outbox.js';
 import { extractTraceContext, injectTraceContext } from './trace-headers.js';
 
 /** How a "request in" hop ended, from the sender's side. */
@@ -74,6 +75,8 @@ export class Bus {
   private readonly connectionListeners: ((event: ConnectionEvent) => void)[] = [];
   /** Bus fault rules on what this process sends (publish, handoff); none outside chaos runs. */
   private readonly faults: BusFaultInjector;
+  /** What this process sends in one event-loop turn, sent together at its end (one socket write). */
+  private readonly outbox: Outbox;
   /** Where the acks of this process's handoffs arrive. */
   private readonly acks: AckInbox;
   /** The "request in" subscriptions (`serve`): the ones that stop first at shutdown. */
@@ -83,7 +86,8 @@ export class Bus {
     private readonly nc: NatsConnection,
     private readonly options: BusOptions,
   ) {
-    this.acks = new AckInbox(nc, options.ackTimeoutMs);
+    this.outbox = new Outbox(nc, (subject, e) => this.log(`send on ${subject} failed: ${String(e)}`));
+    this.acks = new AckInbox(nc, this.outbox, options.ackTimeoutMs);
     this.faults = new BusFaultInjector(options.random ?? Math.random, (e) => this.log(`delayed send failed: ${String(e)}`));
     void this.followStatus();
     if (options.answerFaultControl ?? true) this.answerFaultControl();
@@ -140,8 +144,8 @@ export class Bus {
     const data = JSON.stringify(payload);
     const headers = injectTraceContext(undefined, ctx);
     // Fast path: no fault rule, one length check. Otherwise encoded now, sent when the rules say.
-    if (this.faults.rules.size === 0) this.nc.publish(subject, data, { headers });
-    else this.faults.send(subject, () => this.nc.publish(subject, data, { headers }));
+    if (this.faults.rules.size === 0) this.outbox.send(subject, data, headers);
+    else this.faults.send(subject, () => this.outbox.send(subject, data, headers));
   }
 
   /**
@@ -165,7 +169,7 @@ export class Bus {
       if (fault !== undefined && fault.delayMs > 0) await this.faults.sleep(fault.delayMs);
       const pending = this.acks.send(subject, data, headers);
       // The copy is a plain publish with the same headers: the receiver sees the handoff twice, and its ack to the copy goes nowhere.
-      if (fault?.duplicate) this.nc.publish(subject, data, { headers });
+      if (fault?.duplicate) this.outbox.send(subject, data, headers);
       return readAck(await pending, subject);
     } catch (error) {
       return { ok: false, why: 'closed', message: `handoff to ${subject} failed: ${(error as Error).message}` };
@@ -177,8 +181,8 @@ export class Bus {
    * sender's trace context. A message that fails validation is nacked with the reason.
    */
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
-    const subscription = this.subscribeValid(subject, schema, queue, nack, (msg, data) => {
-      msg.respond(OK_ACK);
+    const subscription = this.subscribeValid(subject, schema, queue, this.nack, (msg, data) => {
+      this.respond(msg, OK_ACK);
       this.dispatch(msg, data, handler);
     });
     this.intakes.add(subscription);
@@ -207,14 +211,14 @@ export class Bus {
    * (the request was not for this process).
    */
   answer<S extends z.ZodType>(subject: string, schema: S, handler: (data: z.infer<S>) => unknown): Subscription {
-    return this.subscribeValid(subject, schema, undefined, nack, (msg, data) => {
+    return this.subscribeValid(subject, schema, undefined, this.nack, (msg, data) => {
       Promise.resolve()
         .then(() => handler(data))
         .then(
           (result) => {
-            if (result !== undefined) msg.respond(JSON.stringify({ ok: true, result }));
+            if (result !== undefined) this.respond(msg, JSON.stringify({ ok: true, result }));
           },
-          (e: unknown) => nack(msg, (e as Error).message),
+          (e: unknown) => this.nack(msg, (e as Error).message),
         )
         .catch((e: unknown) => this.log(`reply on ${subject} failed: ${String(e)}`));
     });
@@ -286,12 +290,8 @@ export class Bus {
   }
 
   /**
-   * Runs the handler on a microtask, in the sender's trace context. Running it at once, in the
-   * turn the message arrived (so its publishes share the ack's socket write), was tried in issue
-   * 25 and reverted: the CPU per request it saved was within this machine's noise, and it changed
-   * the timing every fault-tolerance test was written against while the restart-under-load test
-   * was failing under contention (that failure turned out to have another cause: see the router's
-   * refill window).
+   * Runs the handler on a microtask, in the sender's trace context. What it sends joins the ack in
+   * the outbox, so both leave in the turn's one socket write.
    */
   private dispatch<T>(msg: Msg, data: T, handler: Handler<T>): void {
     const traceContext = extractTraceContext(msg.headers);
@@ -329,8 +329,17 @@ export class Bus {
     });
   }
 
+  /** A reply (ack, nack, control answer), sent with the rest of the turn. */
+  private respond(msg: Msg, data: string): void {
+    if (msg.reply) this.outbox.send(msg.reply, data);
+  }
+
+  /** Refuses a request-reply message with the reason. */
+  private readonly nack = (msg: Msg, message: string): void => this.respond(msg, JSON.stringify({ ok: false, message }));
+
   /** Waits until the server has processed everything sent so far. */
   async flush(): Promise<void> {
+    this.outbox.flush();
     await this.nc.flush();
   }
 
@@ -347,6 +356,7 @@ export class Bus {
     await this.stopServing();
     await this.acks.whenIdle();
     await nextTurn(); // a refused handoff's hand-back is published before the connection goes
+    this.outbox.flush();
     if (!this.nc.isClosed()) await this.nc.drain();
   }
 }
@@ -354,11 +364,6 @@ export class Bus {
 /** Resolves after the microtasks queued so far (and those they queue) have run. */
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Refuses a request-reply message with the reason. */
-function nack(msg: Msg, message: string): void {
-  msg.respond(JSON.stringify({ ok: false, message }));
 }
 
 /** What a handoff dropped by a fault rule resolves to: the same as one lost on the network. */
