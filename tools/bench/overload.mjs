@@ -20,9 +20,10 @@
 //    its own books (sluice_requests_received_total, sluice_requests_total by reason) against what
 //    the client sent and saw.
 import { fork } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 import { buildLabel, commandLine } from './bench-run.mjs';
@@ -60,6 +61,10 @@ if (process.argv[2] === 'monitor-child') {
   const pids = JSON.parse(process.argv[4]);
   const probes = [];
   const samples = [];
+  // The monitor's own event-loop delay: a probe's time includes it, so a stalled monitor shows here, not as the gateway's.
+  const ownLag = monitorEventLoopDelay({ resolution: 5 });
+  ownLag.enable();
+  const ownLags = [];
   let outstanding = 0;
   const timers = PROBED.map((path) =>
     setInterval(() => {
@@ -67,17 +72,20 @@ if (process.argv[2] === 'monitor-child') {
       outstanding += 1;
       probe(`${base}${path}`, { timeoutMs: PROBE_TIMEOUT_MS, agent: false }).then((r) => {
         outstanding -= 1;
-        const record = { path, at, ms: r.ms, status: r.status, error: r.error };
+        const record = { path, at, ms: r.ms, connectMs: r.connectMs, status: r.status, error: r.error };
         // prom-client's event-loop delay of the gateway, over the time since the last scrape.
         if (path === '/metrics' && r.status === 200) record.loopDelayMaxMs = 1000 * metricSum(parseMetrics(r.text), 'nodejs_eventloop_lag_max_seconds');
         probes.push(record);
       });
     }, PROBE_EVERY_MS),
   );
-  const sample = () => {
+  // /proc reads that grow with the connections (thousands of fds and sockets under this load)
+  // are asynchronous: read synchronously they stalled this process for hundreds of ms, and every
+  // probe in flight meanwhile measured the stall (p99 830 ms here while curl saw ≤ 130 ms).
+  const sample = async () => {
     let fds;
     try {
-      fds = readdirSync(`/proc/${pids.gateway}/fd`).length;
+      fds = (await readdir(`/proc/${pids.gateway}/fd`)).length;
     } catch {
       fds = undefined;
     }
@@ -86,22 +94,18 @@ if (process.argv[2] === 'monitor-child') {
     samples.push({ at: wallMs(), rssMiB: rssMiB(pids.gateway), fds, cpu });
   };
   // The gateway's listening socket in /proc/net/tcp: for a LISTEN socket, rx_queue is the accept
-  // queue (connections the kernel completed that the process has not accepted yet). Its limit is
-  // the listen backlog, Node's default 511 capped by net.core.somaxconn; Linux holds one more.
+  // queue (connections the kernel completed that the process has not accepted yet) and tx_queue
+  // its limit, the listen backlog the process asked for capped by net.core.somaxconn (Linux holds
+  // one more).
   const portHex = Number(new URL(base).port).toString(16).toUpperCase().padStart(4, '0');
-  let limit = 511;
-  try {
-    limit = Math.min(limit, Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8')));
-  } catch {
-    // keep Node's default
-  }
   const listenQueues = [];
-  const sampleListen = () => {
+  const sampleListen = async () => {
     try {
-      for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
+      for (const line of (await readFile('/proc/net/tcp', 'utf8')).split('\n')) {
         const f = line.trim().split(/\s+/);
         if (f[3] === '0A' && f[1]?.endsWith(`:${portHex}`)) {
-          listenQueues.push({ at: wallMs(), queued: parseInt(f[4].split(':')[1], 16), limit });
+          const [limit, queued] = f[4].split(':').map((hex) => parseInt(hex, 16));
+          listenQueues.push({ at: wallMs(), queued, limit });
           return;
         }
       }
@@ -109,17 +113,21 @@ if (process.argv[2] === 'monitor-child') {
       // not Linux, or gone
     }
   };
-  sample();
-  sampleListen();
-  timers.push(setInterval(sample, 250), setInterval(sampleListen, 1000));
+  await sample();
+  await sampleListen();
+  const sampleOwnLag = () => {
+    ownLags.push({ at: wallMs(), maxMs: ownLag.max / 1e6 });
+    ownLag.reset();
+  };
+  timers.push(setInterval(sample, 250), setInterval(sampleListen, 1000), setInterval(sampleOwnLag, 100));
   pids.monitor = process.pid;
   process.on('message', async (m) => {
     if (m?.pids) Object.assign(pids, m.pids);
     if (m !== 'stop') return;
     timers.forEach(clearInterval);
-    sample();
+    await sample();
     while (outstanding > 0) await sleep(50); // the last probes end or time out
-    process.send({ probes, samples, listenQueues }, () => process.exit(0));
+    process.send({ probes, samples, listenQueues, ownLags }, () => process.exit(0));
   });
   process.send('ready');
 } else {
@@ -214,7 +222,8 @@ async function main() {
     await sleep(Math.max(0, loadEnd + afterSeconds * 1000 - wallMs()) + 300);
     pendingAfter ??= 0;
     monitor.send('stop');
-    const { probes, samples, listenQueues } = await new Promise((resolve) => monitor.once('message', resolve));
+    const { probes, samples, listenQueues, ownLags } = await new Promise((resolve) => monitor.once('message', resolve));
+    if (process.env.OVERLOAD_DUMP_PROBES) writeFileSync(process.env.OVERLOAD_DUMP_PROBES, JSON.stringify({ probes, ownLags, loadStartAt: run.t0Wall, loadEnd }));
     monitor = undefined;
     const inFlightLeft = await waitIdle(cluster.gatewayUrl, 30_000);
     const after = await scrape(cluster.gatewayUrl);
@@ -256,6 +265,7 @@ async function main() {
         failures: failed.length,
         failuresBy: countBy(failed, (s) => s.error ?? String(s.status)),
         duringLoad: stats(during.map((s) => s.ms)),
+        connectDuringLoad: stats(during.filter((s) => s.connectMs !== undefined).map((s) => s.connectMs)),
         answered: stats(during.filter((s) => s.status === 200).map((s) => s.ms)),
         afterLoad: stats(probes.filter((s) => s.path === path && s.at > loadEnd).map((s) => s.ms)),
       };
@@ -337,7 +347,7 @@ async function main() {
           const failures = p.failures === 0 ? '' : ` (${Object.entries(p.failuresBy).map(([k, v]) => `${v}× ${k}`).join(', ')})`;
           return [
             `GET ${path} p99 < 100 ms`,
-            `during load p50 ${fmtMs(p.duringLoad.p50)}, p99 ${fmtMs(p.duringLoad.p99)}, max ${fmtMs(p.duringLoad.max)}; ${p.failures} of ${p.n} failed${failures}`,
+            `during load p50 ${fmtMs(p.duringLoad.p50)}, p99 ${fmtMs(p.duringLoad.p99)}, max ${fmtMs(p.duringLoad.max)} (of which TCP connect p99 ${fmtMs(p.connectDuringLoad.p99)}); ${p.failures} of ${p.n} failed${failures}`,
             `${(p.duringLoad.p99 / 100).toFixed(2)}× 100 ms: ${verdict(p.duringLoad.p99 < 100 && p.failures === 0)}`,
           ];
         }),
@@ -354,6 +364,10 @@ async function main() {
       ], { left: true }),
     );
     out.push(`  the gateway's outcome counter by reason: ${Object.entries(terminalDelta).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    // Where the RSS is: the V8 heap, memory outside it (buffers, sockets), or pages the allocator kept.
+    const mib = (samples, name) => (metricSum(samples, name) / 2 ** 20).toFixed(0);
+    const memory = (samples) => `RSS ${mib(samples, 'process_resident_memory_bytes')}, heap used ${mib(samples, 'nodejs_heap_size_used_bytes')} of ${mib(samples, 'nodejs_heap_size_total_bytes')}, external ${mib(samples, 'nodejs_external_memory_bytes')} MiB`;
+    out.push(`  the gateway's memory (its /metrics): before the load ${memory(before)}; at the end ${memory(after)}`);
     console.log(out.join('\n'));
     if (jsonFile) {
       writeFileSync(jsonFile, `${JSON.stringify(results, null, 2)}\n`);

@@ -41,7 +41,17 @@ export class SseWriter {
   }
 }
 
-/** Writers with events queued this turn, flushed together by one immediate. */
+/**
+ * How long one turn may spend writing streams before it lets the event loop poll again. Writing
+ * is most of what a loaded gateway does (a system call per open stream per turn: ~20,000 a second
+ * at twice the default cluster's capacity); done in one go, a turn took up to ~50 ms, and a new
+ * connection (a health probe, a client) needs a few turns to be accepted, read and answered, so
+ * probes took 100–260 ms (issue 25, tools/bench/overload.mjs). Writers left over are written in
+ * the next turn, after the poll, in the order they queued.
+ */
+const FLUSH_SLICE_MS = 2;
+
+/** Writers with events queued, flushed in order by immediates, a slice per turn. */
 let pendingWriters: SseWriter[] = [];
 let flushScheduled = false;
 
@@ -49,5 +59,16 @@ function flushAll(): void {
   const writers = pendingWriters;
   pendingWriters = [];
   flushScheduled = false;
-  for (const writer of writers) writer.flush();
+  const until = performance.now() + FLUSH_SLICE_MS;
+  for (let i = 0; i < writers.length; i++) {
+    writers[i]!.flush();
+    if (i % 16 === 15 && performance.now() > until && i + 1 < writers.length) {
+      // The rest go first next turn: events queued meanwhile join their writer's text, and new
+      // writers queue behind them.
+      pendingWriters = writers.slice(i + 1).concat(pendingWriters);
+      flushScheduled = true;
+      setImmediate(flushAll);
+      return;
+    }
+  }
 }

@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   ConsoleLogger,
   Global,
@@ -20,6 +19,8 @@ import { subjectPatterns, subjects, type PresenceEvent, type ServiceName } from 
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
 import { Bus } from '@sluice/bus';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
+import { listenWithAcceptors } from './http-listen.js';
+import { reclaimWhenIdle } from './idle-reclaim.js';
 import { OpsController } from './ops.controller.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
@@ -52,6 +53,19 @@ export interface RunningService<C extends object> {
  * the bus, then the Nest app with the ops endpoints and the bus transport, shutdown hooks that
  * drain NATS and flush telemetry. Config is validated by the caller before this runs.
  */
+/**
+ * The listening socket's accept queue. Node's default (511) overflowed at the gateway when a
+ * client offered twice the cluster's capacity with a connection per outstanding request (issue 25,
+ * tools/bench/overload.mjs: up to 490 waiting in one-second samples); a SYN that finds the queue
+ * full is dropped and retried by the client after its 1 s retransmission timeout, which is how a
+ * `/healthz` probe took 1.4 s while the event loop never lagged more than 125 ms. The kernel caps
+ * it at net.core.somaxconn (4096 on current kernels).
+ */
+const LISTEN_BACKLOG = 4096;
+
+/** Listening sockets per service, so a burst of new connections is accepted as fast as it comes (`listenWithAcceptors`). */
+const ACCEPTORS = 8;
+
 export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): Promise<RunningService<C>> {
   const instanceId = spec.instanceId ?? `${spec.name.replace(/^sluice-/, '')}-${randomBytes(3).toString('hex')}`;
   const telemetry = await startTracing(spec.name, instanceId);
@@ -71,6 +85,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   };
   const heartbeat = presence ? setInterval(() => announce('heartbeat'), presence.intervalMs) : undefined;
   heartbeat?.unref();
+  const stopReclaiming = reclaimWhenIdle((line) => logger.log(line));
   const context: ServiceContext<C> = {
     name: spec.name,
     instanceId,
@@ -101,6 +116,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     }
     async onApplicationShutdown(): Promise<void> {
       clearInterval(heartbeat);
+      stopReclaiming();
       announce('down');
       await bus.drain().catch(() => undefined);
       await telemetry.shutdown().catch(() => undefined);
@@ -137,8 +153,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     bus.publish(subjects.workerDiscover(), {});
   }
   announce('up');
-  await app.listen(spec.http.port, spec.http.host);
-  const address = (app.getHttpServer() as Server).address() as AddressInfo;
+  const address = await listenWithAcceptors(app.getHttpServer() as Server, { port: spec.http.port, host: spec.http.host, backlog: LISTEN_BACKLOG, acceptors: ACCEPTORS });
   const url = `http://${spec.http.host}:${address.port}`;
   logger.log(`ready on ${url} (instance ${instanceId})`);
   return { app, context, url };

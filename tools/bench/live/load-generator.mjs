@@ -396,16 +396,21 @@ export function fmtMs(ms, digits) {
 
 // --- the gateway's /metrics --------------------------------------------------------------------
 
-/** GET `url` on its own short-lived connection: { status, ms, text } or { error, ms }. */
+/**
+ * GET `url` on its own short-lived connection: { status, ms, connectMs, text } or { error, ms }.
+ * `connectMs` is the TCP connect alone (a new connection's), so a slow answer can be told from a
+ * slow accept.
+ */
 export function probe(url, { timeoutMs = 10_000, agent = false } = {}) {
   const t = performance.now();
   return new Promise((resolve) => {
     let done = false;
+    let connectMs;
     const end = (value) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve({ ms: performance.now() - t, ...value });
+      resolve({ ms: performance.now() - t, connectMs, ...value });
     };
     const req = http.get(url, { agent }, (res) => {
       const chunks = [];
@@ -418,6 +423,7 @@ export function probe(url, { timeoutMs = 10_000, agent = false } = {}) {
       req.destroy();
     }, timeoutMs);
     req.on('error', (err) => end({ error: err.code ?? 'ERROR' }));
+    req.on('socket', (socket) => socket.once('connect', () => (connectMs = performance.now() - t)));
   });
 }
 
