@@ -6,7 +6,8 @@
 // 1000 (the modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
 // 1. baseline: raw NATS request/reply against the cluster's nats-server: sequential round trip
 //    (~420 B JSON, as hop-latency.mjs) and throughput with 64 requests in flight;
-// 2. the first requests after the cluster reports ready: #1 at once, #2…#10 one after another;
+// 2. the first requests after the cluster reports ready: #1 at once, #2…#10 one after another
+//    (this process's HTTP client warmed beforehand against a stand-in server of its own);
 // 3. open loop at each rate (POST /v1/completions, max_tokens 1, x-sluice-report-timings: 1):
 //    achieved rate, errors, client latency, overhead = client latency − modelled GPU time
 //    (prefillMs + decodeMs of the `sluice` extension) and where the overhead goes, stage by stage;
@@ -15,6 +16,7 @@
 // The load generator runs in this process, on the same (2-core) machine as the cluster: its launch
 // lag is printed so a generator that fell behind is seen.
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
@@ -76,6 +78,21 @@ const us = (ms) => (ms === undefined ? '–' : `${(ms * 1000).toFixed(0)} µs`);
 const ratio = (x) => (x === undefined || !Number.isFinite(x) ? '–' : `${x.toFixed(2)}×`);
 const log = (line) => process.stderr.write(`[live-path] ${line}\n`);
 
+/** Runs the client's request path 300 times against a local server answering as the gateway does (a completion with `sluice`). */
+async function warmClient(request) {
+  const answer = JSON.stringify({ id: 'cmpl-warm', object: 'text_completion', created: 0, model: 'qwen3-14b', choices: [{ index: 0, text: 'x', logprobs: null, finish_reason: 'length' }], sluice: { timings: {} } });
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const agent = createAgent({ maxSockets: 1 });
+  const url = new URL(`http://127.0.0.1:${server.address().port}`);
+  for (let i = 0; i < 300; i++) await sendRequest({ url, agent, request });
+  agent.destroy();
+  await new Promise((resolve) => server.close(resolve));
+}
+
 // --- one open-loop run, summarised ---------------------------------------------------------------
 function summarise(run) {
   const { records } = run;
@@ -135,7 +152,10 @@ try {
   const url = new URL(cluster.gatewayUrl);
   const request = completionRequest({ maxTokens: 1 });
 
-  // 2. first requests, before anything else touches the cluster.
+  // 2. first requests, before anything else touches the cluster. This process's own HTTP client
+  // is warmed first, against a stand-in server of its own, so #1 measures the cluster's cold start
+  // and a new connection, not the first run of the benchmark's client code.
+  await warmClient(request);
   const firstAgent = createAgent({ maxSockets: 1 });
   const first = [];
   for (let i = 0; i < 10; i++) first.push(await sendRequest({ url, agent: firstAgent, request }));

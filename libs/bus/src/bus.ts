@@ -23,7 +23,7 @@ import type { z } from 'zod';
 import { AckInbox, type AckOutcome } from './ack-inbox.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
 import { Outbox } from './outbox.js';
-import { extractTraceContext, injectTraceContext } from './trace-headers.js';
+import { extractTraceContext, injectTraceContext, traceHeaders } from './trace-headers.js';
 
 /** How a "request in" hop ended, from the sender's side. */
 export type HandoffResult =
@@ -142,7 +142,7 @@ export class Bus {
   /** Fire-and-forget event or frame, with the active trace context. */
   publish(subject: string, payload: unknown, ctx?: Context): void {
     const data = JSON.stringify(payload);
-    const headers = injectTraceContext(undefined, ctx);
+    const headers = traceHeaders(ctx);
     // Fast path: no fault rule, one length check. Otherwise encoded now, sent when the rules say.
     if (this.faults.rules.size === 0) this.outbox.send(subject, data, headers);
     else this.faults.send(subject, () => this.outbox.send(subject, data, headers));

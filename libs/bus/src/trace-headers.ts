@@ -13,6 +13,18 @@ export function injectTraceContext(into: MsgHdrs = natsHeaders(), ctx: Context =
   return into;
 }
 
+/**
+ * The trace context as headers of their own, or none when there is nothing to propagate (tracing
+ * off): a frame or event without headers is sent as a plain `PUB`, and its receiver parses none.
+ */
+export function traceHeaders(ctx: Context = context.active()): MsgHdrs | undefined {
+  let headers: MsgHdrs | undefined;
+  propagation.inject(ctx, undefined, {
+    set: (_carrier, key, value) => (headers ??= natsHeaders()).set(key, value),
+  });
+  return headers;
+}
+
 export function extractTraceContext(from: MsgHdrs | undefined): Context {
   if (!from) return context.active();
   return propagation.extract(context.active(), from, {

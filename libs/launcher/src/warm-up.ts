@@ -37,7 +37,10 @@ export async function warmUp(gatewayUrl: string, { requests, model, concurrency 
     const chat = i % 2 === 1;
     const stream = i % 4 >= 2;
     const prompt = 'warm up the pipeline before the first user request';
-    const body = chat ? { model, messages: [{ role: 'user', content: prompt }], max_tokens: 1, stream } : { model, prompt, max_tokens: 1, stream };
+    // Streams get two tokens, so the frames a stream lives on (tokens, and tokens-batch when lanes
+    // overlap) run too, not only the end frame.
+    const maxTokens = stream ? 2 : 1;
+    const body = chat ? { model, messages: [{ role: 'user', content: prompt }], max_tokens: maxTokens, stream } : { model, prompt, max_tokens: maxTokens, stream };
     try {
       const res = await fetch(`${gatewayUrl}/v1/${chat ? 'chat/completions' : 'completions'}`, {
         method: 'POST',
