@@ -1,6 +1,6 @@
 // Benchmark (issue 25): the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
-//        [--sustain-seconds 30] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain] [--quick] [--json FILE]
+//        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
 // before it counts as ready; --warmup 0 for a cold start), with 16 worker instances at timeScale
 // 1000 (the modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
@@ -48,6 +48,8 @@ const throughputSeconds = quick ? 2 : 5;
 const maxSockets = Number(option('max-sockets', 256));
 const jsonFile = option('json', undefined);
 const sustain = !flag('no-sustain');
+/** The sustained search's first rate (it steps ×1.25 up from there, or down if that one fails). */
+const sustainFrom = Number(option('sustain-from', 1000));
 /** `sluice up`'s default (DEFAULT_WARM_UP_REQUESTS in apps/cli/src/commands/up.command.ts). */
 const warmUpRequests = Number(option('warmup', 200));
 const INSTANCES = 16;
@@ -221,7 +223,7 @@ try {
       await new Promise((r) => setTimeout(r, 1000));
       return ok;
     };
-    let rate = 1000;
+    let rate = sustainFrom;
     if (await tryRate(rate)) {
       sustained = rate;
       for (let step = 0; step < 15; step++) {
@@ -239,7 +241,7 @@ try {
       }
     }
   }
-  results.sustain = { seconds: sustainSeconds, startRate: 1000, step: 1.25, highestSustainedRate: sustained, attempts };
+  results.sustain = { seconds: sustainSeconds, startRate: sustainFrom, step: 1.25, highestSustainedRate: sustained, attempts };
   agent.destroy();
 
   // --- the report ------------------------------------------------------------------------------
@@ -294,7 +296,7 @@ try {
   if (absent.length > 0) out.push(`  fields absent from every answer (their time is in "unaccounted"): ${absent.join(', ')}`);
   out.push('');
   if (sustain) {
-    out.push(`highest rate sustained for ${sustainSeconds} s with no error (from 1000/s in ×1.25 steps; a step fails on any error, achieved < 97 %, or p99 > 1 s)`);
+    out.push(`highest rate sustained for ${sustainSeconds} s with no error (from ${sustainFrom}/s in ×1.25 steps; a step fails on any error, achieved < 97 %, or p99 > 1 s)`);
     out.push(
       table([
         ['tried', ...attempts.map((a) => `${a.rate}/s`)],

@@ -54,6 +54,12 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const PROBED = ['/metrics', '/v1/models', '/healthz'];
 const PROBE_EVERY_MS = 100;
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * What a TTL eviction may add to the TTL, seen from the client: the TTL counts from the request's
+ * enqueue at the flow controller (as the Endpoint Picker's does), so its way there and the 503's
+ * way back come on top. The probes' budget, 100 ms, is the allowance.
+ */
+const TTL_PATH_MS = 100;
 
 // --- the monitor child: probes each endpoint every 100 ms, samples /proc every 250 ms, until told to stop
 if (process.argv[2] === 'monitor-child') {
@@ -278,6 +284,9 @@ async function main() {
     const rssBefore = sampleBefore.rssMiB;
     const rssPeak = Math.max(...inRun.map((s) => s.rssMiB ?? 0));
     const rssAfter = sampleAfter.rssMiB;
+    // The level before any load: the capacity runs, when the bench measures the capacity itself,
+    // come right before the overload and leave the heap at their own peak.
+    const rssPreLoad = results.rssAtStartMiB ?? rssBefore;
     const fdsPeak = Math.max(...inRun.map((s) => s.fds ?? 0));
     const cpu = {};
     for (const name of Object.keys(sampleLoadEnd.cpu)) {
@@ -340,7 +349,11 @@ async function main() {
       table([
         ['goal', 'figure', 'ratio / verdict'],
         ['TCP-level failures = 0', `${tcp.length}${tcp.length ? ` (${Object.entries(tcpByCode).map(([k, v]) => `${v}× ${k}`).join(', ')}; ${clientSide} client-side)` : ''}`, verdict(tcp.length === 0)],
-        [`429/503 answered within the queue TTL (${ttlMs} ms)`, shed.length === 0 ? 'no 429/503' : `n=${shed.length}: p50 ${fmtMs(shedTime.p50)}, p99 ${fmtMs(shedTime.p99)}, max ${fmtMs(shedTime.max)}`, shed.length === 0 ? '–' : `max ${(shedTime.max / ttlMs).toFixed(2)}× TTL: ${verdict(shedTime.max <= ttlMs)}`],
+        [
+          `429/503 answered within the queue TTL (${ttlMs} ms) + ${TTL_PATH_MS} ms`,
+          shed.length === 0 ? 'no 429/503' : `n=${shed.length}: p50 ${fmtMs(shedTime.p50)}, p99 ${fmtMs(shedTime.p99)}, max ${fmtMs(shedTime.max)}`,
+          shed.length === 0 ? '–' : `max ${(shedTime.max / ttlMs).toFixed(3)}× TTL: ${verdict(shedTime.max <= ttlMs + TTL_PATH_MS)}`,
+        ],
         ['unanswered at the end = 0', `${unanswered} (gave up after ${(requestTimeoutMs + 30_000) / 1000} s); ${pendingAfter ?? 0} still unanswered ${afterSeconds} s after the load stopped`, verdict(unanswered === 0)],
         ...PROBED.map((path) => {
           const p = probeStats[path];
@@ -352,9 +365,9 @@ async function main() {
           ];
         }),
         [
-          `gateway RSS ${afterSeconds} s after ≤ 1.2× before`,
-          `at cluster start ${results.rssAtStartMiB?.toFixed(0)} MiB, before the load ${rssBefore?.toFixed(0)} MiB, peak ${rssPeak.toFixed(0)} MiB, after ${rssAfter?.toFixed(0) ?? '–'} MiB`,
-          rssAfter && rssBefore ? `${(rssAfter / rssBefore).toFixed(2)}× before: ${verdict(rssAfter <= 1.2 * rssBefore)}` : '–',
+          `gateway RSS ${afterSeconds} s after ≤ 1.2× at cluster start`,
+          `at cluster start ${results.rssAtStartMiB?.toFixed(0)} MiB, before the load ${rssBefore?.toFixed(0)} MiB (after the capacity runs, when measured), peak ${rssPeak.toFixed(0)} MiB, after ${rssAfter?.toFixed(0) ?? '–'} MiB`,
+          rssAfter && rssPreLoad ? `${(rssAfter / rssPreLoad).toFixed(2)}× at start: ${verdict(rssAfter <= 1.2 * rssPreLoad)}` : '–',
         ],
         [
           'gateway counted = sent',

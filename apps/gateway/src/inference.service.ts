@@ -24,7 +24,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
 import { CustodyOnBus } from './custody-on-bus.js';
 import { Exchange, type ApiKind } from './exchange.js';
-import { createGatewayMetrics, type GatewayMetrics } from './gateway.metrics.js';
+import { createGatewayMetrics, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
 import { BodyError, BodyTimeoutError, apiError, readJsonBody, sendJson } from './http-io.js';
 import { parseInferenceRequest } from './parse-request.js';
 import { RequestIds } from './request-ids.js';
@@ -47,12 +47,14 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private readonly headerTrust: HeaderTrust;
   private readonly objectives: ReadonlyMap<string, number>;
   private readonly ids = new RequestIds();
+  private readonly tokenSeries: ReturnType<typeof tokenSeriesOf>;
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     private readonly http: HttpAdapterHost,
   ) {
     this.metrics = createGatewayMetrics(service.metrics);
+    this.tokenSeries = tokenSeriesOf(this.metrics);
     this.headerTrust = new HeaderTrust(service.config.gateway.trustedHeaderSources);
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
     this.custody = new CustodyOnBus(service, this.metrics, this.logger, (id) => this.pending.get(id));
@@ -189,7 +191,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     const deadline = setTimeout(() => {
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, lastTokenMs: undefined });
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, lastTokenMs: undefined, tokenSeries: this.tokenSeries(parsed.model, parsed.sloClass) });
     this.custody.open(id);
     res.on('close', () => {
       if (!exchange.isSettled) exchange.abandon();
@@ -251,12 +253,11 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   /** TTFT on the first frame; after it, one ITL sample per token (a frame's gap split evenly over its tokens). */
   private observeTokens(entry: PendingRequest, count: number): void {
     const now = Date.now();
-    const labels = { model: entry.original.model, slo_class: entry.sloClass };
     if (entry.lastTokenMs === undefined) {
-      this.metrics.ttft.observe(labels, (now - entry.arrivalMs) / 1000);
+      entry.tokenSeries.ttft.observe((now - entry.arrivalMs) / 1000);
     } else {
       const gap = (now - entry.lastTokenMs) / 1000 / count;
-      for (let i = 0; i < count; i++) this.metrics.itl.observe(labels, gap);
+      for (let i = 0; i < count; i++) entry.tokenSeries.itl.observe(gap);
     }
     entry.lastTokenMs = now;
   }

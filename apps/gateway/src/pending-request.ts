@@ -1,6 +1,7 @@
 import type { InferenceRequest } from '@sluice/contracts';
 import type { Span } from '@sluice/telemetry';
 import type { Exchange } from './exchange.js';
+import type { TokenSeries } from './gateway.metrics.js';
 
 /** What the gateway keeps of a request it owns, from its arrival to its terminal outcome. */
 export interface PendingRequest {
@@ -17,4 +18,6 @@ export interface PendingRequest {
   attemptBaseTokens: number;
   /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
   lastTokenMs: number | undefined;
+  /** The TTFT and ITL histograms' series of this request's model and SLO class. */
+  readonly tokenSeries: TokenSeries;
 }
