@@ -60,6 +60,14 @@ const PROBE_TIMEOUT_MS = 10_000;
  * way back come on top. The probes' budget, 100 ms, is the allowance.
  */
 const TTL_PATH_MS = 100;
+/**
+ * The generators' scheduling priority (nice 10): on one 2-core machine the clients compete with
+ * the cluster for the CPU, and a gateway waiting behind its own load generator for a time slice
+ * measured the generators, not itself. With the clients elsewhere the cluster would have the
+ * machine; at nice 10 it has it first. The monitor keeps the default priority: its probes are the
+ * measurement.
+ */
+const GENERATOR_NICE = 10;
 
 // --- the monitor child: probes each endpoint every 100 ms, samples /proc every 250 ms, until told to stop
 if (process.argv[2] === 'monitor-child') {
@@ -211,7 +219,7 @@ async function main() {
     let pendingAfter;
     const progress = setInterval(() => log(`  ${progressNow.launched} sent, ${progressNow.launched - progressNow.ended} outstanding, gateway RSS ${rssMiB(gateway().pid)?.toFixed(0)} MiB`), 10_000);
     const run = await runOpenLoopForked({
-      processes: generators, url: cluster.gatewayUrl, requestOptions, rate, seconds, deadlineMs: requestTimeoutMs + 30_000,
+      processes: generators, url: cluster.gatewayUrl, requestOptions, rate, seconds, deadlineMs: requestTimeoutMs + 30_000, nice: GENERATOR_NICE,
       onStart: (children) => monitor.send({ pids: children }),
       onProgress: (p) => (progressNow = p),
       onSendEnd: () => {
@@ -242,7 +250,9 @@ async function main() {
     const tcpByCode = countBy(tcp, (r) => (r.status !== undefined ? `${r.status} then ${r.error}` : r.error));
     const clientSide = tcp.filter((r) => ['EMFILE', 'ENFILE', 'EADDRNOTAVAIL', 'ENOBUFS'].includes(r.error)).length;
     const shed = records.filter((r) => (r.status === 429 || r.status === 503) && r.error === undefined && !r.streamError);
-    const shedTime = stats(shed.map((r) => r.latencyMs));
+    // From the moment the request left the client: a generator that launched it late (it runs at
+    // a lower priority) is not the cluster's delay.
+    const shedTime = stats(shed.map((r) => r.latencyMs - r.lagMs));
     const unanswered = records.filter((r) => r.error === 'DEADLINE').length;
     // Requests with no HTTP answer at all, by why: they may never have been accepted by the gateway.
     const noAnswer = countBy(
@@ -350,7 +360,7 @@ async function main() {
         ['goal', 'figure', 'ratio / verdict'],
         ['TCP-level failures = 0', `${tcp.length}${tcp.length ? ` (${Object.entries(tcpByCode).map(([k, v]) => `${v}× ${k}`).join(', ')}; ${clientSide} client-side)` : ''}`, verdict(tcp.length === 0)],
         [
-          `429/503 answered within the queue TTL (${ttlMs} ms) + ${TTL_PATH_MS} ms`,
+          `429/503 answered within the queue TTL (${ttlMs} ms) + ${TTL_PATH_MS} ms of its send`,
           shed.length === 0 ? 'no 429/503' : `n=${shed.length}: p50 ${fmtMs(shedTime.p50)}, p99 ${fmtMs(shedTime.p99)}, max ${fmtMs(shedTime.max)}`,
           shed.length === 0 ? '–' : `max ${(shedTime.max / ttlMs).toFixed(3)}× TTL: ${verdict(shedTime.max <= ttlMs + TTL_PATH_MS)}`,
         ],

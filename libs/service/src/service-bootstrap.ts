@@ -64,7 +64,7 @@ export interface RunningService<C extends object> {
 const LISTEN_BACKLOG = 4096;
 
 /** Listening sockets per service, so a burst of new connections is accepted as fast as it comes (`listenWithAcceptors`). */
-const ACCEPTORS = 8;
+const ACCEPTORS = 32;
 
 export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): Promise<RunningService<C>> {
   const instanceId = spec.instanceId ?? `${spec.name.replace(/^sluice-/, '')}-${randomBytes(3).toString('hex')}`;

@@ -24,6 +24,7 @@ import { Buffer } from 'node:buffer';
 import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { setPriority } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
@@ -279,11 +280,14 @@ export function cpuMeter(pids) {
  * more connections open than one process may have file descriptors (each child has its own), and
  * whose response parsing would keep one event loop too busy to launch on time.
  * `requestOptions` are completionRequest's. Returns what runOpenLoop returns, records merged;
- * onStart({ 'generator-0': pid, … }) once the children are up; onProgress({ launched, ended })
+ * onStart({ 'generator-0': pid, … }) once the children are up; `nice` lowers their priority; onProgress({ launched, ended })
  * about once a second; onSendEnd() when every child has launched its last.
  */
-export async function runOpenLoopForked({ processes = 2, url, requestOptions, rate, seconds, deadlineMs = 30_000, maxSockets = Infinity, onStart, onProgress, onSendEnd }) {
+export async function runOpenLoopForked({ processes = 2, url, requestOptions, rate, seconds, deadlineMs = 30_000, maxSockets = Infinity, nice = 0, onStart, onProgress, onSendEnd }) {
   const children = Array.from({ length: processes }, () => fork(fileURLToPath(import.meta.url), [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  // A lower scheduling priority (`nice`, 0–19) lets the system under test have the CPU first, as it
+  // would with its clients on other machines.
+  if (nice > 0) for (const child of children) setPriority(child.pid, nice);
   const progress = children.map(() => ({ launched: 0, ended: 0 }));
   let sendEnds = 0;
   try {
