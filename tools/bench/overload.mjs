@@ -56,8 +56,8 @@ const PROBE_EVERY_MS = 100;
 const PROBE_TIMEOUT_MS = 10_000;
 /**
  * What a TTL eviction may add to the TTL, seen from the client: the TTL counts from the request's
- * enqueue at the flow controller (as the Endpoint Picker's does), so its way there and the 503's
- * way back come on top. The probes' budget, 100 ms, is the allowance.
+ * arrival at the gateway (docs/behaviour.md §3), so the client's way in and the 503's way back come
+ * on top. The probes' budget, 100 ms, is the allowance.
  */
 const TTL_PATH_MS = 100;
 /**

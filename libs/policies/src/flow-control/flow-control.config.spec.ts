@@ -148,8 +148,8 @@ describe('flowControlFrom', () => {
     expect(detector.saturation(poolSignals({ endpoints, inFlightRequests: 12 }))).toBe(1);
     // And the settings drive real queues: the TTL and the default band's limit apply.
     const queues = new FlowQueues<null>(settings);
-    const outcome = queues.enqueue({ id: 'a', flow: { fairnessId: 'x', priority: 1 }, byteSize: 10, tokens: 1, arrivalUs: microsFromMillis(0), payload: null }, microsFromMillis(100));
-    expect(outcome).toMatchObject({ ok: true, item: { ttlDeadlineUs: 30_100_000 } });
+    const outcome = queues.enqueue({ id: 'a', flow: { fairnessId: 'x', priority: 1 }, byteSize: 10, tokens: 1, arrivalUs: microsFromMillis(40), payload: null }, microsFromMillis(100));
+    expect(outcome).toMatchObject({ ok: true, item: { ttlDeadlineUs: 30_040_000 } });
   });
 
   it('builds the default utilization detector from an empty config', () => {

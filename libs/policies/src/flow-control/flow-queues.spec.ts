@@ -49,7 +49,7 @@ const dispatchAll = (q: FlowQueues<string>, max = Number.POSITIVE_INFINITY) => {
 const ids = (items: readonly QueuedRequest[]) => items.map((i) => i.id);
 
 describe('FlowQueues', () => {
-  it('stamps what the caller does not bring: enqueue time, TTL deadline, SLO deadline, sequence', () => {
+  it('stamps what the caller does not bring: enqueue time, TTL deadline (from arrival), SLO deadline, sequence', () => {
     const q = queues({ defaultRequestTtlUs: microsFromMillis(30_000) });
     const a = enqueueOk(q, request('a', 3, 't', 1_000, { arrivalUs: microsFromMillis(990), sloTtftUs: microsFromMillis(250) }), 1_000);
     const b = enqueueOk(q, request('b', 3), 1_500);
@@ -60,12 +60,12 @@ describe('FlowQueues', () => {
       tokens: 640,
       arrivalUs: 990_000,
       enqueuedAtUs: 1_000_000,
-      ttlDeadlineUs: 31_000_000,
+      ttlDeadlineUs: 30_990_000,
       sloDeadlineUs: 1_240_000,
       seq: 0,
       payload: 'payload of a',
     });
-    expect(b).toMatchObject({ enqueuedAtUs: 1_500_000, ttlDeadlineUs: 31_500_000, sloDeadlineUs: undefined, seq: 1 });
+    expect(b).toMatchObject({ enqueuedAtUs: 1_500_000, ttlDeadlineUs: 30_000_000, sloDeadlineUs: undefined, seq: 1 });
     expect(q.size).toBe(2);
     expect(q.bytes).toBe(2_000);
     expect(q.has('a')).toBe(true);
@@ -193,8 +193,8 @@ describe('FlowQueues', () => {
     it('evicts requests at their deadline and not before, oldest deadline first', () => {
       const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
       enqueueOk(q, request('a', -2), 0);
-      enqueueOk(q, request('b', 4), 300);
-      enqueueOk(q, request('c', 3), 300);
+      enqueueOk(q, request('b', 4, 'default', 1_000, { arrivalUs: microsFromMillis(300) }), 300);
+      enqueueOk(q, request('c', 3, 'default', 1_000, { arrivalUs: microsFromMillis(300) }), 300);
       expect(q.nextExpiryUs()).toBe(microsFromMillis(1_000));
       expect(q.expire(microsFromMillis(999))).toEqual([]);
       expect(q.size).toBe(3);
@@ -213,11 +213,19 @@ describe('FlowQueues', () => {
       expect(q.flowStats()).toEqual([]);
     });
 
+    it('counts from the arrival at the gateway, hops before the enqueue included; an arrival stamped later than the enqueue (another host’s clock) from the enqueue', () => {
+      const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
+      const early = enqueueOk(q, request('early', 3, 'default', 1_000, { arrivalUs: microsFromMillis(100) }), 350);
+      const skewed = enqueueOk(q, request('skewed', 3, 'default', 1_000, { arrivalUs: microsFromMillis(420) }), 400);
+      expect([early.ttlDeadlineUs, skewed.ttlDeadlineUs]).toEqual([microsFromMillis(1_100), microsFromMillis(1_400)]);
+      expect(ids(q.expire(microsFromMillis(1_100)))).toEqual(['early']);
+    });
+
     it('does not evict what was dispatched or cancelled, and nextExpiryUs skips them', () => {
       const q = queues({ defaultRequestTtlUs: microsFromMillis(1_000) });
       enqueueOk(q, request('a', 3), 0);
-      enqueueOk(q, request('b', 3), 100);
-      enqueueOk(q, request('c', 3), 200);
+      enqueueOk(q, request('b', 3, 'default', 1_000, { arrivalUs: microsFromMillis(100) }), 100);
+      enqueueOk(q, request('c', 3, 'default', 1_000, { arrivalUs: microsFromMillis(200) }), 200);
       q.take(q.peek()!); // a
       q.remove('b');
       expect(q.nextExpiryUs()).toBe(microsFromMillis(1_200));
@@ -226,7 +234,7 @@ describe('FlowQueues', () => {
 
     it('stays exact over many dispatches (the TTL index is compacted as dispatched entries pile up)', () => {
       const q = queues({ defaultRequestTtlUs: microsFromMillis(10_000) });
-      for (let i = 0; i < 5_000; i++) enqueueOk(q, request(`r${i}`, 3, `t${i % 10}`), i);
+      for (let i = 0; i < 5_000; i++) enqueueOk(q, request(`r${i}`, 3, `t${i % 10}`, 1_000, { arrivalUs: microsFromMillis(i) }), i);
       // Dispatch 4 000 (round robin over 10 flows, FCFS in each: r0..r3999), cancel 500 more.
       expect(dispatchAll(q, 4_000)).toHaveLength(4_000);
       for (let i = 4_000; i < 4_500; i++) expect(q.remove(`r${i}`)!.id).toBe(`r${i}`);

@@ -98,11 +98,12 @@ describe('FlowControlStage: eviction', () => {
   it('keeps one wake-up, at the earliest TTL deadline, and evicts at it with ttl_expired', () => {
     const { core, recorder, agenda } = stage({ ...ONE_AT_A_TIME, defaultRequestTTL: 50 });
     core.submit(stageRequest({ id: 'running' }), ms(0), '');
-    core.submit(stageRequest({ id: 'b' }), ms(10), 'b');
-    core.submit(stageRequest({ id: 'c' }), ms(20), 'c');
-    expect(agenda.due('ttl')).toEqual([ms(60)]);
-    agenda.runUntil(ms(60));
-    expect(recorder.of('evict')).toEqual([[expect.objectContaining({ id: 'b' }), 'b', 'ttl_expired', 'evicted from the flow-control queue: its TTL ran out before capacity freed up', ms(10)]]);
+    // Each reached its gateway 2 ms before it was queued here: the TTL counts from that arrival.
+    core.submit(stageRequest({ id: 'b', arrivalUs: ms(12) }), ms(14), 'b');
+    core.submit(stageRequest({ id: 'c', arrivalUs: ms(20) }), ms(22), 'c');
+    expect(agenda.due('ttl')).toEqual([ms(62)]);
+    agenda.runUntil(ms(62));
+    expect(recorder.of('evict')).toEqual([[expect.objectContaining({ id: 'b' }), 'b', 'ttl_expired', 'evicted from the flow-control queue: its TTL ran out before capacity freed up', ms(14)]]);
     expect(agenda.due('ttl')).toEqual([ms(70)]);
     agenda.runUntil(ms(70));
     expect(recorder.of('evict').map(([r]) => (r as Request).id)).toEqual(['b', 'c']);

@@ -4,7 +4,7 @@ export const EDF_ORDERING = 'edf-ordering-policy';
 
 /**
  * Earliest deadline first, the deadline being when the request's TTL runs out (docs/behaviour.md §3).
- * With one TTL for every request this is FCFS; it differs once requests carry different TTLs.
+ * With one TTL for every request this is arrival order; it differs once requests carry different TTLs.
  */
 export const edfOrdering: OrderingPolicy = {
   name: EDF_ORDERING,
