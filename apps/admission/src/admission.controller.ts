@@ -12,6 +12,7 @@ import {
   type KvEvent,
   type LifecycleEvent,
   type LoadSnapshot,
+  type PresenceEvent,
   type SetAdmissionPolicy,
 } from '@sluice/contracts';
 import { ControlRefusal } from '@sluice/stages';
@@ -54,6 +55,11 @@ export class AdmissionController {
   @EventPattern(subjectPatterns.allWorkerKv)
   kv(@Payload() event: KvEvent): void {
     this.admission.onKv(event);
+  }
+
+  @EventPattern(subjectPatterns.admissionPresence)
+  presence(@Payload() event: PresenceEvent): void {
+    this.admission.onPresence(event);
   }
 
   @MessagePattern(subjects.control('admission', 'get'))

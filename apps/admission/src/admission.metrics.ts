@@ -15,6 +15,8 @@ function numericParams(params: Record<string, unknown>, prefix = ''): [string, n
 export class AdmissionMetrics {
   readonly decisions: Counter<'policy' | 'decision' | 'reason' | 'slo_class'>;
   readonly bucketLevel: Gauge;
+  /** Admission processes sharing the arrivals, as this one counts them (a token bucket holds 1/N). */
+  readonly replicas: Gauge;
   /** Dynamo's name for requests refused because every worker is busy. */
   readonly tasksRejected: Counter<'model'>;
   private readonly policyInfo: Gauge<'policy'>;
@@ -29,6 +31,12 @@ export class AdmissionMetrics {
       labelNames: ['policy', 'decision', 'reason', 'slo_class'],
       registers,
     });
+    this.replicas = new Gauge({
+      name: 'sluice_admission_replicas',
+      help: 'Admission processes sharing the arrivals, as this one counts them from their presence (a token bucket holds 1/N of its capacity and refill).',
+      registers,
+    });
+    this.replicas.set(1);
     this.bucketLevel = new Gauge({
       name: 'sluice_admission_token_bucket_level',
       help: 'Tokens in the token bucket after the latest decision (token-bucket policy).',

@@ -11,6 +11,7 @@ import type {
   KvEvent,
   LifecycleEvent,
   LoadSnapshot,
+  PresenceEvent,
   SetAdmissionPolicy,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
@@ -71,6 +72,12 @@ export class AdmissionService implements OnModuleInit, OnModuleDestroy {
 
   onKv(event: KvEvent): void {
     this.stage.onKv(event);
+  }
+
+  /** An admission process (a replica, or this one) came up, beat or went down: the budget's split. */
+  onPresence(event: PresenceEvent): void {
+    this.stage.onPresence(event, epochMicros());
+    this.metrics.replicas.set(this.stage.replicaCount());
   }
 
   policyState(): AdmissionPolicyState {

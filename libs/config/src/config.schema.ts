@@ -38,6 +38,14 @@ const ServiceBase = {
   shutdownGraceMs: Millis.default(5_000),
 };
 
+/**
+ * Processes `sluice up` starts for a stage (default 1): replicas behind the stage's queue group, or
+ * several gateways, each on its own port (`port`, `port + 1`, …). What holds with N replicas is in
+ * docs/scaling.md. Compose and Kubernetes scale containers and Deployments instead.
+ */
+const Replicas = z.number().int().min(1).max(16).default(1);
+
+
 /** An address range: `10.0.0.0/8`, `::1/128`, or one address (`127.0.0.1`). */
 const Cidr = z.string().refine(
   (value) => {
@@ -99,6 +107,7 @@ const ConfigBody = z.strictObject({
     .strictObject({
       ...ServiceBase,
       port: Port.default(8080),
+      replicas: Replicas,
       /** A request with no terminal frame by then ends with 504. */
       requestTimeoutMs: Millis.default(60_000),
       /** A request body not received whole by then gets 408 (a stalled or slowloris client). */
@@ -118,6 +127,7 @@ const ConfigBody = z.strictObject({
     .strictObject({
       ...ServiceBase,
       port: Port.default(9101),
+      replicas: Replicas,
       policy: z.enum(ADMISSION_POLICY_NAMES).default('always-admit'),
       policies: AdmissionPoliciesSchema.prefault({}),
       /** An instance silent for this long leaves admission's view of the cluster. */
@@ -142,6 +152,7 @@ const ConfigBody = z.strictObject({
     .strictObject({
       ...ServiceBase,
       port: Port.default(9102),
+      replicas: Replicas,
       /**
        * false: no queuing, requests pass straight to the router, and while the pool is saturated
        * sheddable (negative priority) requests get 429 at once (the Endpoint Picker's legacy mode).
@@ -156,6 +167,7 @@ const ConfigBody = z.strictObject({
     .strictObject({
       ...ServiceBase,
       port: Port.default(9103),
+      replicas: Replicas,
       policy: z.enum(ROUTING_POLICY_NAMES).default('round-robin'),
       /** Each policy's parameters, e.g. `weighted: { weights: "prefix-affinity:3,queue-depth:2,kv-utilization:2" }`. */
       policies: RoutingPoliciesSchema.prefault({}),

@@ -86,6 +86,8 @@ export const subjectPatterns = {
   allWorkerLifecycle: `${PROTOCOL_ROOT}.worker.*.lifecycle`,
   allWorkerDone: `${PROTOCOL_ROOT}.worker.*.done`,
   allServicePresence: `${PROTOCOL_ROOT}.service.*.*.presence`,
+  /** One stage's processes: the replicas that share its queue group (admission splits its budget by their number). */
+  admissionPresence: `${PROTOCOL_ROOT}.service.admission.*.presence`,
   /** Every gateway's batched tokens frames (an observer's view; each gateway gets its own under `inboxOfGateway`). */
   allInboxTokens: `${PROTOCOL_ROOT}.inbox.*._tokens`,
 } as const;

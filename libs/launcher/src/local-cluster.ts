@@ -72,8 +72,10 @@ export interface LocalClusterOptions {
 export interface LocalCluster {
   readonly natsUrl: string;
   readonly natsKind: NatsKind;
-  /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback). */
+  /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
   readonly gatewayUrl: string;
+  /** Every gateway's URL, the first one's first (`gateway.replicas` > 1 starts several). */
+  readonly gatewayUrls: readonly string[];
   /** Every process as it first became ready (`name` is the service, `process` tells workers apart); processes() has the current pids. */
   readonly services: readonly ServiceInfo[];
   /** The resolved config, with the ports actually used (port 0 is replaced by a free port; worker-0's in `worker.port`). */
@@ -243,10 +245,16 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   }
 
   const gatewayUrl = `http://${urlHostPort(config.gateway.host, config.gateway.port)}`;
+  const gatewayUrls = plan.processes.filter((p) => p.service === 'gateway').map((p) => `http://${urlHostPort(p.host, p.port)}`);
   let warmed: WarmUpResult | undefined;
-  if ((options.warmUpRequests ?? 0) > 0 && plan.processes.some((p) => p.service === 'gateway')) {
+  if ((options.warmUpRequests ?? 0) > 0 && gatewayUrls.length > 0) {
     try {
-      warmed = await warmUp(gatewayUrl, { requests: options.warmUpRequests!, model: config.worker.model, ...(signal ? { signal } : {}) });
+      // Every gateway runs its own hot path; the stages behind them are warmed by all of it.
+      for (const url of gatewayUrls) {
+        const run = await warmUp(url, { requests: options.warmUpRequests!, model: config.worker.model, ...(signal ? { signal } : {}) });
+        warmed = warmed === undefined ? run : { ok: warmed.ok + run.ok, failed: warmed.failed + run.failed, ms: warmed.ms + run.ms };
+        if (run.failed > 0) break;
+      }
     } catch (error) {
       await stop();
       throw signal?.aborted ? abortError(signal) : error;
@@ -262,6 +270,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     natsUrl: nats.url,
     natsKind: nats.kind,
     gatewayUrl,
+    gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
     ...(warmed ? { warmUp: warmed } : {}),
     services: running.map((p) => p.serviceInfo()),
     config,

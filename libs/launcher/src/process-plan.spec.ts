@@ -44,6 +44,20 @@ describe('planProcesses', () => {
     ]);
   });
 
+  it('runs a stage’s replicas as router-0, router-1, …: the first on the port, the others on free ones (a single replica keeps the plain name)', async () => {
+    const ports = fakePorts();
+    const { processes } = await plan(['--router.replicas=3', '--gateway.replicas=2', '--admission.replicas=1'], ports.pick);
+    expect(ports.calls).toEqual([[3, '127.0.0.1']]);
+    expect(processes.filter((p) => p.service === 'router' || p.service === 'gateway' || p.service === 'admission').map((p) => [p.name, p.port, p.picked, p.args])).toEqual([
+      ['router-0', 9103, false, []],
+      ['router-1', 20_000, true, ['--router.port=20000']],
+      ['router-2', 20_001, true, ['--router.port=20001']],
+      ['admission', 9101, false, []],
+      ['gateway-0', 8080, false, []],
+      ['gateway-1', 20_002, true, ['--gateway.port=20002']],
+    ]);
+  });
+
   it('picks distinct free ports for port 0 in one call per host, and writes them back into the config', async () => {
     const ports = fakePorts();
     const args = ['--gateway.port=0', '--router.port=0', '--worker.port=0', '--worker.processes=2'];

@@ -26,25 +26,41 @@ export function workerProcessName(index: number): string {
   return `worker-${index}`;
 }
 
+/** A stage's processes: `router` alone, `router-0`, `router-1`, … with `replicas` > 1; workers always numbered. */
+export function processName(service: ServiceName, index: number, count: number): string {
+  if (service === 'worker') return workerProcessName(index);
+  return count === 1 ? service : `${service}-${index}`;
+}
+
+/** How many processes of `service` the config asks for: `worker.processes`, or a stage's `replicas`. */
+export function processCount(service: ServiceName, config: SluiceConfig): number {
+  return service === 'worker' ? config.worker.processes : config[SERVICE_CONFIG_KEYS[service]].replicas;
+}
+
 /** Hands out `count` distinct free ports on `host` (net.freePorts; tests pass a fake). */
 export type PickPorts = (count: number, host: string) => Promise<number[]>;
 
 /**
  * The processes of `services`, in that order, with their ports: a service's configured port, or
  * a free one for port 0, written back into `config` (so the caller and the services agree on it)
- * and passed on as a shared flag. The worker runs `worker.processes` processes: worker-0 on
- * `worker.port`, worker-i on `worker.port + i`, or each on a free port when `worker.port` is 0;
- * each worker-i past the first gets its own `--worker.port` flag.
+ * and passed on as a shared flag. The worker runs `worker.processes` processes (worker-i on
+ * `worker.port + i`) and every other stage `replicas` (the first on the stage's port, the others on
+ * free ports); with port 0 every one takes a free port. Each one past the first gets its own
+ * `--<section>.port` flag.
  */
 export async function planProcesses(services: readonly ServiceName[], config: SluiceConfig, args: readonly string[], pickPorts: PickPorts): Promise<ProcessPlan> {
   const sharedArgs = [...args];
-  const counts = services.map((service) => (service === 'worker' ? config.worker.processes : 1));
+  const counts = services.map((service) => processCount(service, config));
 
-  // All free ports of one host in one call, so they are distinct.
+  // All free ports of one host in one call, so they are distinct. A stage's replicas past the
+  // first always take free ones: the default ports are consecutive (9101–9104), so `port + i`
+  // would run into the next service's. Worker processes keep `worker.port + i`.
+  const freeCount = (service: ServiceName, port: number, count: number): number => (port === 0 ? count : service === 'worker' ? 0 : count - 1);
   const wanted = new Map<string, number>();
   services.forEach((service, i) => {
     const { host, port } = config[SERVICE_CONFIG_KEYS[service]];
-    if (port === 0) wanted.set(host, (wanted.get(host) ?? 0) + (counts[i] ?? 1));
+    const needed = freeCount(service, port, counts[i] ?? 1);
+    if (needed > 0) wanted.set(host, (wanted.get(host) ?? 0) + needed);
   });
   const free = new Map<string, number[]>();
   for (const [host, count] of wanted) free.set(host, await pickPorts(count, host));
@@ -59,16 +75,20 @@ export async function planProcesses(services: readonly ServiceName[], config: Sl
     const key = SERVICE_CONFIG_KEYS[service];
     const section = config[key];
     const { host } = section;
-    const picked = section.port === 0;
+    const allPicked = section.port === 0;
     const count = counts[i] ?? 1;
-    const ports = picked ? Array.from({ length: count }, () => take(host)) : Array.from({ length: count }, (_, p) => section.port + p);
-    const first = ports[0] ?? 0;
-    if (picked) {
+    const ports = Array.from({ length: count }, (_, p) => {
+      if (allPicked) return { port: take(host), picked: true };
+      if (p === 0 || service === 'worker') return { port: section.port + p, picked: false };
+      return { port: take(host), picked: true };
+    });
+    const first = ports[0]?.port ?? 0;
+    if (allPicked) {
       section.port = first;
       sharedArgs.push(`--${key}.port=${first}`);
     }
-    ports.forEach((port, p) => {
-      const name = service === 'worker' ? workerProcessName(p) : service;
+    ports.forEach(({ port, picked }, p) => {
+      const name = processName(service, p, count);
       processes.push({ name, service, host, port, picked, args: p === 0 ? [] : [`--${key}.port=${port}`] });
     });
   });

@@ -18,3 +18,4 @@ export * from './worker/instance.core.js';
 export * from './worker/worker.stage.js';
 export * from './gateway/custody.js';
 export * from './hand-back.js';
+export * from './replica-set.js';

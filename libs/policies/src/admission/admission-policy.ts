@@ -17,5 +17,10 @@ export interface AdmissionPolicy {
    * its policy can be swapped at run time.
    */
   readonly readsPrefix?: boolean;
-  decide(request: PolicyRequest, cluster: ClusterView, nowUs: Micros): AdmissionDecision;
+  /**
+   * `replicas`: the admission processes sharing the arrivals (this one included, at least 1). A
+   * policy with a budget (the token bucket) holds its share of it, so N replicas together admit
+   * what one would (docs/scaling.md); the others ignore it.
+   */
+  decide(request: PolicyRequest, cluster: ClusterView, nowUs: Micros, replicas?: number): AdmissionDecision;
 }

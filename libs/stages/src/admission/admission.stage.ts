@@ -7,10 +7,12 @@ import type {
   LifecycleEvent,
   LoadSnapshot,
   Micros,
+  PresenceEvent,
   SetAdmissionPolicy,
 } from '@sluice/contracts';
 import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
 import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
+import { ReplicaSet } from '../replica-set.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { AdmissionEffects } from './admission.effects.js';
@@ -30,6 +32,8 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   private expirySuspended = false;
   private readonly store: AdmissionPolicyStore;
   private readonly cluster: AdmissionCluster;
+  /** The admission processes sharing the arrivals: a budget (the token bucket) is split among them. */
+  private readonly replicas: ReplicaSet;
   private readonly sweep: Periodic<AdmissionWakeUp>;
 
   constructor(
@@ -40,6 +44,7 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.store = new AdmissionPolicyStore(settings, settings.models);
     const keepPrefixIndex = settings.prefixIndex === 'always' || this.store.policy.readsPrefix === true;
     this.cluster = new AdmissionCluster(settings.heartbeatTimeoutUs, { keepPrefixIndex });
+    this.replicas = new ReplicaSet(settings.heartbeatTimeoutUs);
     this.sweep = new Periodic('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
   }
 
@@ -59,7 +64,7 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
 
   submit(request: R, nowUs: Micros, carried: C): void {
     const policy = this.store.policy;
-    const decision = policy.decide(request, this.cluster.view(nowUs), nowUs);
+    const decision = policy.decide(request, this.cluster.view(nowUs), nowUs, this.replicas.count);
     this.effects.decided(request, carried, policy.name, decision);
     if (decision.admit) this.effects.handOn(request, carried);
     else this.effects.reject(request, carried, decision.reason, decision.message);
@@ -80,6 +85,16 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.cluster.onLifecycle(event);
   }
 
+  /** An admission process (this one or a replica) said it is up, alive or going down. */
+  onPresence(event: Pick<PresenceEvent, 'processId' | 'type'>, nowUs: Micros): void {
+    this.replicas.onPresence(event, nowUs);
+  }
+
+  /** The admission processes sharing the arrivals, as this one knows them (at least 1). */
+  replicaCount(): number {
+    return this.replicas.count;
+  }
+
   onSnapshot(snapshot: LoadSnapshot): void {
     this.cluster.onSnapshot(snapshot);
   }
@@ -97,10 +112,12 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   resumeExpiry(nowUs: Micros): void {
     this.expirySuspended = false;
     this.cluster.touchAll(nowUs);
+    this.replicas.touchAll(nowUs);
   }
 
   wake(kind: AdmissionWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     if (kind !== 'sweep' || !this.sweep.due(atUs) || this.expirySuspended) return;
+    this.replicas.expire(nowUs);
     const lost = this.cluster.expire(nowUs);
     if (lost.length > 0) this.effects.instancesLost(lost);
   }

@@ -122,4 +122,26 @@ describe('token-bucket', () => {
       { numRuns: 200 },
     );
   });
+
+  describe('replicas: each of N holds 1/N of the capacity and the refill', () => {
+    it('three replicas splitting a burst admit what one bucket would', () => {
+      const replicas = [0, 1, 2].map(() => createTokenBucket({ capacity: 9_000, refillRate: 900 }));
+      // 60 requests of 300 tokens, dealt round and round (a queue group spreads them about evenly).
+      const admitted = Array.from({ length: 60 }, (_, i) => replicas[i % 3]!.decide(policyRequest({ inputTokens: 300 }), cluster, micros(1_000_000), 3)).filter((d) => d.admit);
+      expect(admitted).toHaveLength(30); // 9 000 / 300, as one bucket: each replica 10 of its 3 000
+      expect(admitted[0]!.inputs).toMatchObject({ capacity: 3_000, replicas: 3 });
+      // A second later each has refilled 300 tokens (900/s over three).
+      const later = replicas.map((r) => r.decide(policyRequest({ inputTokens: 300 }), cluster, micros(2_000_000), 3));
+      expect(later.map((d) => d.admit)).toEqual([true, true, true]);
+      expect(later.map((d) => d.inputs.bucket_level_before)).toEqual([300, 300, 300]);
+    });
+
+    it('clips its tokens when its share shrinks (a replica joined) and refills toward a larger one (a replica left)', () => {
+      const bucket = createTokenBucket({ capacity: 1_000, refillRate: 100 });
+      const decide = (cost: number, atS: number, n: number) => bucket.decide(policyRequest({ inputTokens: cost }), cluster, micros(atS * 1e6), n);
+      expect(decide(100, 0, 1).inputs).toMatchObject({ bucket_level_before: 1_000 });
+      expect(decide(100, 0, 2).inputs).toMatchObject({ bucket_level_before: 500, capacity: 500, replicas: 2 });
+      expect(decide(100, 1, 1).inputs).toMatchObject({ bucket_level_before: 500, capacity: 1_000 }); // 400 + 100 refilled
+    });
+  });
 });

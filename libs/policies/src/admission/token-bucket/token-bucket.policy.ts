@@ -18,35 +18,45 @@ export type TokenBucketParams = z.infer<typeof TokenBucketParamsSchema>;
  *
  * Refill is computed lazily at each decision from the time since the previous one, so the policy
  * needs no timer. One policy instance is one bucket: the state is this closure's.
+ *
+ * **sluice**, replicas: with N admission processes behind one queue group, each holds 1/N of the
+ * capacity and of the refill rate, so together they admit what one bucket would (a burst split
+ * among them drains every share). When N changes, a share that shrank is clipped to its new
+ * capacity and one that grew refills toward it (docs/scaling.md).
  */
 export function createTokenBucket(params: unknown): AdmissionPolicy {
-  const { capacity, refillRate } = TokenBucketParamsSchema.parse(params);
-  let tokens = capacity;
+  const { capacity: total, refillRate: totalRate } = TokenBucketParamsSchema.parse(params);
+  let tokens = total;
   /** The latest time seen; undefined until the first decision (the bucket is full then anyway). */
   let lastUs: number | undefined;
 
   return {
     name: TOKEN_BUCKET,
-    decide(request, _cluster, nowUs) {
+    decide(request, _cluster, nowUs, replicas = 1) {
+      const share = Math.max(1, replicas);
+      const capacity = total / share;
+      const refillRate = totalRate / share;
       if (lastUs !== undefined) {
         // Clamp: a clock that steps back must not drain the bucket. Keeping the latest time (not
         // the earlier one) also means the interval is not refilled twice when time moves on.
         const elapsedUs = Math.max(0, nowUs - lastUs);
-        tokens = Math.min(capacity, tokens + (elapsedUs * refillRate) / 1e6);
+        tokens = tokens + (elapsedUs * refillRate) / 1e6;
       }
+      tokens = Math.min(capacity, tokens);
       lastUs = lastUs === undefined ? nowUs : Math.max(lastUs, nowUs);
 
       const cost = request.inputTokens;
       const before = tokens;
+      const shared: { replicas?: number } = share > 1 ? { replicas: share } : {};
       if (before >= cost) {
         tokens = before - cost;
-        return { admit: true, inputs: { cost, bucket_level_before: before, bucket_level_after: tokens, capacity } };
+        return { admit: true, inputs: { cost, bucket_level_before: before, bucket_level_after: tokens, capacity, ...shared } };
       }
       return {
         admit: false,
         reason: 'insufficient_tokens',
         message: `insufficient tokens: the request costs ${cost}, the bucket holds ${before.toFixed(1)}`,
-        inputs: { cost, bucket_level_before: before, bucket_level_after: before, capacity },
+        inputs: { cost, bucket_level_before: before, bucket_level_after: before, capacity, ...shared },
       };
     },
   };
