@@ -141,10 +141,11 @@ export class CustodyOnBus {
     const { original } = pending;
     if (sent >= original.maxTokens) {
       // Every token reached the client; only the end was lost with its holder.
-      pending.exchange.onEnd({ instance: holder, priority: original.priority, timings: {} });
+      pending.exchange.onEnd({ instance: holder, priority: original.priority, timings: {}, holders: pending.holders });
       return;
     }
     pending.attemptBaseTokens = sent;
+    pending.holders = {};
     const next: InferenceRequest = {
       ...original,
       attempt: verdict.attempt,

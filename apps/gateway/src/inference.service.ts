@@ -191,7 +191,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     const deadline = setTimeout(() => {
       exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
     }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, lastTokenMs: undefined, tokenSeries: this.tokenSeries(parsed.model, parsed.sloClass) });
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(parsed.model, parsed.sloClass) });
     this.custody.open(id);
     res.on('close', () => {
       if (!exchange.isSettled) exchange.abandon();
@@ -220,7 +220,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         this.streamUpTo(entry, frame.outputTokens);
         const hop = takeHopMs(frame.timings);
         if (hop !== undefined) frame.timings.toGatewayMs = hop;
-        entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings });
+        entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings, holders: entry.holders });
         return;
       }
       case 'error':
@@ -230,6 +230,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         this.custody.onMigrate(frame);
         return;
       case 'held':
+        entry.holders[frame.stage] = frame.holder;
         this.custody.onHeld(frame);
         return;
       default: {

@@ -1,4 +1,4 @@
-import type { InferenceRequest } from '@sluice/contracts';
+import type { InferenceRequest, Stage } from '@sluice/contracts';
 import type { Span } from '@sluice/telemetry';
 import type { Exchange } from './exchange.js';
 import type { TokenSeries } from './gateway.metrics.js';
@@ -16,6 +16,8 @@ export interface PendingRequest {
   readonly promptTokenIds: readonly number[];
   /** Tokens the client had received when the current attempt began (its tokens count from there). */
   attemptBaseTokens: number;
+  /** Who held the current attempt at each stage (its `held` frames): the answer's `sluice.holders`. */
+  holders: Partial<Record<Stage, string>>;
   /** When the latest token frame arrived (undefined before the first): the inter-token gaps. */
   lastTokenMs: number | undefined;
   /** The TTFT and ITL histograms' series of this request's model and SLO class. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { StageTimings } from './inference-request.js';
+import type { Stage } from './outcomes.js';
 
 /**
  * The OpenAI-compatible HTTP API the gateway serves. Only the fields sluice acts on are checked;
@@ -109,4 +110,9 @@ export interface SluiceAnswerExtension {
   readonly priority: number;
   /** Per-stage durations in ms: admission, flow queue, routing, worker queue, prefill, decode. */
   readonly timings: StageTimings;
+  /**
+   * The process (the worker: the instance) that held the request at each stage, as their `held`
+   * frames told the gateway, for the attempt that answered: with replicas, which one served it.
+   */
+  readonly holders: Readonly<Partial<Record<Stage, string>>>;
 }
