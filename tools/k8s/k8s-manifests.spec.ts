@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
@@ -156,6 +156,13 @@ describe.each(OVERLAYS)('%s', (overlay) => {
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds, name).toBeGreaterThanOrEqual(pauseSeconds + shutdownGraceMs / 1000);
       expect(container?.envFrom?.map((e) => withoutHashSuffix(e.configMapRef?.name ?? '')), name).toEqual(['sluice-env']);
     }
+  });
+
+  it('ships every Grafana dashboard of grafana/dashboards in a ConfigMap the Grafana sidecar picks up', () => {
+    const dashboards = named(objects, 'ConfigMap', 'sluice-grafana-dashboards') as (K8sObject & { data: Record<string, string> }) | undefined;
+    expect(dashboards?.metadata.labels?.grafana_dashboard).toBe('1');
+    expect(Object.keys(dashboards!.data).sort()).toEqual(readdirSync('grafana/dashboards').filter((f) => f.endsWith('.json')).sort());
+    for (const [file, json] of Object.entries(dashboards!.data)) expect((JSON.parse(json) as { uid?: string }).uid, file).toBeTruthy();
   });
 
   it('runs NATS as a 3-node cluster whose routes name every pod of the StatefulSet', () => {

@@ -7,7 +7,7 @@ import { parseAllDocuments } from 'yaml';
  * Kustomize binary can be installed on every CI machine). It knows only the fields infra/k8s uses
  * and fails on any other, so a manifest that starts using more cannot pass unchecked:
  * `resources` (files and directories), `namespace`, `labels` (`pairs`, `includeTemplates`),
- * `configMapGenerator` (`files`, `literals`), `replicas`, and `patches` (`path`: a strategic merge
+ * `configMapGenerator` (`files`, `literals`, `options.labels`), `replicas`, and `patches` (`path`: a strategic merge
  * patch, lists of named items merged by name). Generated names carry no content hash (kubectl
  * adds one): callers compare names with `withoutHashSuffix`. Where kubectl exists, the spec checks
  * that this renders what `kubectl kustomize` renders.
@@ -16,11 +16,18 @@ export type K8sObject = { apiVersion: string; kind: string; metadata: { name: st
 
 const KNOWN_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'namespace', 'labels', 'configMapGenerator', 'replicas', 'patches']);
 
+interface ConfigMapGenerator {
+  name: string;
+  files?: string[];
+  literals?: string[];
+  options?: { labels?: Record<string, string> };
+}
+
 interface Kustomization {
   resources?: string[];
   namespace?: string;
   labels?: { pairs: Record<string, string>; includeTemplates?: boolean; includeSelectors?: boolean }[];
-  configMapGenerator?: { name: string; files?: string[]; literals?: string[] }[];
+  configMapGenerator?: ConfigMapGenerator[];
   replicas?: { name: string; count: number }[];
   patches?: { path: string }[];
 }
@@ -78,14 +85,17 @@ function readYamlDocs(file: string): unknown[] {
     .filter((doc) => doc !== null);
 }
 
-function generateConfigMap(dir: string, generator: { name: string; files?: string[]; literals?: string[] }): K8sObject {
+function generateConfigMap(dir: string, generator: ConfigMapGenerator): K8sObject {
+  const unknown = Object.keys(generator.options ?? {}).filter((key) => key !== 'labels');
+  if (unknown.length > 0) throw new Error(`${dir}: configMapGenerator ${generator.name}: options this renderer does not know: ${unknown.join(', ')}`);
   const data: Record<string, string> = {};
   for (const file of generator.files ?? []) data[basename(file)] = readFileSync(join(dir, file), 'utf8');
   for (const literal of generator.literals ?? []) {
     const at = literal.indexOf('=');
     data[literal.slice(0, at)] = literal.slice(at + 1);
   }
-  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data };
+  const labels = generator.options?.labels;
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name, ...(labels ? { labels: { ...labels } } : {}) }, data };
 }
 
 /** A strategic merge patch, as far as infra/k8s needs it: maps merge, lists of `name`d items merge by name. */
