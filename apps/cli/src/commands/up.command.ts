@@ -28,7 +28,9 @@ local nats-server, else a Docker container) and the worker, router, flow-control
 and gateway services as child processes. Ctrl-C stops everything.
 
 The worker runs as worker.processes processes (worker-0, worker-1, …; worker-i on worker.port + i,
-or free ports with --worker.port=0), each hosting worker.instances instances. A process that exits
+or free ports with --worker.port=0), each hosting worker.instances instances. Admission, flow
+controller, router and gateway run as <section>.replicas processes (--router.replicas=2: router-0
+on router.port, router-1 on a free port; docs/scaling.md says what holds). A process that exits
 is restarted after 250 ms, doubling to 8 s while it keeps crashing; one that fails to start 5 times
 in a row is left down. Pids are in .sluice/cluster.json.
 
@@ -195,7 +197,8 @@ export const upCommand: Command = {
         out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
         return await finished;
       }
-      out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl} (Ctrl-C to stop)`));
+      const others = cluster.gatewayUrls.slice(1);
+      out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl}${others.length > 0 ? ` (and ${others.join(', ')})` : ''} (Ctrl-C to stop)`));
       out.line(
         `  try: curl -N ${cluster.gatewayUrl}/v1/chat/completions -H 'content-type: application/json' ` +
           `-d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello!"}]}'`,
