@@ -170,15 +170,16 @@ export class TwinGateway {
     );
   }
 
+  /** The handoff reaches the stage's queue group, which gives it to one replica. */
   private deliver(flight: Flight, stage: ResumeStage): void {
     const { world } = this;
     switch (stage) {
       case 'admission':
-        return world.admission.submit(flight, world.nowUs, undefined);
+        return world.admission.pick().submit(flight, world.nowUs, undefined);
       case 'flow':
-        return world.flow.submit(flight, world.nowUs, undefined);
+        return world.flow.pick().submit(flight, world.nowUs, undefined);
       case 'router':
-        return world.router.route(flight, world.nowUs, undefined);
+        return world.router.pick().route(flight, world.nowUs, undefined);
     }
   }
 
@@ -190,11 +191,19 @@ export class TwinGateway {
     this.cancel(current, 'timeout');
   }
 
-  /** A cancel for the attempt reaches the stages one transit later: flow control's queue (a deadline) and its instance. */
+  /**
+   * A cancel for the attempt reaches the stages one transit later: flow control's queues (a
+   * deadline; every replica hears it, the one that queued the request evicts it) and its instance.
+   */
   private cancel(flight: Flight, reason: CancelRequest['reason']): void {
     const { world } = this;
     world.queue.at(world.queue.nowUs + world.hops.transitUs, 'gateway', () => {
-      if (reason === 'timeout') world.gates.flow.pass(() => world.flow.onCancel({ requestId: flight.id, reason, attempt: flight.attempt }, world.nowUs));
+      if (reason === 'timeout') {
+        const cancel = { requestId: flight.id, reason, attempt: flight.attempt };
+        world.gates.flow.pass(() => {
+          for (const flow of world.flow.replicas) flow.onCancel(cancel, world.nowUs);
+        });
+      }
       const instance = world.instanceList[flight.servedBy];
       if (instance && instance.process.state !== 'gone' && instance.core.holding(flight.id) === flight) instance.core.cancel(flight.id, cancelledAs(reason), world.nowUs);
     });

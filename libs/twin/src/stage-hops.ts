@@ -5,9 +5,19 @@ import type { Flight } from './flight.js';
 import { readLiveSignals } from './blis-signals.js';
 import type { TwinInstance, World } from './world.js';
 
+/*
+ * Each replica of a stage has its own effects, named by its index in the stage's queue group:
+ * what comes back to the stage about a request it handed on (a refused handoff, an ack that never
+ * came) reaches the replica that sent it, as live; a handoff to the next stage reaches whichever
+ * replica of it the group picks.
+ */
+
 /** Admission's effects on the twin's agenda. */
 export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
-  constructor(private readonly world: World) {}
+  constructor(
+    private readonly world: World,
+    private readonly replica: number,
+  ) {}
 
   decided(_request: Flight, _carried: undefined, _policy: string, _decision: AdmissionDecision): void {}
 
@@ -18,9 +28,9 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
       flight,
       'flow',
       world.queue.nowUs + world.hops.admissionUs,
-      () => world.flow.submit(flight, world.nowUs, undefined),
+      () => world.flow.pick().submit(flight, world.nowUs, undefined),
       // Flow control never acked: admission hears so at its ack timeout (if not paused itself).
-      () => world.gates.admission.timer(() => world.admission.handoffRefused(flight, undefined, 'flow control did not ack in time', 'timeout')),
+      () => world.gates.admission.timer(() => world.admission.at(this.replica).handoffRefused(flight, undefined, 'flow control did not ack in time', 'timeout')),
     );
   }
 
@@ -38,21 +48,26 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
 
 /** Flow control's effects on the twin's agenda. */
 export class FlowHops implements FlowControlEffects<Flight, undefined> {
-  constructor(private readonly world: World) {}
+  constructor(
+    private readonly world: World,
+    private readonly replica: number,
+  ) {}
 
   arrived(_request: Flight, _carried: undefined, _arrival: FlowArrival): void {}
 
   handOn(flight: Flight, _carried: undefined, _release: FlowRelease): void {
     const { world } = this;
+    world.observer?.flowReleased?.(this.replica, flight.id, flight.priority, world.queue.nowUs);
     world.handOff(
       flight,
       'router',
       world.queue.nowUs + world.hops.flowUs,
       () => {
-        if (world.blis) readLiveSignals(world);
-        world.router.route(flight, world.nowUs, undefined);
+        const router = world.router.pick();
+        if (world.blis) readLiveSignals(world, router);
+        router.route(flight, world.nowUs, undefined);
       },
-      () => world.gates.flow.timer(() => world.flow.handoffRefused(flight, undefined, 'the router did not ack in time', 'timeout')),
+      () => world.gates.flow.timer(() => world.flow.at(this.replica).handoffRefused(flight, undefined, 'the router did not ack in time', 'timeout')),
     );
   }
 
@@ -77,7 +92,10 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
 
 /** The router's effects on the twin's agenda. */
 export class RouterHops implements RoutingEffects<Flight, undefined> {
-  constructor(private readonly world: World) {}
+  constructor(
+    private readonly world: World,
+    private readonly replica: number,
+  ) {}
 
   decided(_request: Flight, _carried: undefined, _policy: string, _decision: RoutingDecision | null, _view: ClusterView): void {}
 
@@ -107,7 +125,7 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
 
   instanceJoined(_instanceId: string, _workerId: string): void {}
 
-  /** Each request the lost instance held: a migrate frame to the gateway, one transit later. */
+  /** Each request the lost instance held (of those this replica dispatched): a migrate frame to the gateway, one transit later. */
   instanceLost(instanceId: string, held: readonly Flight[]): void {
     const { world } = this;
     for (const flight of held) world.gateway.migrateLater(flight, world.queue.nowUs + world.hops.transitUs, 'worker_lost', 'router', 'worker', instanceId);
@@ -129,6 +147,6 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
   }
 
   private refused(flight: Flight, instanceId: string, message: string, why: HandoffFailure): void {
-    this.world.router.handoffRefused(flight, undefined, instanceId, message, this.world.nowUs, why);
+    this.world.router.at(this.replica).handoffRefused(flight, undefined, instanceId, message, this.world.nowUs, why);
   }
 }

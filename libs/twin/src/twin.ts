@@ -1,24 +1,10 @@
 import { seedOf, seededRandom } from '@sluice/collections';
-import { micros } from '@sluice/contracts';
+import { micros, microsFromMillis } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
-import {
-  AdmissionStage,
-  FlowControlStage,
-  HANDOFF_RETRY,
-  RoutingStage,
-  admissionSettingsFrom,
-  flowControlSettingsFrom,
-  priorityFor,
-  routingSettingsFrom,
-  workerSettingsFrom,
-  type AdmissionConfig,
-  type FlowControllerConfig,
-  type RouterConfig,
-  type WorkerConfig,
-} from '@sluice/stages';
+import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type RouterConfig, type WorkerConfig } from '@sluice/stages';
 import type { Fault, WorkloadRequest } from '@sluice/workload';
+import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { ChaosTimeline } from './chaos/chaos-timeline.js';
 import type { TwinChaosReport } from './chaos/chaos-report.js';
@@ -27,19 +13,27 @@ import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.j
 import { newFlight } from './flight.js';
 import { TwinGateway, type Migration } from './gateway.js';
 import { DEFAULT_HOP_LATENCIES, ZERO_HOP_LATENCIES, type HopLatencies } from './hops.js';
-import { AdmissionHops, FlowHops, RouterHops } from './stage-hops.js';
+import type { TwinObserver } from './observer.js';
+import { replicaTallies, type TwinReplicaTallies } from './replica-tallies.js';
+import { buildStageReplicas, type Replicated } from './stage-replicas.js';
 import { WorkerProcess } from './worker-process.js';
 import { TwinStalledError, World } from './world.js';
 
 export { TwinStalledError } from './world.js';
 export type { Migration } from './gateway.js';
+export type { TwinObserver } from './observer.js';
+export type { TwinReplicaTallies } from './replica-tallies.js';
+
+/** A presence heartbeat every second, the services' default, when a hand-built config gives none. */
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** What the twin reads of the cluster's config: the same sections the services read (a SluiceConfig fits). */
 export interface TwinConfig {
   readonly models: readonly { readonly name: string; readonly maxModelLen: number }[];
-  readonly admission: AdmissionConfig;
-  readonly flowController: FlowControllerConfig;
-  readonly router: RouterConfig;
+  /** Each stage's section; `replicas` (default 1) cores of it run behind its queue group. */
+  readonly admission: AdmissionConfig & Replicated & { readonly heartbeatIntervalMs?: number };
+  readonly flowController: FlowControllerConfig & Replicated;
+  readonly router: RouterConfig & Replicated;
   /** `processes` worker processes (default 1) of `instances` each; `shutdownGraceMs` for a terminated one (chaos). */
   readonly worker: WorkerConfig & { readonly processes?: number; readonly shutdownGraceMs?: number };
   /** The gateway's migration limit, deadline and retry window (a chaos run needs it; without it nothing is re-submitted). */
@@ -79,6 +73,8 @@ export interface TwinOptions {
    * worker.shutdownGraceMs.
    */
   readonly chaos?: { readonly faults: readonly Fault[] };
+  /** Hears the decisions the stages report (which replica released what, when): tests and studies. */
+  readonly observer?: TwinObserver;
 }
 
 export interface TwinResult {
@@ -91,6 +87,8 @@ export interface TwinResult {
   readonly chaos?: TwinChaosReport;
   /** Each instance's engine counters at the end (preemptions, KV allocation failures, cache-hit rate): report.json's `engine`. */
   readonly engine: readonly TwinEngineCounters[];
+  /** Each stage replica's share of the handoffs, and what it still counted in flight at the end. */
+  readonly replicas: TwinReplicaTallies;
 }
 
 /** The twin's worker process when it has one (its instances are `twin-r0`, `twin-r1`, …); else `twin-0`, `twin-1`, … */
@@ -111,6 +109,7 @@ export class Twin {
   private readonly objectives = new Map<string, number>();
   private readonly faults: readonly Fault[] | undefined;
   private readonly requestTimeoutUs: number | undefined;
+  private readonly heartbeatIntervalUs: number;
 
   constructor(options: TwinOptions) {
     const { config } = options;
@@ -138,23 +137,9 @@ export class Twin {
       resubmitWindowUs: HANDOFF_RETRY.windowHeartbeats * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
       blockHasher: this.blockHasher,
     });
-    world.admission = new AdmissionStage(admissionSettingsFrom(config.admission, config.models.map((m) => m.name), 'when-read'), new AdmissionHops(world), {
-      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.admission.timer(() => world.admission.wake(kind, atUs, world.nowUs))),
-    });
-    world.flow = new FlowControlStage(flowControlSettingsFrom(config.flowController, createFlowControlRegistry()), new FlowHops(world), {
-      wakeAt: (kind, atUs) => {
-        const wake = () => world.gates.flow.timer(() => world.flow.wake(kind, atUs, world.nowUs));
-        // A TTL wake-up is work (it ends requests); a sweep is housekeeping.
-        if (kind === 'ttl') world.queue.at(atUs, 'ttl', wake);
-        else world.periodic(kind, atUs, wake);
-      },
-    });
-    const configured = routingSettingsFrom(config.router, 0);
-    // BLIS mode reads signals live before each decision (blis-signals.ts): they must be visible at once.
-    const routing = blis ? { ...configured, snapshotRefreshIntervalUs: micros(0) } : configured;
-    world.router = new RoutingStage({ ...routing, seed, compat: config.worker.compat ?? 'vllm' }, createRoutingRegistry(), new RouterHops(world), {
-      wakeAt: (kind, atUs) => world.periodic(kind, atUs, () => world.gates.router.timer(() => world.router.wake(kind, atUs, world.nowUs))),
-    });
+    world.observer = options.observer;
+    buildStageReplicas(world, { ...config, models: config.models.map((m) => m.name), seed, compat: config.worker.compat ?? 'vllm' });
+    this.heartbeatIntervalUs = microsFromMillis(config.admission.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
     const { profile } = options;
     // The twin runs the model at its own speed (timeScale 1): its hops are real-world latencies.
     const latency = createLatencyModel(profile.latencyModel, profile);
@@ -189,9 +174,10 @@ export class Twin {
       // else, so the stages start with a fresh view; then each stage starts its own chores.
       const start = micros(0);
       for (const process of world.processes) process.stage.start(start);
-      world.admission.start(start);
-      world.flow.start(start);
-      world.router.start(start);
+      announceAdmissionReplicas(world, start, this.heartbeatIntervalUs);
+      for (const admission of world.admission.replicas) admission.start(start);
+      for (const flow of world.flow.replicas) flow.start(start);
+      for (const router of world.router.replicas) router.start(start);
     }
     const events = world.queue.drain();
     // Already in request order: each record was written at its request's place.
@@ -199,7 +185,7 @@ export class Twin {
     if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, world.queue.nowUs);
     const { migrations } = world.gateway;
     const chaos = timeline?.report(records, migrations, world.gateway.migrationsByReason());
-    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(world.processes) };
+    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(world.processes), replicas: replicaTallies(world) };
   }
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */

@@ -58,28 +58,39 @@ export class WorkerHops implements WorkerEffects<Flight> {
     this.world.gateway.fail(flight, atUs + this.world.hops.returnUs, reason, 'worker');
   }
 
-  /** The instance's done event reaches the router and flow control one transit later. */
+  /**
+   * The instance's done event reaches the router and flow control one transit later: every replica
+   * of each (a replica that did not dispatch the request finds nothing to take off its books).
+   */
   done(instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, atUs: Micros): void {
     const { world } = this;
     const done = { requestId: flight.id, instanceId: instance.instanceId, reason, atUs };
     world.queue.at(atUs + world.hops.transitUs, 'done', () => {
-      world.gates.router.pass(() => world.router.onDone(done));
-      world.gates.flow.pass(() => world.flow.onDone(done, world.nowUs));
+      world.gates.router.pass(() => {
+        for (const router of world.router.replicas) router.onDone(done);
+      });
+      world.gates.flow.pass(() => {
+        for (const flow of world.flow.replicas) flow.onDone(done, world.nowUs);
+      });
     });
   }
 
-  /** KV events feed admission's prefix index at once, when it keeps one. */
+  /** KV events feed each admission replica's prefix index at once, when it keeps one. */
   kv(instance: InstanceCore<Flight>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void {
     const { world } = this;
-    if (!world.admission.wantsKvEvents) return;
+    const admission = world.admission.replicas;
+    if (!admission.some((replica) => replica.wantsKvEvents)) return;
     const event = { instanceId: instance.instanceId, atUs, stored: [...stored], removed: [...removed] };
-    world.gates.admission.pass(() => world.admission.onKv(event));
+    world.gates.admission.pass(() => {
+      for (const replica of admission) if (replica.wantsKvEvents) replica.onKv(event);
+    });
   }
 
   /**
-   * Snapshots reach every stage that follows them at once: in the twin, snapshot freshness is the
-   * interval alone, unless a bus fault on the load subject delays one (a lagging signal) or drops
-   * it (never seen).
+   * Snapshots reach every stage that follows them (every replica of each) at once: in the twin,
+   * snapshot freshness is the interval alone, unless a bus fault on the load subject delays one (a
+   * lagging signal) or drops it (never seen). One draw per snapshot: every replica gets the same
+   * fate.
    */
   load(instance: InstanceCore<Flight>, snapshot: EngineSnapshot, atUs: Micros): void {
     const { world } = this;
@@ -96,12 +107,19 @@ export class WorkerHops implements WorkerEffects<Flight> {
     this.deliverLoad(published);
   }
 
+  /** Lifecycle events reach every replica of every stage. */
   lifecycle(instance: InstanceCore<Flight>, type: LifecycleEvent['type'], atUs: Micros): void {
     const { world } = this;
     const event: LifecycleEvent = { ...(instance.identity satisfies InstanceIdentity), type, atUs };
-    world.gates.admission.pass(() => world.admission.onLifecycle(event));
-    world.gates.flow.pass(() => world.flow.onLifecycle(event, world.nowUs));
-    world.gates.router.pass(() => world.router.onLifecycle(event));
+    world.gates.admission.pass(() => {
+      for (const admission of world.admission.replicas) admission.onLifecycle(event);
+    });
+    world.gates.flow.pass(() => {
+      for (const flow of world.flow.replicas) flow.onLifecycle(event, world.nowUs);
+    });
+    world.gates.router.pass(() => {
+      for (const router of world.router.replicas) router.onLifecycle(event);
+    });
   }
 
   wakeInstance(instance: InstanceCore<Flight>, kind: InstanceWakeUp, atUs: Micros): void {
@@ -132,8 +150,14 @@ export class WorkerHops implements WorkerEffects<Flight> {
 
   private deliverLoad(published: LoadSnapshot): void {
     const { world } = this;
-    world.gates.admission.pass(() => world.admission.onSnapshot(published));
-    world.gates.flow.pass(() => world.flow.onSnapshot(published, world.nowUs));
-    world.gates.router.pass(() => world.router.onSnapshot(published));
+    world.gates.admission.pass(() => {
+      for (const admission of world.admission.replicas) admission.onSnapshot(published);
+    });
+    world.gates.flow.pass(() => {
+      for (const flow of world.flow.replicas) flow.onSnapshot(published, world.nowUs);
+    });
+    world.gates.router.pass(() => {
+      for (const router of world.router.replicas) router.onSnapshot(published);
+    });
   }
 }

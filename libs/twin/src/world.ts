@@ -7,6 +7,8 @@ import { EventQueue, type EventKind } from './event-queue.js';
 import type { Flight } from './flight.js';
 import type { TwinGateway } from './gateway.js';
 import type { HopLatencies } from './hops.js';
+import type { TwinObserver } from './observer.js';
+import type { QueueGroup } from './queue-group.js';
 import type { StepTimes } from './step-times.js';
 import type { WorkerProcess } from './worker-process.js';
 
@@ -40,11 +42,15 @@ export class World {
   readonly instanceList: TwinInstance[] = [];
   readonly instances = new Map<string, TwinInstance>();
   readonly processes: WorkerProcess[] = [];
-  admission!: AdmissionStage<Flight>;
-  flow!: FlowControlStage<Flight>;
-  router!: RoutingStage<Flight>;
+  /** Each stage's replicas behind its queue group (`<stage>.replicas` of the config; one by default). */
+  admission!: QueueGroup<AdmissionStage<Flight>>;
+  flow!: QueueGroup<FlowControlStage<Flight>>;
+  router!: QueueGroup<RoutingStage<Flight>>;
   gateway!: TwinGateway;
-  /** The stage processes a scenario can pause (nothing else is paused in the twin). */
+  /**
+   * The stage processes a scenario can pause (nothing else is paused in the twin). One gate per
+   * stage, shared by its replicas: a fault on a stage holds every replica of it.
+   */
   readonly gates = { admission: new StageGate(), flow: new StageGate(), router: new StageGate() } as const;
   readonly busFaults: BusFaultTable;
   /**
@@ -52,6 +58,8 @@ export class World {
    * decision, and a request leaves its instance's in-flight count at its completing step's start.
    */
   blis = false;
+  /** Who hears the decisions the stages report (tests, studies); live they become spans and metrics. */
+  observer: TwinObserver | undefined;
 
   constructor(
     readonly hops: HopLatencies,

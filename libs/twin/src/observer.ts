@@ -1,0 +1,9 @@
+/**
+ * Decisions the twin's stages report, for a test or a study that needs more than the records
+ * (which replica did what, in which order). Live, the same reports become spans and metrics; the
+ * twin itself ignores them, so an observer never changes a run.
+ */
+export interface TwinObserver {
+  /** Flow-control replica `replica` released the request to the router at `atUs` (virtual µs). */
+  flowReleased?(replica: number, requestId: string, priority: number, atUs: number): void;
+}
