@@ -46,6 +46,7 @@ export type ConnectionEvent = 'disconnected' | 'reconnected';
 export type Handler<T> = (message: Received<T>) => void | Promise<void>;
 
 export interface BusOptions {
+  /** One NATS URL, or a NATS cluster's as a comma-separated list (`nats://a:4222,nats://b:4222`). */
   readonly url: string;
   /** Connection name, shown by the NATS server's monitoring (`/connz`). */
   readonly name: string;
@@ -121,7 +122,7 @@ export class Bus {
   static async connect(options: BusOptions): Promise<Bus> {
     const wait = options.waitForServer ?? true;
     const nc = await connect({
-      servers: options.url,
+      servers: natsServerList(options.url),
       name: options.name,
       // Reconnect forever: a NATS restart must not kill a service (docs/architecture.md, "Faults").
       maxReconnectAttempts: wait ? -1 : 0,
@@ -397,4 +398,17 @@ function readAck(outcome: AckOutcome, subject: string): HandoffResult {
       return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
     }
   }
+}
+
+/**
+ * The servers of a NATS URL list, one entry each. nats.js reads a string as one URL, so a
+ * comma-separated list given whole became its last server alone: every client connected to the
+ * same node, and one that (re)started while that node was gone had nowhere to go. As a list, each
+ * client starts at a random node and knows the others from the start.
+ */
+export function natsServerList(url: string): string[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
