@@ -44,6 +44,12 @@ export class ClusterNats {
     await node.stop();
   }
 
+  /** Starts a node stopped by stopNode again, on its address and with its routes; resolves once it answers. */
+  async startNode(index: number): Promise<void> {
+    if (!this.handle.startNode) throw new Error('no NATS cluster: the launcher started one server (nats.clusterSize 1) or none');
+    await this.handle.startNode(index);
+  }
+
   /** The current nats-server process (kind `process`). */
   get pid(): number | undefined {
     return this.handle.pid;

@@ -104,6 +104,8 @@ export interface LocalCluster {
   natsNodes(): readonly NatsNode[];
   /** Stops one node of the local NATS cluster for good: a lost node, whose clients move to the others. */
   stopNatsNode(index: number): Promise<void>;
+  /** Starts a node stopped by stopNatsNode again, on its address and with its routes (a lost node back); resolves once it answers. */
+  startNatsNode(index: number): Promise<void>;
   /** Cancels pending restarts, SIGTERMs all services, SIGKILLs after stopTimeoutMs, then stops NATS. Idempotent. */
   stop(): Promise<void>;
 }
@@ -289,6 +291,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     },
     natsNodes: () => nats.nodes,
     stopNatsNode: (index) => nats.stopNode(index),
+    startNatsNode: (index) => nats.startNode(index),
     stop,
   };
 }

@@ -33,4 +33,33 @@ describe.runIf(binary || required)('startNats with a local nats-server', () => {
       await own.stop();
     }
   });
+
+  it('starts a stopped node of a local cluster again on its address, and the others route to it again', async () => {
+    const cluster = await startNats({ clusterSize: 3 });
+    const routes = async (i: number): Promise<number> => ((await (await fetch(`${cluster.nodes![i]!.monitorUrl}/varz`)).json()) as { routes: number }).routes;
+    try {
+      const [, lost] = parseNatsServers(cluster.url);
+      await expect(cluster.startNode!(1)).rejects.toThrow(/NATS node 1 .* is running: stop it first/);
+      await cluster.nodes![1]!.stop();
+      expect(await canConnect(lost!.host, lost!.port, 500)).toBe(false);
+      await eventuallyTrue(async () => (await routes(0)) === 1 && (await routes(2)) === 1);
+
+      await cluster.startNode!(1);
+      expect(cluster.nodes![1]!.url).toBe(`nats://127.0.0.1:${lost!.port}`);
+      expect(await natsAnswers(lost!.host, lost!.port)).toBe(true);
+      // The explicit routes are retried, so the mesh closes again without anyone's help.
+      await eventuallyTrue(async () => (await routes(0)) === 2 && (await routes(1)) === 2 && (await routes(2)) === 2);
+    } finally {
+      await cluster.stop();
+    }
+  });
 });
+
+/** Polls `check` every 100 ms until it holds; fails after 10 s. */
+async function eventuallyTrue(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('not within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -49,6 +49,11 @@ export interface NatsServerHandle {
   readonly containerId?: string;
   /** The nodes of a local cluster (`clusterSize` > 1), each stoppable on its own. */
   readonly nodes?: readonly NatsServerHandle[];
+  /**
+   * Starts node `index` of a local cluster again, on its client and route ports and with its
+   * routes, after it was stopped: a lost node coming back. The others route to it again on their own.
+   */
+  startNode?(index: number): Promise<void>;
   /** Stops what was started (nothing for `external`); idempotent. */
   stop(): Promise<void>;
 }
@@ -162,17 +167,33 @@ async function startCluster(binary: string, size: number, options: StartNatsOpti
   const routePorts = await freePorts(size, host);
   const route = (port: number | undefined) => `nats://${urlHostPort(host, port ?? 0)}`;
   const nodes: NatsServerHandle[] = [];
+  // Node i on the given client port (a free one the first time; its own when it starts again).
+  const startNode = (i: number, port: number | undefined): Promise<NatsServerHandle> => {
+    const logFile = options.logFile?.replace(/(\.log)?$/, `-${i}.log`);
+    const clusterArgs = ['--name', `nats-${i}`, '--cluster_name', 'sluice', '--cluster', route(routePorts[i]), '--routes', routePorts.filter((_, j) => j !== i).map(route).join(',')];
+    return startProcess(binary, { ...options, ...(logFile ? { logFile } : {}), port }, clusterArgs);
+  };
   try {
-    for (let i = 0; i < size; i++) {
-      const logFile = options.logFile?.replace(/(\.log)?$/, `-${i}.log`);
-      const clusterArgs = ['--name', `nats-${i}`, '--cluster_name', 'sluice', '--cluster', route(routePorts[i]), '--routes', routePorts.filter((_, j) => j !== i).map(route).join(',')];
-      nodes.push(await startProcess(binary, { ...options, ...(logFile ? { logFile } : {}), port: undefined }, clusterArgs));
-    }
+    for (let i = 0; i < size; i++) nodes.push(await startNode(i, undefined));
   } catch (error) {
     await Promise.all(nodes.map((n) => n.stop()));
     throw error;
   }
-  return { url: nodes.map((n) => n.url).join(','), kind: 'process', pid: nodes[0]!.pid, nodes, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+  return {
+    url: nodes.map((n) => n.url).join(','),
+    kind: 'process',
+    pid: nodes[0]!.pid,
+    nodes,
+    startNode: async (i) => {
+      const node = nodes[i];
+      if (!node) throw new Error(`no NATS node ${i}: the cluster has ${nodes.length}`);
+      const [server] = parseNatsServers(node.url);
+      if (await natsAnswers(host, server!.port, 500)) throw new Error(`NATS node ${i} (${node.url}) is running: stop it first`);
+      // Stopping is idempotent, so the handle replaced here may be stopped again by stop().
+      nodes[i] = await startNode(i, server!.port);
+    },
+    stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))),
+  };
 }
 
 async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = []): Promise<NatsServerHandle> {
