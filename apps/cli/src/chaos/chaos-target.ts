@@ -21,6 +21,16 @@ export interface ChaosProcess {
   readonly restarts: number;
 }
 
+/** One node of the cluster's NATS when NATS runs as a cluster, as a target sees it. */
+export interface ChaosNatsNode {
+  readonly index: number;
+  /** `nats-0`, `nats-1`, … (the nodes' server names). */
+  readonly name: string;
+  readonly running: boolean;
+  /** Client connections, from the node's monitoring endpoint (`/varz`); undefined when it could not be read. */
+  readonly connections: number | undefined;
+}
+
 /** What can be done to one process; `resume` and `reconnect` undo `pause` and `disconnect`. */
 export type ProcessAction = 'kill' | 'terminate' | 'pause' | 'resume' | 'disconnect' | 'reconnect';
 
@@ -33,12 +43,18 @@ export interface ChaosTarget {
   /** The cluster's resolved config when known (the report keeps it), else null. */
   readonly config: unknown;
   /** Why this target cannot do a fault's action, or undefined when it can. Checked before the run starts. */
-  unsupported(action: FaultAction): string | undefined;
+  unsupported(action: FaultAction): Promise<string | undefined>;
   processes(): Promise<readonly ChaosProcess[]>;
   /** Does `action` to the process named `name`; resolves to what was done (e.g. `SIGKILL pid 4711`). */
   act(name: string, action: ProcessAction): Promise<string>;
   /** Stops NATS and starts it again on the same address `downMs` later; resolves once it answers. */
   restartNats(downMs: number): Promise<void>;
+  /** The nodes of a NATS cluster, in order, with their connection counts now; empty when NATS is one server. */
+  natsNodes(): Promise<readonly ChaosNatsNode[]>;
+  /** Stops node `index` of the NATS cluster (a lost node); resolves to what was done. */
+  stopNatsNode(index: number): Promise<string>;
+  /** Starts a stopped node again on its address; resolves to what was done once it was started. */
+  startNatsNode(index: number): Promise<string>;
   /** Releases what the target started (a local cluster stops; a compose project is left running). */
   close(): Promise<void>;
 }

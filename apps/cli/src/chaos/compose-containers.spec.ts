@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listContainersArgs, parseContainers, parseNetworks } from './compose-containers.js';
+import { listContainersArgs, natsNodeIndex, parseContainers, parseNatsNodeState, parseNetworks } from './compose-containers.js';
 
 describe('compose containers', () => {
   it('names containers by their Compose labels: worker replica n is worker-(n-1)', () => {
@@ -19,5 +19,16 @@ describe('compose containers', () => {
       { network: 'sluice_default', aliases: ['router', '1a2b'] },
       { network: 'other', aliases: [] },
     ]);
+  });
+
+  it('numbers the NATS nodes: `nats` is node 0, the cluster override adds nats-1 and nats-2', () => {
+    expect(['nats', 'nats-1', 'nats-2', 'nats-x', 'gateway'].map(natsNodeIndex)).toEqual([0, 1, 2, undefined, undefined]);
+  });
+
+  it("reads whether a NATS container runs and where its published monitoring port is", () => {
+    expect(parseNatsNodeState('true\t{"4222/tcp":null,"6222/tcp":null,"8222/tcp":[{"HostIp":"127.0.0.1","HostPort":"32773"}]}\n')).toEqual({ running: true, monitorUrl: 'http://127.0.0.1:32773' });
+    expect(parseNatsNodeState('true\t{"8222/tcp":[{"HostIp":"0.0.0.0","HostPort":"8222"},{"HostIp":"::","HostPort":"8222"}]}')).toEqual({ running: true, monitorUrl: 'http://127.0.0.1:8222' });
+    expect(parseNatsNodeState('true\t{"4222/tcp":[{"HostIp":"127.0.0.1","HostPort":"4222"}],"8222/tcp":null}')).toEqual({ running: true, monitorUrl: undefined });
+    expect(parseNatsNodeState('false\t{}')).toEqual({ running: false, monitorUrl: undefined });
   });
 });

@@ -42,3 +42,33 @@ export function parseNetworks(json: string): { readonly network: string; readonl
   const networks = JSON.parse(json) as Record<string, { Aliases?: string[] | null } | null>;
   return Object.entries(networks).map(([network, settings]) => ({ network, aliases: settings?.Aliases ?? [] }));
 }
+
+/**
+ * The NATS node a Compose service is: docker-compose.yml's one server `nats` is node 0, and
+ * docker-compose.nats-cluster.yml adds `nats-1`, `nats-2` (its `nats` runs as server nats-0).
+ */
+export function natsNodeIndex(service: string): number | undefined {
+  if (service === 'nats') return 0;
+  const match = /^nats-([0-9]+)$/.exec(service);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** `docker inspect` arguments giving what parseNatsNodeState reads. */
+export function inspectNatsNodeArgs(id: string): string[] {
+  return ['inspect', '--format', '{{.State.Running}}\t{{json .NetworkSettings.Ports}}', id];
+}
+
+/** Whether a NATS container runs, and where the host reaches its monitoring port (8222) when it is published. */
+export function parseNatsNodeState(text: string): { readonly running: boolean; readonly monitorUrl: string | undefined } {
+  const [running = '', ports = 'null'] = text.trim().split('\t');
+  const bindings = (JSON.parse(ports) as Record<string, { HostIp?: string; HostPort?: string }[] | null> | null)?.['8222/tcp'] ?? [];
+  const binding = bindings.find((b) => b.HostPort);
+  return { running: running === 'true', monitorUrl: binding?.HostPort ? `http://${urlHost(binding.HostIp)}:${binding.HostPort}` : undefined };
+}
+
+/** A published port's address as a URL host: a wildcard binding is reached on loopback; IPv6 takes brackets. */
+function urlHost(ip: string | undefined): string {
+  if (!ip || ip === '0.0.0.0') return '127.0.0.1';
+  if (ip === '::') return '[::1]';
+  return ip.includes(':') ? `[${ip}]` : ip;
+}

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { docker, type DockerResult } from '@sluice/launcher';
 import type { FaultAction } from '@sluice/workload';
-import { ChaosTargetError, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
-import { listContainersArgs, parseContainers, parseNetworks, type ComposeContainer } from './compose-containers.js';
+import { ChaosTargetError, type ChaosNatsNode, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
+import { inspectNatsNodeArgs, listContainersArgs, natsNodeIndex, parseContainers, parseNatsNodeState, parseNetworks, type ComposeContainer } from './compose-containers.js';
+import { varzConnections } from './nats-nodes.js';
 
 export interface ComposeTargetOptions {
   readonly project: string;
@@ -45,13 +46,16 @@ export class ComposeTarget implements ChaosTarget {
     return this.options.natsUrl;
   }
 
-  unsupported(_action: FaultAction): string | undefined {
-    return undefined;
+  async unsupported(action: FaultAction): Promise<string | undefined> {
+    if (action !== 'stop-nats-node') return undefined;
+    const nodes = (await this.containers()).filter((c) => natsNodeIndex(c.service) !== undefined);
+    if (nodes.length > 1) return undefined;
+    return `compose project "${this.options.project}" runs ${nodes.length === 0 ? 'no NATS container (is it up?)' : 'one NATS server'}: start it on a NATS cluster with -f docker-compose.yml -f docker-compose.nats-cluster.yml`;
   }
 
   async processes(): Promise<readonly ChaosProcess[]> {
     return (await this.containers())
-      .filter((c) => c.service !== 'nats')
+      .filter((c) => natsNodeIndex(c.service) === undefined)
       .map((c) => ({ name: c.name, service: c.service, id: c.id.slice(0, 12), url: c.name === 'gateway' ? this.gatewayUrl : undefined, restarts: this.restarts.get(c.name) ?? 0 }));
   }
 
@@ -94,6 +98,31 @@ export class ComposeTarget implements ChaosTarget {
     await this.docker(['start', nats.id]);
   }
 
+  async natsNodes(): Promise<readonly ChaosNatsNode[]> {
+    const nodes = await this.natsContainers();
+    // One server is no cluster: there is no other node to move to.
+    if (nodes.length < 2) return [];
+    return Promise.all(
+      nodes.map(async ({ index, container }) => {
+        const state = parseNatsNodeState((await this.docker(inspectNatsNodeArgs(container.id))).stdout);
+        return { index, name: `nats-${index}`, running: state.running, connections: state.running ? await varzConnections(state.monitorUrl) : undefined };
+      }),
+    );
+  }
+
+  /** SIGKILL, as a node that crashes or whose host goes; the project gives NATS no restart policy, so it stays down. */
+  async stopNatsNode(index: number): Promise<string> {
+    const { container } = await this.natsContainer(index);
+    await this.docker(['kill', container.id]);
+    return `docker kill ${container.id.slice(0, 12)} (${container.service})`;
+  }
+
+  async startNatsNode(index: number): Promise<string> {
+    const { container } = await this.natsContainer(index);
+    await this.docker(['start', container.id]);
+    return `docker start ${container.id.slice(0, 12)} (${container.service})`;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.pending]);
   }
@@ -112,6 +141,20 @@ export class ComposeTarget implements ChaosTarget {
 
   private async containers(): Promise<ComposeContainer[]> {
     return parseContainers((await this.docker(listContainersArgs(this.options.project))).stdout);
+  }
+
+  private async natsContainers(): Promise<{ index: number; container: ComposeContainer }[]> {
+    return (await this.containers())
+      .map((container) => ({ index: natsNodeIndex(container.service), container }))
+      .filter((n): n is { index: number; container: ComposeContainer } => n.index !== undefined)
+      .sort((a, b) => a.index - b.index);
+  }
+
+  private async natsContainer(index: number): Promise<{ index: number; container: ComposeContainer }> {
+    const nodes = await this.natsContainers();
+    const found = nodes.find((n) => n.index === index);
+    if (!found) throw new ChaosTargetError(`compose project "${this.options.project}" has no NATS node ${index} (it has ${nodes.map((n) => n.container.service).join(', ') || 'none'})`);
+    return found;
   }
 
   private async container(name: string): Promise<ComposeContainer> {

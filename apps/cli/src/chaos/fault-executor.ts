@@ -2,8 +2,10 @@ import { WorkerFaultsSchema, type SetWorkerFaults } from '@sluice/contracts';
 import type { Fault } from '@sluice/workload';
 import { processName, type ChaosTarget } from './chaos-target.js';
 import type { FaultControls } from './fault-controls.js';
+import { chooseNatsNode } from './nats-nodes.js';
 
 type WorkerFaultsFault = Extract<Fault, { action: 'worker-faults' }>;
+type StopNatsNodeFault = Extract<Fault, { action: 'stop-nats-node' }>;
 
 /** The knobs a worker-faults fault sets, as the worker's set-faults verb takes them. */
 function workerKnobs(fault: WorkerFaultsFault): SetWorkerFaults['faults'] {
@@ -23,10 +25,12 @@ function defaultsOf(knobs: SetWorkerFaults['faults']): SetWorkerFaults['faults']
 /**
  * Does (`start`) and undoes (`undo`) the faults of one run against a target; each call resolves
  * to what was done, for the report. It remembers which instances a fault given by count picked,
- * so its undo resets those same ones.
+ * and which NATS node a fault stopped, so its undo resets or starts those same ones.
  */
 export class FaultExecutor {
   private readonly picked = new Map<Fault, readonly (string | undefined)[]>();
+  /** The NATS node each stop-nats-node fault stopped, so its undo starts that one. */
+  private readonly stoppedNode = new Map<Fault, number>();
 
   constructor(
     private readonly target: ChaosTarget,
@@ -46,6 +50,8 @@ export class FaultExecutor {
       case 'restart-nats':
         await this.target.restartNats(fault.forMs);
         return `NATS down for ${fault.forMs} ms, then up again`;
+      case 'stop-nats-node':
+        return start ? this.stopNatsNode(fault) : this.startNatsNode(fault);
       case 'worker-faults':
         return this.workerFaults(fault, start);
       case 'bus-faults': {
@@ -53,6 +59,20 @@ export class FaultExecutor {
         return start ? this.controls.setBusFault({ subject, delayMs, jitterMs, dropPercent, duplicatePercent }) : this.controls.clearBusFault(subject);
       }
     }
+  }
+
+  private async stopNatsNode(fault: StopNatsNodeFault): Promise<string> {
+    // Chosen when it fires: which node is busiest depends on where the clients are by then.
+    const { node, why } = chooseNatsNode(await this.target.natsNodes(), fault.node);
+    const done = await this.target.stopNatsNode(node.index);
+    this.stoppedNode.set(fault, node.index);
+    return `${why}: ${done}${fault.forMs === undefined ? ', for good' : ''}`;
+  }
+
+  private async startNatsNode(fault: StopNatsNodeFault): Promise<string> {
+    const index = this.stoppedNode.get(fault);
+    if (index === undefined) throw new Error('the NATS node was not stopped, so there is none to start');
+    return `nats-${index} back: ${await this.target.startNatsNode(index)}`;
   }
 
   private async workerFaults(fault: WorkerFaultsFault, start: boolean): Promise<string> {

@@ -18,6 +18,8 @@ export function faultTarget(fault: Fault): string {
       return fault.target;
     case 'restart-nats':
       return 'nats';
+    case 'stop-nats-node':
+      return fault.node === 'busiest' ? 'the busiest NATS node' : `nats-${fault.node}`;
     case 'worker-faults':
       if (fault.instanceCount !== undefined) return `${fault.instanceCount} worker instance${fault.instanceCount === 1 ? '' : 's'}`;
       return fault.instance ?? 'every worker instance';

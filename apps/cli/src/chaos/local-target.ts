@@ -1,6 +1,7 @@
 import { FREE_PORT_ARGS, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import type { FaultAction } from '@sluice/workload';
-import { ChaosTargetError, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
+import { ChaosTargetError, type ChaosNatsNode, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
+import { varzConnections } from './nats-nodes.js';
 
 /** A process the supervisor started again: which one, after how long. */
 export interface RestartNotice {
@@ -32,6 +33,8 @@ export async function startLocalTarget(options: LocalTargetOptions): Promise<Cha
 
 class LocalTarget implements ChaosTarget {
   readonly kind = 'local' as const;
+  /** NATS nodes a fault stopped and has not started again. */
+  private readonly stoppedNodes = new Set<number>();
 
   constructor(private readonly cluster: LocalCluster) {}
 
@@ -47,9 +50,16 @@ class LocalTarget implements ChaosTarget {
     return this.cluster.config;
   }
 
-  unsupported(action: FaultAction): string | undefined {
+  unsupported(action: FaultAction): Promise<string | undefined> {
+    return Promise.resolve(this.whyNot(action));
+  }
+
+  private whyNot(action: FaultAction): string | undefined {
+    const clustered = this.cluster.natsNodes().length > 0;
     if (action === 'disconnect') return 'disconnect takes a container off its network: run the scenario with --compose';
-    if (action === 'restart-nats' && this.cluster.natsKind === 'external') return 'NATS is external (NATS_URL / nats.url): this run cannot restart it';
+    if ((action === 'restart-nats' || action === 'stop-nats-node') && this.cluster.natsKind === 'external') return 'NATS is external (NATS_URL / nats.url): this run cannot stop it';
+    if (action === 'restart-nats' && clustered) return 'NATS runs as a cluster (nats.clusterSize): restart one node with stop-nats-node and forMs';
+    if (action === 'stop-nats-node' && !clustered) return 'NATS runs as one server: add `nats.clusterSize: 3` to the scenario\'s cluster (or --nats.clusterSize=3)';
     return undefined;
   }
 
@@ -58,7 +68,7 @@ class LocalTarget implements ChaosTarget {
   }
 
   act(name: string, action: ProcessAction): Promise<string> {
-    if (action === 'disconnect' || action === 'reconnect') return Promise.reject(new ChaosTargetError(this.unsupported('disconnect')));
+    if (action === 'disconnect' || action === 'reconnect') return Promise.reject(new ChaosTargetError(this.whyNot('disconnect')));
     const signal = SIGNALS[action];
     try {
       return Promise.resolve(`${signal} pid ${this.cluster.signal(name, signal)}`);
@@ -70,6 +80,30 @@ class LocalTarget implements ChaosTarget {
 
   restartNats(downMs: number): Promise<void> {
     return this.cluster.restartNats(downMs);
+  }
+
+  async natsNodes(): Promise<readonly ChaosNatsNode[]> {
+    return Promise.all(
+      this.cluster.natsNodes().map(async (node, index) => ({
+        index,
+        name: `nats-${index}`,
+        running: !this.stoppedNodes.has(index),
+        connections: this.stoppedNodes.has(index) ? undefined : await varzConnections(node.monitorUrl),
+      })),
+    );
+  }
+
+  async stopNatsNode(index: number): Promise<string> {
+    const node = this.cluster.natsNodes()[index];
+    await this.cluster.stopNatsNode(index);
+    this.stoppedNodes.add(index);
+    return `nats-server pid ${node?.pid ?? '?'} stopped`;
+  }
+
+  async startNatsNode(index: number): Promise<string> {
+    await this.cluster.startNatsNode(index);
+    this.stoppedNodes.delete(index);
+    return `nats-server pid ${this.cluster.natsNodes()[index]?.pid ?? '?'} started on ${this.cluster.natsNodes()[index]?.url ?? '?'}`;
   }
 
   close(): Promise<void> {

@@ -14,13 +14,14 @@ import { runSluice } from '@sluice/testing';
 const SCENARIOS = readdirSync(join(REPO_ROOT, 'examples', 'chaos')).filter((f) => f.endsWith('.yaml')).sort();
 
 describe('the shipped chaos scenarios, --short', () => {
-  it('ships the ten scenarios the docs describe', () => {
+  it('ships the eleven scenarios the docs describe', () => {
     expect(SCENARIOS.map((f) => f.replace(/\.yaml$/, ''))).toEqual([
       'admission-crash',
       'duplicate-handoffs',
       'flow-controller-restart',
       'lagging-signals',
       'lossy-router-link',
+      'nats-node-loss',
       'nats-restart',
       'router-pause',
       'slow-worker',

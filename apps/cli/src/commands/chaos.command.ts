@@ -13,11 +13,12 @@ const USAGE = `Usage: sluice chaos SCENARIO.yaml [--short | --scale F] [--out DI
 
 Runs a chaos scenario (examples/chaos/): starts a cluster of its own with the scenario's
 \`cluster\` flags, sends its workload as a real client, fires its faults at their offsets from the
-first request (kill, terminate, pause, restart-nats, worker faults, bus faults; undone after
-\`forMs\`), then checks the invariants (every request ends exactly once, the gateway's and the
-stages' books agree, streamed tokens = usage, no request outlives its deadline, failed share ≤
-expect.maxFailedShare) and measures migrations, time to detect and time to recover. Writes
-report.json and report.html with a chaos section. Exit code 1 if an invariant fails.
+first request (kill, terminate, pause, restart-nats, stop-nats-node, worker faults, bus faults;
+undone after \`forMs\`), then checks the invariants (every request ends exactly once, the
+gateway's and the stages' books agree, streamed tokens = usage, no request outlives its
+deadline, failed share ≤ expect.maxFailedShare) and measures migrations, time to detect and
+time to recover. Writes report.json and report.html with a chaos section. Exit code 1 if an
+invariant fails.
 
 Options:
   --short             the time axis × 0.2: a 25 s scenario in about 5 s (CI)
@@ -25,7 +26,8 @@ Options:
   --out DIR           where the reports go (default .sluice/runs/chaos-<name>-<time>)
   --json              print the summary and the chaos section as JSON
   --compose           break a running \`docker compose up\` instead (docker kill/pause/network
-                      disconnect/stop of its containers); the scenario's cluster flags are not
+                      disconnect/stop of its containers; stop-nats-node needs the project up
+                      with docker-compose.nats-cluster.yml); the scenario's cluster flags are not
                       applied: give the project's own settings (e.g. --gateway.requestTimeoutMs)
   --compose-project N the Compose project (default COMPOSE_PROJECT_NAME, else this directory's name)
   --gateway URL       the gateway under --compose (default gateway.host:port of the config)
@@ -91,7 +93,7 @@ export const chaosCommand: Command = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
-      const unsupported = loaded.faults.map((f, i) => [i, f.action, target.unsupported(f.action)] as const).filter(([, , why]) => why !== undefined);
+      const unsupported = (await Promise.all(loaded.faults.map(async (f, i) => [i, f.action, await target.unsupported(f.action)] as const))).filter(([, , why]) => why !== undefined);
       if (unsupported.length > 0) {
         for (const [i, action, why] of unsupported) err.line(`sluice chaos: faults[${i}] (${action}): ${why}`);
         return EXIT.USAGE;

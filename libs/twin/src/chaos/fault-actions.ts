@@ -37,6 +37,7 @@ export function startFault(world: World, planned: PlannedFault): string {
     }
     case 'disconnect':
     case 'restart-nats':
+    case 'stop-nats-node':
       throw new Error(`${fault.action} is not modelled in the twin: the plan skips it`);
   }
 }
@@ -62,6 +63,7 @@ export function undoFault(world: World, planned: PlannedFault): string {
     case 'terminate':
     case 'disconnect':
     case 'restart-nats':
+    case 'stop-nats-node':
       throw new Error(`${fault.action} has no end`);
   }
 }

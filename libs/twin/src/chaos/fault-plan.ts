@@ -50,6 +50,8 @@ export function planFaults(faults: readonly Fault[], t0Us: number, twin: TwinTop
         return { ...base, target: fault.target, skipped: `disconnect of ${fault.target}: the twin has no network to partition` };
       case 'restart-nats':
         return { ...base, target: 'nats', skipped: 'restart-nats: the twin has no NATS server (no reconnects, no lost frames)' };
+      case 'stop-nats-node':
+        return { ...base, target: fault.node === 'busiest' ? 'the busiest NATS node' : `nats-${fault.node}`, skipped: 'stop-nats-node: the twin has no NATS cluster (no connections to move to another node)' };
       case 'worker-faults':
         return planWorkerFaults(fault, base, twin);
       case 'bus-faults': {

@@ -276,11 +276,13 @@ describe('twin chaos: faults the twin cannot model', () => {
       { atMs: 0, action: 'bus-faults', subject: 'sluice.v1.worker.*.done', delayMs: 5 },
       { atMs: 0, action: 'worker-faults', instance: 'worker-a1b2c3-r0', slowdown: 2 },
       { atMs: 0, action: 'pause', target: 'gateway', forMs: 100 },
+      { atMs: 0, action: 'stop-nats-node', node: 'busiest' },
     ));
     expect(result.records[0]!.outcome).toBe('completed');
-    expect(result.chaos!.notModelled).toHaveLength(6);
+    expect(result.chaos!.notModelled).toHaveLength(7);
     expect(result.chaos!.notModelled[0]).toMatch(/^not modelled in the twin: faults\[0\] kill of router/);
     expect(result.chaos!.notModelled[2]).toMatch(/no worker-5 \(worker.processes is 2\)/);
+    expect(result.chaos!.notModelled[6]).toMatch(/^not modelled in the twin: faults\[6\] stop-nats-node: the twin has no NATS cluster/);
     for (const f of result.chaos!.faults) expect(f).toMatchObject({ modelled: false, firedAtMs: null });
   });
 });

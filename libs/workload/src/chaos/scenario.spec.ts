@@ -55,4 +55,15 @@ faults:
     expect(() => parseChaosScenario(fault('instanceCount: 1, instance: w-r0'))).toThrow(/faults\[0\]\.instanceCount: give instance or instanceCount, not both/);
     expect(() => parseChaosScenario(fault('instanceCount: 0'))).toThrow(/faults\[0\]\.instanceCount: must be > 0/);
   });
+
+  it('stops a NATS node by index or, by default, the busiest; for good unless forMs says otherwise', () => {
+    const fault = (extra: string) => parseChaosScenario(`name: nats\nworkload: w.yaml\nfaults:\n  - { atMs: 10, action: stop-nats-node${extra} }\n`).faults[0]!;
+    expect(fault('')).toEqual({ atMs: 10, action: 'stop-nats-node', node: 'busiest' });
+    expect(faultWindow(fault(''))).toEqual({ startMs: 10, endMs: undefined });
+    expect(fault(', node: 2, forMs: 500')).toEqual({ atMs: 10, action: 'stop-nats-node', node: 2, forMs: 500 });
+    expect(faultWindow(fault(', node: 2, forMs: 500'))).toEqual({ startMs: 10, endMs: 510 });
+    expect(() => fault(', node: first')).toThrow(/faults\[0\]\.node: must be a node index \(0, 1, …\) or busiest/);
+    expect(() => fault(', node: -1')).toThrow(/faults\[0\]\.node/);
+    expect(() => fault(', target: nats')).toThrow(/faults\[0\]/);
+  });
 });

@@ -36,6 +36,20 @@ const DisconnectFault = z.strictObject({ ...At, action: z.literal('disconnect'),
 /** NATS stops and starts again `forMs` later, on the same address. */
 const RestartNatsFault = z.strictObject({ ...At, action: z.literal('restart-nats'), forMs: PositiveMs });
 /**
+ * One node of a NATS cluster stops: for good (a lost node), or for `forMs` and then starts again
+ * on its address. `node` is its index (nats-0 is the first; under compose the `nats` service, then
+ * `nats-1`, …) or `busiest`: the node holding the most client connections when the fault fires,
+ * the loss that moves the most services (clients pick a node at random, so a fixed index may hit
+ * one nobody uses). Needs a NATS cluster: `nats.clusterSize: 3` in the scenario's cluster, or
+ * docker-compose.nats-cluster.yml under compose.
+ */
+const StopNatsNodeFault = z.strictObject({
+  ...At,
+  action: z.literal('stop-nats-node'),
+  node: z.union([z.number().int('must be a whole number').nonnegative('must be >= 0'), z.literal('busiest')], { error: 'must be a node index (0, 1, …) or busiest' }).default('busiest'),
+  forMs: PositiveMs.optional(),
+});
+/**
  * Worker fault knobs (docs/behaviour.md §1): on one instance, on `instanceCount` of them, or on
  * all; reset to defaults after `forMs`. Instance ids are drawn when a worker starts, so a scenario
  * that means "one slow GPU" says `instanceCount: 1` (the first instances by id are taken).
@@ -68,6 +82,7 @@ export const FaultSchema = z.discriminatedUnion('action', [
   PauseFault,
   DisconnectFault,
   RestartNatsFault,
+  StopNatsNodeFault,
   WorkerFaultsFault.refine((f) => f.instance === undefined || f.instanceCount === undefined, { message: 'give instance or instanceCount, not both', path: ['instanceCount'] }),
   BusFaultsFault,
 ]);
