@@ -43,6 +43,18 @@ describe('RoutingStage', () => {
     expect(Object.values(inFlight(core)).sort()).toEqual([1, 2]);
   });
 
+  it('a done event for a request another replica dispatched (every replica hears every one) leaves its counts alone', () => {
+    const { core, recorder } = stage();
+    for (const id of ['a', 'b']) core.route(stageRequest({ id }), ms(1), id);
+    expect(inFlight(core)).toEqual({ i1: 1, i2: 1 });
+    for (const instanceId of ['i1', 'i2']) core.onDone({ requestId: 'routed-by-another-replica', instanceId, reason: 'ok', atUs: ms(2) });
+    expect(inFlight(core)).toEqual({ i1: 1, i2: 1 });
+    // Its own requests still leave as they should, and a repeated done takes nothing more off.
+    for (const [r, , instance] of recorder.of('handOn')) core.onDone({ requestId: (r as Request).id, instanceId: String(instance), reason: 'ok', atUs: ms(3) });
+    for (const [r, , instance] of recorder.of('handOn')) core.onDone({ requestId: (r as Request).id, instanceId: String(instance), reason: 'ok', atUs: ms(4) });
+    expect(inFlight(core)).toEqual({ i1: 0, i2: 0 });
+  });
+
   it('records the request’s blocks on the chosen instance right after the decision: weighted keeps a prefix together', () => {
     const { core, recorder } = stage({ policy: 'weighted', params: {} }, ['i1', 'i2', 'i3', 'i4']);
     const prefix = [101, 102, 103, 104];
