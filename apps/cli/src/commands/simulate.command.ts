@@ -104,6 +104,8 @@ export const simulateCommand: Command = {
 
     const { workload, scenario } = inputs;
     const { requests } = workload;
+    // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
+    if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
     const result = simulate(requests, {
       config,
       profile,
