@@ -1,10 +1,10 @@
 import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
-import type { DispatchCycleResult } from '@sluice/policies';
+import type { DispatchCycleResult, FlowKey } from '@sluice/policies';
 import { worthHandingBack, type FlowArrival, type FlowControlEffects, type FlowEviction, type FlowRelease, type HandBack, type HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
-import type { FlowControlMetrics } from './flow-control.metrics.js';
+import { UNTRACKED_FLOW, type FlowControlMetrics, type QueueExit } from './flow-control.metrics.js';
 
 /** What the service keeps of a request in flow control: the arrival span and the trace it came in. */
 export interface FlowCarried {
@@ -63,12 +63,18 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
       case 'flow_capacity':
         span.setAttributes({ 'sluice.flow.limit.scope': arrival.exceeded.scope, 'sluice.flow.limit.resource': arrival.exceeded.resource });
         break;
+      case 'too_many_flows':
+        span.setAttribute('sluice.flow.max_flows', arrival.maxFlows);
+        break;
       case 'shutdown':
         break;
     }
     span.setAttribute('sluice.flow.outcome', arrival.outcome);
     span.end();
-    this.metrics.enqueueDuration.observe({ ...flowLabels(request), outcome: arrival.outcome }, (performance.now() - receivedAt) / 1000);
+    // A refused flow is not tracked, so it gets no series of its own (they would never be removed).
+    const labels = arrival.outcome === 'too_many_flows' ? { fairness_id: UNTRACKED_FLOW, priority: UNTRACKED_FLOW } : flowLabels(request);
+    this.metrics.enqueueDuration.observe({ ...labels, outcome: arrival.outcome }, (performance.now() - receivedAt) / 1000);
+    this.metrics.arrivals.inc({ outcome: arrival.outcome });
   }
 
   handOn(request: InferenceRequest, carried: FlowCarried, release: FlowRelease): void {
@@ -127,9 +133,15 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     this.metrics.dispatchCycle.observe((performance.now() - this.cycleStartedAt) / 1000);
   }
 
+  /** Forgotten flows take their per-flow series with them, so tenants that come and go leave nothing in /metrics. */
+  flowsForgotten(flows: readonly FlowKey[]): void {
+    for (const flow of flows) this.metrics.forgetFlow(flow);
+  }
+
   /** Its time in the queue, by how it left. */
-  private left(request: InferenceRequest, outcome: string, enqueuedAtUs: Micros, nowUs: Micros): void {
+  private left(request: InferenceRequest, outcome: QueueExit, enqueuedAtUs: Micros, nowUs: Micros): void {
     this.metrics.queueDuration.observe({ ...flowLabels(request), outcome }, secondsFromMicros(micros(nowUs - enqueuedAtUs)));
+    this.metrics.queueExits.inc({ outcome });
   }
 
   /** The span of a request's time in the queue, from when it was enqueued. */

@@ -32,6 +32,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
       flows: () => this.stage.flowStats(),
       queuedByModel: () => this.stage.queuedByModel(),
       saturation: () => this.stage.saturation(epochMicros()),
+      trackedFlows: () => this.stage.trackedFlows,
     });
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.intake = new RequestIntake(service, 'flow');

@@ -9,6 +9,7 @@ describe('outcome reasons', () => {
     expect(httpStatusOf('ttft_over_budget')).toBe(429);
     expect(httpStatusOf('all_workers_busy')).toBe(503);
     expect(httpStatusOf('flow_capacity')).toBe(429);
+    expect(httpStatusOf('too_many_flows')).toBe(429);
     expect(httpStatusOf('ttl_expired')).toBe(503);
     expect(httpStatusOf('client_disconnected')).toBe(503);
     expect(httpStatusOf('shutdown')).toBe(500);
@@ -20,6 +21,7 @@ describe('outcome reasons', () => {
 
   it('put rejections before queueing and evictions after it', () => {
     expect(outcomeOf('flow_capacity')).toBe('rejected');
+    expect(outcomeOf('too_many_flows')).toBe('rejected');
     expect(outcomeOf('ttl_expired')).toBe('dropped');
     expect(outcomeOf('client_disconnected')).toBe('dropped');
     expect(outcomeOf('timeout')).toBe('failed');

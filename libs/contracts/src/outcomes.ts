@@ -36,6 +36,11 @@ export const OUTCOME_REASONS = {
   ttft_over_budget: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   all_workers_busy: { outcome: 'rejected', status: 503, errorType: 'service_unavailable' },
   flow_capacity: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  /**
+   * Flow control already tracks `flowController.maxFlows` flows, each with queued requests: a new
+   * tenant (or priority) is refused rather than let per-tenant state grow without bound (issue 27).
+   */
+  too_many_flows: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   pool_saturated: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   no_worker: { outcome: 'rejected', status: 503, errorType: 'service_unavailable' },
   /** Injected by a worker's fault knobs (chaos runs), as llm-d-inference-sim does. */

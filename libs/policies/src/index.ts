@@ -31,6 +31,7 @@ export * from './flow-control/flow-queues.js';
 export * from './flow-control/dispatch-cycle.js';
 export * from './flow-control/in-flight-ledger.js';
 export * from './flow-control/flow-pool.js';
+export * from './flow-control/flow-registry.js';
 export * from './flow-control/legacy-mode.js';
 export * from './flow-control/registry.js';
 export * from './flow-control/flow-control.config.js';

@@ -88,6 +88,9 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
   cycleStarted(): void {}
 
   cycleFinished(_result: DispatchCycleResult): void {}
+
+  /** The twin keeps no per-flow series. */
+  flowsForgotten(): void {}
 }
 
 /** The router's effects on the twin's agenda. */

@@ -12,6 +12,7 @@ const STAGE_OF_REASON: Partial<Record<OutcomeReason, Stage>> = {
   all_workers_busy: 'admission',
   admission_unavailable: 'admission',
   flow_capacity: 'flow',
+  too_many_flows: 'flow',
   pool_saturated: 'flow',
   ttl_expired: 'flow',
   client_disconnected: 'flow',

@@ -31,10 +31,12 @@ describe('flow control registry', () => {
 });
 
 describe('FlowControlConfigSchema', () => {
-  it('defaults: no limits, 10 s TTL, global-strict + FCFS bands, the utilization detector at 5 / 0.8 / 200 ms', () => {
+  it('defaults: no queue limits, 1,000 flows forgotten after 5 min idle, 10 s TTL, global-strict + FCFS bands, the utilization detector at 5 / 0.8 / 200 ms', () => {
     expect(FlowControlConfigSchema.parse({})).toEqual({
       maxRequests: 0,
       maxBytes: 0,
+      maxFlows: 1_000,
+      flowGCTimeout: 300_000,
       defaultRequestTTL: 10_000,
       defaultPriorityBand: { maxRequests: 0, maxBytes: 0, fairnessPolicyRef: 'global-strict-fairness-policy', orderingPolicyRef: 'fcfs-ordering-policy' },
       priorityBands: [],
@@ -76,6 +78,10 @@ describe('FlowControlConfigSchema', () => {
     expect(errorsOf({ priorityBands: [{ priority: 1, maxRequests: -5 }] })[0]).toMatch(/^flowControl\.priorityBands\[0\]\.maxRequests: /);
     expect(errorsOf({ defaultRequestTTL: 'soon' })[0]).toMatch(/^flowControl\.defaultRequestTTL: "soon" is not a duration/);
     expect(errorsOf({ defaultRequestTTL: '0s' })).toEqual(['flowControl.defaultRequestTTL: must be longer than 0']);
+    expect(errorsOf({ maxFlows: -1 })[0]).toMatch(/^flowControl\.maxFlows: /);
+    expect(errorsOf({ maxFlows: 'many' })[0]).toMatch(/^flowControl\.maxFlows: "many" is not a quantity/);
+    expect(errorsOf({ flowGCTimeout: '0s' })).toEqual(['flowControl.flowGCTimeout: must be longer than 0']);
+    expect(errorsOf({ flowGCTimeout: 'later' })[0]).toMatch(/^flowControl\.flowGCTimeout: "later" is not a duration/);
   });
 
   it('rejects an unknown policy ref, naming the path and listing the allowed values', () => {
@@ -123,6 +129,8 @@ describe('flowControlFrom', () => {
       maxRequests: '1k',
       maxBytes: '1Mi',
       defaultRequestTTL: '30s',
+      maxFlows: '2k',
+      flowGCTimeout: '90s',
       defaultPriorityBand: { maxRequests: 7, orderingPolicyRef: 'slo-deadline-ordering-policy' },
       priorityBands: [
         { priority: 4, fairnessPolicyRef: 'round-robin-fairness-policy', orderingPolicyRef: 'edf-ordering-policy', maxBytes: '64Ki' },
@@ -130,7 +138,8 @@ describe('flowControlFrom', () => {
       ],
       saturationDetector: { type: 'concurrency-detector', parameters: { maxConcurrency: 4, headroom: 0.5 } },
     });
-    const { settings, detector } = flowControlFrom(config, createFlowControlRegistry());
+    const { settings, flows, detector } = flowControlFrom(config, createFlowControlRegistry());
+    expect(flows).toEqual({ maxFlows: 2_000, gcTimeoutUs: 90_000_000 });
     expect(settings.maxRequests).toBe(1_000);
     expect(settings.maxBytes).toBe(2 ** 20);
     expect(settings.defaultRequestTtlUs).toBe(30_000_000);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DurationSchema, QuantitySchema, microsFromMillis } from '@sluice/contracts';
 import { GLOBAL_STRICT_FAIRNESS } from './fairness/global-strict/global-strict.fairness.js';
 import type { BandSettings, FlowQueuesSettings } from './flow-queues.js';
+import type { FlowRegistrySettings } from './flow-registry.js';
 import { FCFS_ORDERING } from './ordering/fcfs/fcfs.ordering.js';
 import type { SaturationDetector } from './ports.js';
 import {
@@ -45,6 +46,19 @@ export const FlowControlConfigSchema = z.strictObject({
    * learns within 10 s that it was not served, instead of after a minute (issue 25).
    */
   defaultRequestTTL: DurationSchema.pipe(z.number().positive({ message: 'must be longer than 0' })).default(10_000),
+  /**
+   * Flows (tenant × priority) tracked at once (0 = no limit). Past it, a new flow takes the place
+   * of the one idle longest, and is refused with `too_many_flows` (429) only when every tracked
+   * flow has requests queued. Every tracked flow costs memory and a few metric series; 1,000 keeps
+   * `/metrics` within a few MB (issue 27: 10,000 tenant ids made a 61 MB page). **sluice**: the
+   * Endpoint Picker has no such cap.
+   */
+  maxFlows: QuantitySchema.default(1_000),
+  /**
+   * A flow with nothing queued for this long is forgotten, with its metric series: the Endpoint
+   * Picker's `FlowGCTimeout`, and its default (5m).
+   */
+  flowGCTimeout: DurationSchema.pipe(z.number().positive({ message: 'must be longer than 0' })).default(300_000),
   /** Limits and policies of a band that `priorityBands` does not list. */
   defaultPriorityBand: z.strictObject(bandFields).prefault({}),
   priorityBands: z
@@ -63,7 +77,10 @@ export type FlowControlConfig = z.infer<typeof FlowControlConfigSchema>;
 export type FlowControlConfigInput = z.input<typeof FlowControlConfigSchema>;
 
 /** Resolves a parsed config's plugin refs through the registry: what the queues and the gate need. */
-export function flowControlFrom(config: FlowControlConfig, registry: FlowControlRegistry): { settings: FlowQueuesSettings; detector: SaturationDetector } {
+export function flowControlFrom(
+  config: FlowControlConfig,
+  registry: FlowControlRegistry,
+): { settings: FlowQueuesSettings; flows: FlowRegistrySettings; detector: SaturationDetector } {
   const band = (b: FlowControlConfig['defaultPriorityBand']): BandSettings => ({
     maxRequests: b.maxRequests,
     maxBytes: b.maxBytes,
@@ -79,6 +96,7 @@ export function flowControlFrom(config: FlowControlConfig, registry: FlowControl
       bands: new Map(config.priorityBands.map((b) => [b.priority, band(b)])),
       defaultBand: band(config.defaultPriorityBand),
     },
+    flows: { maxFlows: config.maxFlows, gcTimeoutUs: microsFromMillis(config.flowGCTimeout) },
     detector: registry.saturation.create(config.saturationDetector.type, config.saturationDetector.parameters),
   };
 }

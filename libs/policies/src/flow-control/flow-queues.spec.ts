@@ -354,7 +354,21 @@ describe('FlowQueues', () => {
     enqueueOk(q, request('four', 4));
     expect(q.bandSizes().map((b) => b.priority)).toEqual([7, 4, 0, -2]);
     expect(dispatchAll(q)).toEqual(['seven', 'four', 'zero', 'low']);
-    // A band created on demand stays (empty) once its work is gone.
+    // A band created on demand stays (empty) once its work is gone, until no flow of its priority is tracked.
     expect(q.bandSizes()).toEqual([7, 4, 0, -2].map((priority) => ({ priority, requests: 0, bytes: 0 })));
+    q.retireUnusedBands((priority) => priority === 0);
+    expect(q.bandSizes().map((b) => b.priority)).toEqual([4, 0, -2]);
+  });
+
+  it('retireUnusedBands keeps a band that holds requests or that config lists', () => {
+    const q = queues({ bands: [[4, band()]] });
+    enqueueOk(q, request('a', 9));
+    q.retireUnusedBands(() => false);
+    expect(q.bandSizes().map((b) => b.priority)).toEqual([9, 4]);
+    dispatchAll(q);
+    q.retireUnusedBands(() => false);
+    expect(q.bandSizes().map((b) => b.priority)).toEqual([4]);
+    enqueueOk(q, request('b', 9));
+    expect(dispatchAll(q)).toEqual(['b']);
   });
 });

@@ -274,7 +274,20 @@ export class FlowQueues<T> {
     return stats;
   }
 
-  /** Queued requests per band priority, highest first (every band ever used, empty ones included). */
+  /**
+   * Drops the bands that config does not list, that hold nothing and whose priority `inUse` no
+   * longer names (no flow of it is tracked): priorities come off the wire, so without this every
+   * priority ever seen would keep a band. A band listed in config stays.
+   */
+  retireUnusedBands(inUse: (priority: number) => boolean): void {
+    for (const band of [...this.bands]) {
+      if (band.requests > 0 || this.settings.bands.has(band.priority) || inUse(band.priority)) continue;
+      this.bandsByPriority.delete(band.priority);
+      this.bands.splice(this.bands.indexOf(band), 1);
+    }
+  }
+
+  /** Queued requests per band priority, highest first (every band in use, empty ones included). */
   bandSizes(): { priority: number; requests: number; bytes: number }[] {
     return this.bands.map((b) => ({ priority: b.priority, requests: b.requests, bytes: b.bytes }));
   }

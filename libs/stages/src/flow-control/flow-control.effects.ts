@@ -1,12 +1,14 @@
 import type { HandBack } from '../hand-back.js';
 import type { OutcomeReason, Micros } from '@sluice/contracts';
-import type { CapacityLimit, DispatchCycleResult } from '@sluice/policies';
+import type { CapacityLimit, DispatchCycleResult, FlowKey } from '@sluice/policies';
 
 /** What became of a request on arrival at flow control (the enqueue span's outcome). */
 export type FlowArrival =
   | { readonly outcome: 'enqueued'; readonly queueSize: number }
   | { readonly outcome: 'passed_through' | 'pool_saturated'; readonly saturation: number }
   | { readonly outcome: 'flow_capacity'; readonly exceeded: CapacityLimit }
+  /** A new flow while `maxFlows` flows, each with queued requests, are tracked. */
+  | { readonly outcome: 'too_many_flows'; readonly maxFlows: number }
   | { readonly outcome: 'shutdown' };
 
 /** How a queued request left the queue other than by dispatch: the reason its gateway is told. */
@@ -37,4 +39,6 @@ export interface FlowControlEffects<R, C> {
   /** A dispatch cycle is about to run / has run (its duration is a metric of the service's). */
   cycleStarted(): void;
   cycleFinished(result: DispatchCycleResult): void;
+  /** These flows are forgotten (idle past `flowGCTimeout`, or making room under `maxFlows`): their per-flow state goes too. */
+  flowsForgotten(flows: readonly FlowKey[]): void;
 }

@@ -1,5 +1,5 @@
 import { microsFromMillis, type Micros } from '@sluice/contracts';
-import { flowControlFrom, type FlowControlConfig, type FlowControlRegistry, type FlowQueuesSettings, type SaturationDetector } from '@sluice/policies';
+import { flowControlFrom, type FlowControlConfig, type FlowControlRegistry, type FlowQueuesSettings, type FlowRegistrySettings, type SaturationDetector } from '@sluice/policies';
 
 /** The keys of the config's `flowController` section the core reads (a parsed sluice.yaml fits). */
 export interface FlowControllerConfig extends FlowControlConfig {
@@ -11,6 +11,8 @@ export interface FlowControllerConfig extends FlowControlConfig {
 export interface FlowControlSettings {
   readonly enabled: boolean;
   readonly queues: FlowQueuesSettings;
+  /** How many flows are tracked and when an idle one is forgotten. */
+  readonly flows: FlowRegistrySettings;
   readonly detector: SaturationDetector;
   /** An instance silent this long leaves the pool. */
   readonly heartbeatTimeoutUs: Micros;
@@ -18,6 +20,6 @@ export interface FlowControlSettings {
 
 /** Settings from the config's `flowController` section, plugins resolved through the registry. */
 export function flowControlSettingsFrom(config: FlowControllerConfig, registry: FlowControlRegistry): FlowControlSettings {
-  const { settings, detector } = flowControlFrom(config, registry);
-  return { enabled: config.enabled, queues: settings, detector, heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs) };
+  const { settings, flows, detector } = flowControlFrom(config, registry);
+  return { enabled: config.enabled, queues: settings, flows, detector, heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs) };
 }

@@ -205,3 +205,67 @@ describe('FlowControlStage: flow control disabled (legacy mode)', () => {
     expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'sheddable' }), 's', 'pool_saturated', 'the pool is saturated (1.00) and the request is sheddable (priority -2)']]);
   });
 });
+
+describe('FlowControlStage: bounded flows (maxFlows, flowGCTimeout)', () => {
+  const forgotten = (recorder: Recorder) => recorder.of('flowsForgotten').flatMap(([flows]) => (flows as { fairnessId: string }[]).map((f) => f.fairnessId));
+
+  it('forgets a flow at the first sweep after it has been idle for flowGCTimeout, and says so', () => {
+    const { core, recorder, agenda } = stage({ ...ONE_AT_A_TIME, flowGCTimeout: 2_500 });
+    core.start(micros(0));
+    core.submit(stageRequest({ id: 'a', fairnessId: 'tenant-a' }), ms(0), 'a'); // dispatched at once: idle from 0
+    core.submit(stageRequest({ id: 'b', fairnessId: 'tenant-b' }), ms(0), 'b'); // queued behind a
+    expect(core.trackedFlows).toBe(2);
+    core.onDone(done('a'), ms(1_500)); // b dispatched: tenant-b idle from 1.5 s
+    agenda.runUntil(ms(2_999));
+    expect(forgotten(recorder)).toEqual([]);
+    agenda.runUntil(ms(3_000)); // the sweep at 3 s: tenant-a idle 3 s ≥ 2.5 s
+    expect(forgotten(recorder)).toEqual(['tenant-a']);
+    agenda.runUntil(ms(4_000)); // tenant-b idle 2.5 s
+    expect(forgotten(recorder)).toEqual(['tenant-a', 'tenant-b']);
+    expect(core.trackedFlows).toBe(0);
+  });
+
+  it('past maxFlows a new tenant takes an idle flow’s place; with every flow queued it is refused with too_many_flows', () => {
+    const { core, recorder } = stage({ ...ONE_AT_A_TIME, maxFlows: 2 });
+    core.submit(stageRequest({ id: 'a', fairnessId: 'tenant-a' }), ms(1), 'a'); // dispatched: tenant-a idle
+    core.submit(stageRequest({ id: 'b', fairnessId: 'tenant-b' }), ms(2), 'b'); // queued
+    core.submit(stageRequest({ id: 'c', fairnessId: 'tenant-c' }), ms(3), 'c'); // queued, in tenant-a's place
+    expect(forgotten(recorder)).toEqual(['tenant-a']);
+    core.submit(stageRequest({ id: 'd', fairnessId: 'tenant-d' }), ms(4), 'd');
+    expect(recorder.of('arrived')[3]?.[2]).toEqual({ outcome: 'too_many_flows', maxFlows: 2 });
+    expect(recorder.of('reject')).toEqual([
+      [expect.objectContaining({ id: 'd' }), 'd', 'too_many_flows', 'flow control tracks 2 flows, each with requests queued (maxFlows 2): a new flow is refused until one of them empties'],
+    ]);
+    // A tracked tenant is never refused for the cap.
+    core.submit(stageRequest({ id: 'b2', fairnessId: 'tenant-b' }), ms(5), 'b2');
+    expect(recorder.of('reject')).toHaveLength(1);
+    expect(core.trackedFlows).toBe(2);
+  });
+
+  it('a band config does not list goes when its last flow is forgotten; a listed one stays', () => {
+    const { core, recorder, agenda } = stage({ ...ONE_AT_A_TIME, flowGCTimeout: 100, priorityBands: [{ priority: 3 }] });
+    core.start(micros(0));
+    core.submit(stageRequest({ id: 'a', priority: 3 }), ms(0), 'a');
+    core.submit(stageRequest({ id: 'b', priority: 7, fairnessId: 'x' }), ms(0), 'b');
+    core.onDone(done('a'), ms(10));
+    core.onDone(done('b'), ms(20));
+    agenda.runUntil(ms(1_000));
+    expect(forgotten(recorder).sort()).toEqual(['default', 'x']);
+    // The unlisted band is gone (a band is created again when a request of its priority comes).
+    core.submit(stageRequest({ id: 'c', priority: 7, fairnessId: 'x' }), ms(1_001), 'c');
+    expect(released(recorder)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('100,000 one-off tenants through the core leave at most maxFlows tracked, and none after flowGCTimeout', () => {
+    const { core, agenda } = stage({ saturationDetector: { type: 'concurrency-detector', parameters: { maxConcurrency: 1e9 } }, maxFlows: 1_000, flowGCTimeout: 1_000 });
+    core.start(micros(0));
+    for (let i = 0; i < 100_000; i++) {
+      const id = `r${i}`;
+      core.submit(stageRequest({ id, fairnessId: `tenant-${i}` }), ms(i / 100), id);
+      core.onDone(done(id), ms(i / 100));
+      expect(core.trackedFlows).toBeLessThanOrEqual(1_000);
+    }
+    agenda.runUntil(ms(3_000));
+    expect(core.trackedFlows).toBe(0);
+  });
+});

@@ -2,9 +2,11 @@ import { cancelledAs, millisFromMicros, type CancelRequest, type LifecycleEvent,
 import {
   FlowPool,
   FlowQueues,
+  FlowRegistry,
   expirySweepIntervalUs,
   legacyModeSheds,
   runDispatchCycle,
+  type FlowKey,
   type FlowStats,
   type QueuedRequest,
   type SaturationDetector,
@@ -47,6 +49,8 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   private expirySuspended = false;
   private readonly enabled: boolean;
   private readonly queues: FlowQueues<Waiting<R, C>>;
+  /** The flows known now: a cap on how many, and idle ones forgotten. */
+  private readonly flows: FlowRegistry;
   private readonly detector: SaturationDetector;
   private readonly pool: FlowPool;
   private readonly queued = new Map<string, number>();
@@ -63,6 +67,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   ) {
     this.enabled = settings.enabled;
     this.queues = new FlowQueues(settings.queues);
+    this.flows = new FlowRegistry(settings.flows);
     this.detector = settings.detector;
     this.pool = new FlowPool(settings.heartbeatTimeoutUs);
     this.sweep = new Periodic<FlowControlWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
@@ -72,7 +77,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     return this.enabled ? 'queue' : 'legacy';
   }
 
-  /** Starts the sweep that forgets silent instances and dispatches past their deadline. */
+  /** Starts the sweep that forgets silent instances, dispatches past their deadline and idle flows. */
   start(nowUs: Micros): void {
     this.sweep.start(nowUs);
   }
@@ -85,6 +90,15 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
       else this.effects.reject(request, carried, 'shutdown', EVICTION_MESSAGES.shutdown);
       return;
     }
+    // Every arrival counts for its flow, queued or not: the flow's metric series are its state too.
+    const flow: FlowKey = { fairnessId: request.fairnessId, priority: request.priority };
+    const tracked = this.flows.arrive(flow, nowUs);
+    if (!tracked.ok) {
+      this.effects.arrived(request, carried, { outcome: 'too_many_flows', maxFlows: tracked.maxFlows });
+      this.effects.reject(request, carried, 'too_many_flows', tracked.message);
+      return;
+    }
+    if (tracked.recycled) this.forgetFlows([tracked.recycled]);
     if (!this.enabled) {
       // Legacy mode: no queue; only sheddable requests are refused, and only while saturated.
       const saturation = this.saturation(nowUs);
@@ -101,7 +115,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     const outcome = this.queues.enqueue(
       {
         id: request.id,
-        flow: { fairnessId: request.fairnessId, priority: request.priority },
+        flow,
         byteSize: request.bodyBytes,
         tokens: request.inputTokens + request.maxTokens,
         arrivalUs: request.arrivalUs,
@@ -115,6 +129,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
       this.effects.reject(request, carried, 'flow_capacity', outcome.message);
       return;
     }
+    this.flows.enqueued(flow);
     this.queued.set(request.model, (this.queued.get(request.model) ?? 0) + 1);
     this.effects.arrived(request, carried, { outcome: 'enqueued', queueSize: this.queues.size });
     this.dispatch(nowUs);
@@ -148,9 +163,9 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   }
 
   /** The gateway let the request go (client disconnect, its deadline): still queued, it never reaches a worker. */
-  onCancel(cancel: CancelRequest, _nowUs: Micros): void {
+  onCancel(cancel: CancelRequest, nowUs: Micros): void {
     const item = this.queues.remove(cancel.requestId);
-    if (item) this.evict(item, cancelledAs(cancel.reason));
+    if (item) this.evict(item, cancelledAs(cancel.reason), nowUs);
   }
 
   wake(kind: FlowControlWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
@@ -158,11 +173,14 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
       case 'ttl':
         if (atUs !== this.ttlAtUs) return; // superseded by an earlier one, or stopped
         this.ttlAtUs = undefined;
-        for (const item of this.queues.expire(nowUs)) this.evict(item, 'ttl_expired');
+        for (const item of this.queues.expire(nowUs)) this.evict(item, 'ttl_expired', nowUs);
         this.armTtl();
         return;
       case 'sweep':
-        if (this.sweep.due(atUs) && !this.expirySuspended) this.pool.expire(nowUs);
+        if (!this.sweep.due(atUs)) return;
+        if (!this.expirySuspended) this.pool.expire(nowUs);
+        // Idle flows go whatever the bus does: their idleness is this controller's own observation.
+        this.forgetFlows(this.flows.collect(nowUs));
         return;
     }
   }
@@ -190,11 +208,12 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     this.ttlAtUs = undefined;
     const drained = this.queues.drain();
     for (const item of drained) {
+      // No clock at shutdown, and nothing is collected after it: the flows' books are left as they are.
       if (queued === 'evict') {
-        this.evict(item, 'shutdown');
+        this.evict(item, 'shutdown', undefined);
         continue;
       }
-      this.left(item);
+      this.left(item, undefined);
       const { request, carried } = item.payload;
       this.effects.handBack(request, carried, SHUTDOWN_HAND_BACK, item.enqueuedAtUs);
     }
@@ -209,6 +228,11 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   /** Queued requests and bytes per flow (the queue-size gauges). */
   flowStats(): FlowStats[] {
     return this.queues.flowStats();
+  }
+
+  /** Flows tracked now (with queued requests, or idle and not yet collected). */
+  get trackedFlows(): number {
+    return this.flows.size;
   }
 
   /** Queued requests per model (Dynamo's queued-requests gauge). */
@@ -230,7 +254,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
       this.queues,
       () => this.detector.saturation(signals),
       (item, saturation) => {
-        this.left(item);
+        this.left(item, nowUs);
         const { request, carried } = item.payload;
         request.timings.flowQueueMs = millisFromMicros(nowUs) - millisFromMicros(item.enqueuedAtUs);
         this.release(request, carried, saturation, nowUs, item.enqueuedAtUs);
@@ -245,18 +269,26 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     this.effects.handOn(request, carried, { saturation, enqueuedAtUs });
   }
 
-  private evict(item: QueuedRequest<Waiting<R, C>>, reason: FlowEviction): void {
-    this.left(item);
+  private evict(item: QueuedRequest<Waiting<R, C>>, reason: FlowEviction, nowUs: Micros | undefined): void {
+    this.left(item, nowUs);
     const { request, carried } = item.payload;
     this.effects.evict(request, carried, reason, EVICTION_MESSAGES[reason], item.enqueuedAtUs);
   }
 
-  /** Books a request out of the queue (the per-model count). */
-  private left(item: QueuedRequest<Waiting<R, C>>): void {
+  /** Books a request out of the queue (the per-model count; its flow's, given the time). */
+  private left(item: QueuedRequest<Waiting<R, C>>, nowUs: Micros | undefined): void {
+    if (nowUs !== undefined) this.flows.leftQueue(item.flow, nowUs);
     const model = item.payload.request.model;
     const left = (this.queued.get(model) ?? 1) - 1;
     if (left > 0) this.queued.set(model, left);
     else this.queued.delete(model);
+  }
+
+  /** Flows forgotten (idle past the GC timeout, or making room for a new one): bands nobody uses go too. */
+  private forgetFlows(flows: readonly FlowKey[]): void {
+    if (flows.length === 0) return;
+    this.queues.retireUnusedBands((priority) => this.flows.hasPriority(priority));
+    this.effects.flowsForgotten(flows);
   }
 
   /** One wake-up, at the earliest TTL deadline among the queued requests. */

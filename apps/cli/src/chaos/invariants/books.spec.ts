@@ -74,8 +74,8 @@ describe('stage books invariant', () => {
   const rest = (workerCompleted: number) => [
     scrape('admission', 'admission', ['sluice_admission_decisions_total{decision="admit",reason="admitted"} 20']),
     scrape('flow-controller', 'flow-controller', [
-      'inference_extension_flow_control_request_enqueue_duration_seconds_count{outcome="enqueued"} 18',
-      'inference_extension_flow_control_request_enqueue_duration_seconds_count{outcome="flow_capacity"} 2',
+      'sluice_flow_arrivals_total{outcome="enqueued"} 18',
+      'sluice_flow_arrivals_total{outcome="flow_capacity"} 2',
       'sluice_flow_dispatched_total{outcome="dispatched"} 18',
     ]),
     scrape('router', 'router', ['sluice_router_decisions_total{worker_instance="a"} 21']),

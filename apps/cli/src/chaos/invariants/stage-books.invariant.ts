@@ -15,11 +15,15 @@ type Ok = Extract<ServiceBooks, { ok: true }>;
 /** Gateway outcome reasons only admission decides (docs/behaviour.md §2). */
 const ADMISSION_REJECTIONS = ['insufficient_tokens', 'rejected_by_policy', 'ttft_over_budget', 'all_workers_busy'];
 /** Gateway rejections only flow control decides at arrival (its enqueue outcomes carry the same names). */
-const FLOW_REJECTIONS = ['flow_capacity', 'pool_saturated'];
+const FLOW_REJECTIONS = ['flow_capacity', 'too_many_flows', 'pool_saturated'];
 
 const MIGRATIONS = 'sluice_migrations_total';
-const ENQUEUED = 'inference_extension_flow_control_request_enqueue_duration_seconds_count';
-const LEFT_QUEUE = 'inference_extension_flow_control_request_queue_duration_seconds_count';
+/**
+ * Flow control's arrivals and queue exits over all flows: the per-flow histograms lose a flow's
+ * counts when it is forgotten (flowController.flowGCTimeout, maxFlows), these keep them.
+ */
+const ENQUEUED = 'sluice_flow_arrivals_total';
+const LEFT_QUEUE = 'sluice_flow_queue_exits_total';
 
 interface Check {
   readonly what: string;
