@@ -145,7 +145,10 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up --only (
       const instancesSeen = async () => new Set([...(await (await fetch(`${routerUrl}/metrics`)).text()).matchAll(/sluice_router_inflight\{worker_instance="([^"]+)"/g)].map((m) => m[1]));
       expect((await instancesSeen()).size).toBe(1);
 
-      const child = spawn(process.execPath, [CLI, 'up', '--only', 'worker', `--nats.url=${first.natsUrl}`, '--worker.port=0', '--worker.instances=2', '--no-demo'], {
+      // The first machine's bus requires credentials: the second joins as the worker identity, with the password file copied over.
+      const worker = first.natsIdentity('worker')!;
+      const joinArgs = [`--nats.url=${first.natsUrl}`, `--nats.user=${worker.user}`, `--nats.passwordFile=${worker.passwordFile}`];
+      const child = spawn(process.execPath, [CLI, 'up', '--only', 'worker', ...joinArgs, '--worker.port=0', '--worker.instances=2', '--no-demo'], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, NO_COLOR: '1' },
       });

@@ -34,9 +34,11 @@ export class AckInbox {
     /** Where the handoffs themselves go out (at the end of the turn, with the rest of it). */
     private readonly outbox: Outbox,
     private readonly timeoutMs: number,
+    /** The process's inbox prefix (its bus identity's, when the server restricts who reads replies). */
+    inboxPrefix?: string,
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.prefix = `${createInbox()}.`;
+    this.prefix = `${createInbox(inboxPrefix)}.`;
     this.subscription = nc.subscribe(`${this.prefix}*`, { callback: (error, msg) => (error ? undefined : this.receive(msg)) });
     void this.subscription.closed.then(() => this.settleAll({ kind: 'closed' }));
   }

@@ -65,6 +65,13 @@ export interface BusOptions {
   readonly answerFaultControl?: boolean;
   /** The random source of fault decisions (default Math.random; tests pass a seeded one). */
   readonly random?: () => number;
+  /** The identity to connect as, when the server requires one (docs/security.md); anonymous otherwise. */
+  readonly credentials?: { readonly user: string; readonly password: string };
+  /**
+   * Where this process's request replies (acks, control answers) arrive: its identity's own inbox
+   * prefix (`inboxPrefixOf`), which the server lets no other identity read. Default `_INBOX`.
+   */
+  readonly inboxPrefix?: string;
 }
 
 /**
@@ -88,7 +95,7 @@ export class Bus {
     private readonly options: BusOptions,
   ) {
     this.outbox = new Outbox(nc, (subject, e) => this.log(`send on ${subject} failed: ${String(e)}`));
-    this.acks = new AckInbox(nc, this.outbox, options.ackTimeoutMs);
+    this.acks = new AckInbox(nc, this.outbox, options.ackTimeoutMs, options.inboxPrefix);
     this.faults = new BusFaultInjector(options.random ?? Math.random, (e) => this.log(`delayed send failed: ${String(e)}`));
     void this.followStatus();
     if (options.answerFaultControl ?? true) this.answerFaultControl();
@@ -124,6 +131,8 @@ export class Bus {
     const nc = await connect({
       servers: natsServerList(options.url),
       name: options.name,
+      ...(options.credentials ? { user: options.credentials.user, pass: options.credentials.password } : {}),
+      ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
       // Reconnect forever: a NATS restart must not kill a service (docs/architecture.md, "Faults").
       maxReconnectAttempts: wait ? -1 : 0,
       reconnectTimeWait: 250,

@@ -100,6 +100,24 @@ const ConfigBody = z.strictObject({
       clusterSize: z.number().int().min(1).max(7).default(1),
       /** How long a "request in" hop waits for the receiver's ack before ending the request. */
       ackTimeoutMs: Millis.default(2_000),
+      /**
+       * The NATS `sluice up` starts requires credentials, one identity per service kind with only
+       * the subjects it needs (docs/security.md); generated per run into .sluice/nats/. false: an
+       * open bus, as before issue 27 (a testbed on a machine of your own, or tests that play a
+       * hostile peer). A NATS of your own (nats.url) has whatever its own config says.
+       */
+      auth: z.boolean().default(true),
+      /** The identity this process connects as (each service's own when `sluice up` starts it). */
+      user: z.string().min(1).optional(),
+      /** Its password, inline (prefer passwordFile: a file readable by its owner only, a mounted Secret). */
+      password: z.string().min(1).optional(),
+      /** A file holding its password (the first line; `sluice up` writes one per identity, mode 0600). */
+      passwordFile: z.string().min(1).optional(),
+    })
+    .superRefine((nats, ctx) => {
+      if (nats.password !== undefined && nats.passwordFile !== undefined) ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: 'give nats.password or nats.passwordFile, not both' });
+      if (nats.user !== undefined && nats.password === undefined && nats.passwordFile === undefined) ctx.addIssue({ code: 'custom', path: ['user'], message: 'needs nats.password or nats.passwordFile' });
+      if (nats.user === undefined && (nats.password !== undefined || nats.passwordFile !== undefined)) ctx.addIssue({ code: 'custom', path: ['user'], message: 'is required with nats.password / nats.passwordFile' });
     })
     .prefault({}),
   models: z.array(ModelSchema).min(1).default([{ name: 'qwen3-14b', maxModelLen: 40_960 }]),

@@ -4,3 +4,4 @@ export * from './command-line.js';
 export * from './load-config.js';
 export * from './load-config-or-exit.js';
 export * from './profiles.js';
+export * from './nats-credentials.js';

@@ -15,3 +15,4 @@ export * from './time.js';
 export * from './presence.js';
 export * from './bus-faults.js';
 export * from './subject-matching.js';
+export * from './bus-identities.js';

@@ -1,7 +1,9 @@
 import { warmUp, type WarmUpResult } from './warm-up.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
+import { identityOfService, type BusIdentity } from '@sluice/contracts';
+import { writeNatsAuth, type NatsAuth } from './nats-auth.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
 import { ClusterNats, type NatsNode } from './cluster-nats.js';
@@ -72,6 +74,11 @@ export interface LocalClusterOptions {
 export interface LocalCluster {
   readonly natsUrl: string;
   readonly natsKind: NatsKind;
+  /**
+   * An identity's credentials for the NATS this launcher started with `nats.auth` (the CLI asks as
+   * `control`; tests play any kind); undefined when NATS is open or external.
+   */
+  natsIdentity(identity: BusIdentity): { readonly user: string; readonly password: string; readonly passwordFile: string } | undefined;
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
   readonly gatewayUrl: string;
   /** Every gateway's URL, the first one's first (`gateway.replicas` > 1 starts several). */
@@ -176,7 +183,10 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   await refuseBusyPorts(plan.processes);
   if (signal?.aborted) throw abortError(signal);
 
-  const nats = await ClusterNats.start({ ...options.nats, url: options.natsUrl ?? config.nats.url, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env });
+  const natsUrl = options.natsUrl ?? config.nats.url;
+  // Our own NATS requires credentials unless told otherwise: fresh ones for this run (docs/security.md).
+  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(join(rootDir, '.sluice', 'nats')) : undefined;
+  const nats = await ClusterNats.start({ ...options.nats, url: natsUrl, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env, ...(auth ? { auth } : {}) });
   if (signal?.aborted) {
     await nats.stop();
     throw abortError(signal);
@@ -208,7 +218,8 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         name,
         service,
         script: entry(service),
-        args: [...plan.sharedArgs, ...planned.args],
+        // Each process connects as its kind's identity; flags given after the shared ones win.
+        args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : [])],
         url: `http://${urlHostPort(host, port)}`,
         logFile: join(logDir, `${name}.log`),
         cwd: options.cwd ?? process.cwd(),
@@ -270,6 +281,10 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   };
   return {
     natsUrl: nats.url,
+    natsIdentity: (identity) => {
+      if (!auth) return undefined;
+      return { user: identity, password: readFileSync(auth.passwordFileOf(identity), 'utf8').trim(), passwordFile: auth.passwordFileOf(identity) };
+    },
     natsKind: nats.kind,
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
@@ -294,6 +309,11 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     startNatsNode: (index) => nats.startNode(index),
     stop,
   };
+}
+
+/** `--nats.user` and `--nats.passwordFile` of one identity. */
+function identityArgs(auth: NatsAuth, identity: BusIdentity): string[] {
+  return [`--nats.user=${identity}`, `--nats.passwordFile=${auth.passwordFileOf(identity)}`];
 }
 
 /** For tests: waits until the process has exited (true) or timeoutMs passed (false). */

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, dirname, join } from 'node:path';
 import { docker, dockerCliAvailable } from './docker.js';
+import type { NatsAuth } from './nats-auth.js';
 import { canConnect, delay, freePorts, natsAnswers, urlHostPort } from './net.js';
 import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
 import { trackChild, trackContainer, untrackContainer } from './reaper.js';
@@ -35,6 +36,11 @@ export interface StartNatsOptions {
    * times, each with routes to all the others; the URL lists every node's client address.
    */
   readonly clusterSize?: number;
+  /**
+   * Require credentials (`writeNatsAuth`): the server runs with its users and permissions, and a
+   * cluster's routes authenticate too. Absent: an open server.
+   */
+  readonly auth?: Pick<NatsAuth, 'configFile' | 'route'>;
 }
 
 export interface NatsServerHandle {
@@ -165,7 +171,9 @@ const MAX_PORT_ATTEMPTS = 3;
 async function startCluster(binary: string, size: number, options: StartNatsOptions): Promise<NatsServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const routePorts = await freePorts(size, host);
-  const route = (port: number | undefined) => `nats://${urlHostPort(host, port ?? 0)}`;
+  // With auth, routes authenticate: a process that reaches a route port cannot join the cluster and read everything.
+  const routeUser = options.auth ? `${options.auth.route.user}:${options.auth.route.password}@` : '';
+  const route = (port: number | undefined) => `nats://${routeUser}${urlHostPort(host, port ?? 0)}`;
   const nodes: NatsServerHandle[] = [];
   // Node i on the given client port (a free one the first time; its own when it starts again).
   const startNode = (i: number, port: number | undefined): Promise<NatsServerHandle> => {
@@ -203,10 +211,13 @@ async function startProcess(binary: string, options: StartNatsOptions, extraArgs
     const [port, monitorPort] = await pickPorts(host, options.port);
     if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
     const log = new OutputLog(options.logFile, 20);
-    log.note(`--- ${new Date().toISOString()} ${binary} -a ${host} -p ${port} -m ${monitorPort}${extraArgs.length > 0 ? ` ${extraArgs.join(' ')}` : ''}`);
+    // The route password stays out of the log.
+    const shown = extraArgs.map((arg) => arg.replace(/\/\/([^:/@]+):[^@/]+@/g, '//$1:***@'));
+    log.note(`--- ${new Date().toISOString()} ${binary}${options.auth ? ` -c ${options.auth.configFile}` : ''} -a ${host} -p ${port} -m ${monitorPort}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`);
     // Its own process group: a Ctrl-C in the terminal reaches the launcher, which stops NATS only
     // after the services have drained their connections.
-    const child = spawn(binary, ['-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
+    const authArgs = options.auth ? ['-c', options.auth.configFile] : [];
+    const child = spawn(binary, [...authArgs, '-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -268,7 +279,10 @@ async function startContainer(options: StartNatsOptions): Promise<NatsServerHand
   const image = options.image ?? process.env.SLUICE_NATS_IMAGE ?? DEFAULT_NATS_IMAGE;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const publish = options.port === undefined ? '127.0.0.1::4222' : `127.0.0.1:${options.port}:4222`;
-  const run = await docker(['run', '-d', '--rm', '-p', publish, image, '-p', '4222'], 120_000);
+  // With auth the container reads the run's config, mounted read-only.
+  const authArgs = options.auth ? ['-v', `${dirname(options.auth.configFile)}:/etc/sluice-nats:ro`] : [];
+  const serverArgs = options.auth ? ['-c', `/etc/sluice-nats/${basename(options.auth.configFile)}`] : [];
+  const run = await docker(['run', '-d', '--rm', '-p', publish, ...authArgs, image, ...serverArgs, '-p', '4222'], 120_000);
   const id = run.stdout.trim().split('\n').pop() ?? '';
   if (run.code !== 0 || !id) {
     throw new NatsUnavailableError(`docker run ${image} failed: ${run.stderr.trim() || `exit code ${run.code}`}\n${NATS_INSTALL_HINT}`);

@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { ServiceName } from '@sluice/contracts';
-import { ConfigError, loadConfigOrExit, type SluiceConfig } from '@sluice/config';
+import { identityOfService, type ServiceName } from '@sluice/contracts';
+import { ConfigError, loadConfigOrExit, natsCredentialsOf, type NatsCredentials, type SluiceConfig } from '@sluice/config';
 import { bootstrapService, type RunningService } from './service-bootstrap.js';
 import type { InboundRoute } from './bus.transport.js';
 
@@ -18,7 +18,9 @@ const SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller'
 export async function runService(name: `sluice-${ServiceName}`, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
   const config = loadConfigOrExit();
   let wiring: ServiceWiring;
+  let credentials: NatsCredentials | undefined;
   try {
+    credentials = natsCredentialsOf(config.nats);
     wiring = wire(config);
   } catch (error) {
     // Wiring may load more config (a worker's latency profile): bad input there exits 2 as well.
@@ -30,6 +32,7 @@ export async function runService(name: `sluice-${ServiceName}`, wire: (config: S
     name,
     config,
     natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
+    ...(credentials ? { natsAuth: { identity: identityOfService(serviceOf(name)), credentials } } : {}),
     ackTimeoutMs: config.nats.ackTimeoutMs,
     presence: { service: serviceOf(name), intervalMs: config[SECTIONS[serviceOf(name)]].heartbeatIntervalMs },
     ...wiring,

@@ -15,7 +15,8 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { epochMicros } from '@sluice/bus';
-import { subjectPatterns, subjects, type PresenceEvent, type ServiceName } from '@sluice/contracts';
+import { inboxPrefixOf, subjectPatterns, subjects, type BusIdentity, type PresenceEvent, type ServiceName } from '@sluice/contracts';
+import { ConfigError, type NatsCredentials } from '@sluice/config';
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
 import { Bus } from '@sluice/bus';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
@@ -29,6 +30,8 @@ export interface ServiceSpec<C extends object> {
   readonly name: string;
   readonly config: C;
   readonly natsUrl: string;
+  /** The bus identity to connect as, and its password (docs/security.md); anonymous when absent. */
+  readonly natsAuth?: { readonly identity: BusIdentity; readonly credentials: NatsCredentials };
   readonly ackTimeoutMs: number;
   readonly http: { readonly host: string; readonly port: number };
   /** The service's own module: controllers and providers; it can inject SERVICE_CONTEXT. */
@@ -66,16 +69,37 @@ const LISTEN_BACKLOG = 4096;
 /** Listening sockets per service, so a burst of new connections is accepted as fast as it comes (`listenWithAcceptors`). */
 const ACCEPTORS = 32;
 
+/**
+ * The process's bus connection. NATS refusing its credentials is a start-up error like a bad config
+ * value: the process says which identity and which keys, and exits 2 (its supervisor stops trying).
+ */
+async function connectBus<C extends object>(spec: ServiceSpec<C>, instanceId: string, logger: ConsoleLogger): Promise<Bus> {
+  const auth = spec.natsAuth;
+  try {
+    return await Bus.connect({
+      url: spec.natsUrl,
+      name: instanceId,
+      ackTimeoutMs: spec.ackTimeoutMs,
+      log: (line) => logger.warn(line),
+      ...(auth ? { credentials: auth.credentials, inboxPrefix: inboxPrefixOf(auth.identity) } : {}),
+    });
+  } catch (error) {
+    if (!isAuthorizationError(error)) throw error;
+    const who = auth ? `as user "${auth.credentials.user}" (nats.user with nats.password or nats.passwordFile)` : 'without credentials: it requires a user (set nats.user and nats.passwordFile, as `sluice up` does for its own NATS)';
+    process.stderr.write(`${spec.name}: the NATS server at ${spec.natsUrl} refused to connect ${who}: ${(error as Error).message}\n`);
+    process.exit(ConfigError.EXIT_CODE);
+  }
+}
+
+function isAuthorizationError(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AuthorizationError' || /authorization violation/i.test(error.message));
+}
+
 export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): Promise<RunningService<C>> {
   const instanceId = spec.instanceId ?? `${spec.name.replace(/^sluice-/, '')}-${randomBytes(3).toString('hex')}`;
   const telemetry = await startTracing(spec.name, instanceId);
   const logger = new ConsoleLogger(spec.name, { timestamp: true, logLevels: ['log', 'error', 'warn'], colors: Boolean(process.stdout.isTTY) });
-  const bus = await Bus.connect({
-    url: spec.natsUrl,
-    name: instanceId,
-    ackTimeoutMs: spec.ackTimeoutMs,
-    log: (line) => logger.warn(line),
-  });
+  const bus = await connectBus(spec, instanceId, logger);
   let shuttingDown = false;
   const presence = spec.presence;
   const announce = (type: PresenceEvent['type']): void => {

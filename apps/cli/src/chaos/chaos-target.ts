@@ -1,3 +1,4 @@
+import type { NatsCredentials } from '@sluice/config';
 import type { FaultAction } from '@sluice/workload';
 
 /**
@@ -40,6 +41,8 @@ export interface ChaosTarget {
   readonly gatewayUrl: string;
   /** NATS as seen from here (worker and bus fault control messages). */
   readonly natsUrl: string;
+  /** The `control` identity's credentials when the bus requires them (docs/security.md). */
+  readonly natsCredentials: NatsCredentials | undefined;
   /** The cluster's resolved config when known (the report keeps it), else null. */
   readonly config: unknown;
   /** Why this target cannot do a fault's action, or undefined when it can. Checked before the run starts. */

@@ -1,3 +1,4 @@
+import type { NatsCredentials } from '@sluice/config';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { docker, type DockerResult } from '@sluice/launcher';
 import type { FaultAction } from '@sluice/workload';
@@ -9,6 +10,8 @@ export interface ComposeTargetOptions {
   readonly project: string;
   readonly gatewayUrl: string;
   readonly natsUrl: string;
+  /** The `control` identity's credentials for the project's NATS (from the config's nats.user / passwordFile). */
+  readonly natsCredentials?: NatsCredentials;
   /** The docker CLI (tests pass a recorder). */
   readonly docker?: (args: readonly string[]) => Promise<DockerResult>;
 }
@@ -44,6 +47,10 @@ export class ComposeTarget implements ChaosTarget {
 
   get natsUrl(): string {
     return this.options.natsUrl;
+  }
+
+  get natsCredentials(): NatsCredentials | undefined {
+    return this.options.natsCredentials;
   }
 
   async unsupported(action: FaultAction): Promise<string | undefined> {

@@ -10,6 +10,7 @@ class Recorder implements ChaosTarget, FaultControls {
   readonly kind = 'local' as const;
   readonly gatewayUrl = 'http://gateway';
   readonly natsUrl = 'nats://nats';
+  readonly natsCredentials = undefined;
   readonly config = null;
   readonly calls: string[] = [];
   /** A 3-node NATS cluster: nats-1 holds the most connections. */

@@ -1,3 +1,4 @@
+import type { NatsCredentials } from '@sluice/config';
 import { FREE_PORT_ARGS, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import type { FaultAction } from '@sluice/workload';
 import { ChaosTargetError, type ChaosNatsNode, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
@@ -44,6 +45,10 @@ class LocalTarget implements ChaosTarget {
 
   get natsUrl(): string {
     return this.cluster.natsUrl;
+  }
+
+  get natsCredentials(): NatsCredentials | undefined {
+    return this.cluster.natsIdentity('control');
   }
 
   get config(): unknown {

@@ -1,3 +1,4 @@
+import { inboxPrefixOf } from '@sluice/contracts';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Bus } from '@sluice/bus';
@@ -45,7 +46,19 @@ export async function runChaos(settings: ChaosRunSettings, target: ChaosTarget, 
   const { loaded } = settings;
   const needsBus = loaded.faults.some((f) => f.action === 'worker-faults' || f.action === 'bus-faults');
   // Reconnects forever (waitForServer), so control messages still go out after a NATS restart.
-  const bus = needsBus ? await Bus.connect({ url: target.natsUrl, name: 'sluice-chaos', ackTimeoutMs: 2_000, waitForServer: true, log: () => undefined }) : undefined;
+  // It asks; it answers no bus-fault verbs itself (the control identity may not hear them).
+  const credentials = target.natsCredentials;
+  const bus = needsBus
+    ? await Bus.connect({
+        url: target.natsUrl,
+        name: 'sluice-chaos',
+        ackTimeoutMs: 2_000,
+        waitForServer: true,
+        answerFaultControl: false,
+        log: () => undefined,
+        ...(credentials ? { credentials, inboxPrefix: inboxPrefixOf('control') } : {}),
+      })
+    : undefined;
   try {
     const controls: FaultControls = bus ? busFaultControls(bus) : noControls;
     await warmUp(target.gatewayUrl, settings.model);

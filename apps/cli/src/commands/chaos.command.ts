@@ -1,5 +1,5 @@
 import { basename, join, resolve } from 'node:path';
-import { ConfigError, loadConfig, parseCommandLine, type SluiceConfig } from '@sluice/config';
+import { ConfigError, loadConfig, natsCredentialsOf, parseCommandLine, type NatsCredentials, type SluiceConfig } from '@sluice/config';
 import { ClusterStartError, NatsUnavailableError } from '@sluice/launcher';
 import type { ChaosTarget } from '../chaos/chaos-target.js';
 import { ComposeTarget } from '../chaos/compose-target.js';
@@ -139,5 +139,10 @@ function composeTarget(ctx: CliContext, values: ReadonlyMap<string, string>, con
     project,
     gatewayUrl: (values.get('gateway') ?? `http://${host}:${config.gateway.port}`).replace(/\/$/, ''),
     natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
+    ...optionalCredentials(natsCredentialsOf(config.nats)),
   });
+}
+
+function optionalCredentials(credentials: NatsCredentials | undefined): { natsCredentials?: NatsCredentials } {
+  return credentials ? { natsCredentials: credentials } : {};
 }

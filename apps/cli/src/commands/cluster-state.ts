@@ -9,6 +9,8 @@ import { dirname, join } from 'node:path';
 export interface ClusterState {
   readonly pid: number;
   readonly natsUrl: string;
+  /** The `control` identity other commands ask as, when the cluster's NATS requires credentials: its user and password file (mode 0600). */
+  readonly natsControl?: { readonly user: string; readonly passwordFile: string };
   readonly gatewayUrl: string;
   /** The cluster's resolved config, so `sluice run` can record what produced its report. */
   readonly config?: unknown;

@@ -1,5 +1,6 @@
 import { Bus, type ControlAnswer } from '@sluice/bus';
-import { ConfigError, loadConfig } from '@sluice/config';
+import { ConfigError, loadConfig, natsCredentialsOf, type NatsCredentials } from '@sluice/config';
+import { inboxPrefixOf } from '@sluice/contracts';
 import { readClusterState } from './cluster-state.js';
 import { EXIT, type CliContext } from './command.js';
 
@@ -20,21 +21,38 @@ export class ControlError extends Error {
  */
 export async function withControlBus<T>(configArgs: readonly string[], ctx: CliContext, fn: (bus: Bus) => Promise<T>): Promise<T> {
   let configured: string | undefined;
+  let credentials: NatsCredentials | undefined;
+  const state = readClusterState(ctx.rootDir);
   try {
-    configured = loadConfig({ argv: configArgs, env: ctx.env }).nats.url;
+    const { nats } = loadConfig({ argv: configArgs, env: ctx.env });
+    configured = nats.url;
+    // Asked as the control identity (docs/security.md): the config's, else the one `sluice up` wrote.
+    credentials = natsCredentialsOf(nats) ?? (configured === undefined && state?.natsControl ? natsCredentialsOf({ ...nats, user: state.natsControl.user, passwordFile: state.natsControl.passwordFile }) : undefined);
   } catch (error) {
     if (error instanceof ConfigError) throw new ControlError(error.message, EXIT.USAGE);
     throw error;
   }
-  const url = configured ?? readClusterState(ctx.rootDir)?.natsUrl;
+  const url = configured ?? state?.natsUrl;
   if (url === undefined) {
     throw new ControlError('no cluster to talk to: start one with `sluice up`, or point at one with --nats.url=URL (or NATS_URL)', EXIT.FAILURE);
   }
   let bus: Bus;
   try {
     // answerFaultControl: false, so `sluice bus faults` does not count the CLI among the processes it faults.
-    bus = await Bus.connect({ url, name: 'sluice-cli', ackTimeoutMs: 2_000, waitForServer: false, answerFaultControl: false, log: (line) => ctx.stderr.line(line) });
+    bus = await Bus.connect({
+      url,
+      name: 'sluice-cli',
+      ackTimeoutMs: 2_000,
+      waitForServer: false,
+      answerFaultControl: false,
+      log: (line) => ctx.stderr.line(line),
+      ...(credentials ? { credentials, inboxPrefix: inboxPrefixOf('control') } : {}),
+    });
   } catch (error) {
+    if ((error as Error).name === 'AuthorizationError') {
+      const as = credentials ? `as user "${credentials.user}"` : 'without credentials';
+      throw new ControlError(`NATS at ${url} refused to connect ${as}: give the control identity with --nats.user=control --nats.passwordFile=FILE (sluice up writes .sluice/nats/control.password)`, EXIT.FAILURE);
+    }
     throw new ControlError(`cannot reach NATS at ${url} (${(error as Error).message}): is the cluster up? Set nats.url, NATS_URL or --nats.url`, EXIT.FAILURE);
   }
   try {

@@ -155,7 +155,8 @@ export const upCommand: Command = {
     // Another terminal (a chaos run) finds the processes here; a restart changes a pid.
     const saveState = (up: LocalCluster): void => {
       const processes = up.processes().map(({ name, service, pid, url, restarts }) => ({ name, service, pid, url, restarts }));
-      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: up.natsUrl, gatewayUrl: up.gatewayUrl, config: up.config, processes });
+      const control = up.natsIdentity('control');
+      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: up.natsUrl, ...(control ? { natsControl: { user: control.user, passwordFile: control.passwordFile } } : {}), gatewayUrl: up.gatewayUrl, config: up.config, processes });
     };
     const onReady = (s: ServiceInfo): void => {
       out.line(`  ${out.green('✓')} ${row(s.process, `pid ${s.pid}`, s.url)}`);

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUS_IDENTITIES, permissionsOf, type BusIdentity } from '@sluice/contracts';
+
+/**
+ * The credentials of one run of `sluice up` (docs/security.md): a password per bus identity, drawn
+ * fresh for every run, each in its own file readable by its owner only, and the nats-server
+ * `authorization` block that grants each identity its subjects and nothing else.
+ */
+export interface NatsAuth {
+  /** The directory (mode 0700) holding the files below. */
+  readonly dir: string;
+  /** nats-server's config: the users and their permissions (mode 0600). */
+  readonly configFile: string;
+  /** The file holding an identity's password (mode 0600): what `nats.passwordFile` points at. */
+  passwordFileOf(identity: BusIdentity): string;
+  /** The user and password cluster nodes use on their routes to each other. */
+  readonly route: { readonly user: string; readonly password: string };
+}
+
+/** A password: 192 random bits, URL-safe, so it needs no quoting in a config or a URL. */
+function newPassword(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** A value in nats-server's config syntax (a JSON superset): strings quoted, lists of strings. */
+const quote = (value: string) => JSON.stringify(value);
+const list = (values: readonly string[]) => `[${values.map(quote).join(', ')}]`;
+
+/** nats-server's `authorization` block for these passwords: one user per identity with its permissions. */
+export function authorizationBlock(passwords: ReadonlyMap<BusIdentity, string>): string {
+  const users = BUS_IDENTITIES.map((identity) => {
+    const { publish, subscribe, answers } = permissionsOf(identity);
+    const password = passwords.get(identity);
+    if (password === undefined) throw new Error(`no password for bus identity ${identity}`);
+    return [
+      `    {`,
+      `      user: ${quote(identity)}, password: ${quote(password)}`,
+      `      permissions: {`,
+      `        publish: { allow: ${list(publish)} }`,
+      `        subscribe: { allow: ${list(subscribe)} }`,
+      answers ? `        allow_responses: true` : undefined,
+      `      }`,
+      `    }`,
+    ]
+      .filter((line) => line !== undefined)
+      .join('\n');
+  });
+  return ['# One user per sluice bus identity, with only its subjects (libs/contracts/src/bus-identities.ts).', 'authorization {', '  users = [', users.join('\n'), '  ]', '}', ''].join('\n');
+}
+
+/** Writes a fresh set of credentials under `dir` (replacing an earlier run's). */
+export function writeNatsAuth(dir: string): NatsAuth {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const passwords = new Map(BUS_IDENTITIES.map((identity) => [identity, newPassword()] as const));
+  const passwordFileOf = (identity: BusIdentity) => join(dir, `${identity}.password`);
+  for (const [identity, password] of passwords) writeFileSync(passwordFileOf(identity), `${password}\n`, { mode: 0o600 });
+  const configFile = join(dir, 'nats.conf');
+  writeFileSync(configFile, authorizationBlock(passwords), { mode: 0o600 });
+  // Re-created files keep their old mode: make sure of it.
+  for (const file of [configFile, ...BUS_IDENTITIES.map(passwordFileOf)]) chmodSync(file, 0o600);
+  return { dir, configFile, passwordFileOf, route: { user: 'route', password: newPassword() } };
+}
