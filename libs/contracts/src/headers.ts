@@ -16,4 +16,22 @@ export const httpHeaders = {
   droppedReason: 'x-request-dropped-reason',
   /** Request header: send `sluice` (stage timings, instance, priority) at the end of the answer. */
   reportTimings: 'x-sluice-report-timings',
+  /** `Bearer <key>`, read when gateway.auth is on (docs/security.md). */
+  authorization: 'authorization',
 } as const;
+
+/**
+ * What a tenant (fairness id) or an objective name may be, from a header or an API key's config:
+ * it travels on the bus and becomes a metric label value (the flow controller's `fairness_id`), so
+ * it is short and made only of what a subject token carries as it is. Anything else is a 400 at
+ * the gateway rather than a surprise downstream (issue 27).
+ */
+export const SCHEDULING_ID_MAX_LENGTH = 64;
+export const SCHEDULING_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export const SCHEDULING_ID_RULE = `1 to ${SCHEDULING_ID_MAX_LENGTH} letters, digits, "_" or "-"`;
+
+/**
+ * The largest TTFT objective a client may send (`x-slo-ttft-ms`): an hour. A finite bound, so the
+ * value stays finite on the wire in µs and in every deadline computed from it.
+ */
+export const SLO_TTFT_MS_MAX = 3_600_000;

@@ -17,6 +17,13 @@ describe('outcome reasons', () => {
     expect(httpStatusOf('unservable')).toBe(400);
     expect(httpStatusOf('no_worker')).toBe(503);
     expect(httpStatusOf('timeout')).toBe(504);
+    // The gateway's own refusals (issue 27): keys, rates and limits.
+    expect(httpStatusOf('invalid_api_key')).toBe(401);
+    expect(httpStatusOf('api_key_rate_limited')).toBe(429);
+    expect(httpStatusOf('body_too_large')).toBe(413);
+    expect(httpStatusOf('prompt_too_long')).toBe(400);
+    expect(httpStatusOf('max_tokens_too_large')).toBe(400);
+    expect(httpStatusOf('stream_too_long')).toBe(504);
   });
 
   it('put rejections before queueing and evictions after it', () => {
@@ -24,6 +31,8 @@ describe('outcome reasons', () => {
     expect(outcomeOf('too_many_flows')).toBe('rejected');
     expect(outcomeOf('ttl_expired')).toBe('dropped');
     expect(outcomeOf('client_disconnected')).toBe('dropped');
+    expect(outcomeOf('invalid_api_key')).toBe('rejected');
+    expect(outcomeOf('stream_too_long')).toBe('dropped');
     expect(outcomeOf('timeout')).toBe('failed');
     expect(outcomeOf('ok')).toBe('completed');
   });

@@ -48,10 +48,28 @@ export const OUTCOME_REASONS = {
   injected_invalid_request: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
   /** The request body did not arrive whole within gateway.bodyTimeoutMs. */
   body_timeout: { outcome: 'rejected', status: 408, errorType: 'timeout' },
+  /**
+   * gateway.auth is on and the request has no `Authorization: Bearer` key, or one no key's hash
+   * matches: OpenAI's answer (401, `invalid_request_error`, code `invalid_api_key`).
+   */
+  invalid_api_key: { outcome: 'rejected', status: 401, errorType: 'invalid_request_error' },
+  /** The request's API key is over its `rateLimit` (gateway.auth.keys[].rateLimit). */
+  api_key_rate_limited: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
+  /** The body is larger than gateway.limits.maxBodyBytes. */
+  body_too_large: { outcome: 'rejected', status: 413, errorType: 'invalid_request_error' },
+  /** The prompt has more tokens than gateway.limits.maxPromptTokens. */
+  prompt_too_long: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
+  /** max_tokens is above gateway.limits.maxTokens. */
+  max_tokens_too_large: { outcome: 'rejected', status: 400, errorType: 'invalid_request_error' },
   // Dropped: evicted after queuing.
   ttl_expired: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   client_disconnected: { outcome: 'dropped', status: 503, errorType: 'service_unavailable' },
   shutdown: { outcome: 'dropped', status: 500, errorType: 'server_error' },
+  /**
+   * A streamed answer still open gateway.limits.maxStreamDurationMs after the request arrived: the
+   * gateway ends it (an error event, or 504 if no token was sent yet) and cancels it downstream.
+   */
+  stream_too_long: { outcome: 'dropped', status: 504, errorType: 'timeout' },
   /**
    * Stage-local only (a stage's done event or eviction count, never a gateway outcome): the gateway
    * ended the request for another reason, or re-submitted it, and cancelled this copy.
