@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exceedsContext, priorityFor } from './request-rules.js';
+import { SLO_TTFT_MS_MAX, httpHeaders } from '@sluice/contracts';
+import { costRefusal, exceedsContext, priorityFor, readRequestHeaders } from './request-rules.js';
 
 describe('priorityFor', () => {
   const objectives = new Map([
@@ -29,5 +31,100 @@ describe('exceedsContext', () => {
 
   it('says by how much a request does not fit, naming the model and its limit', () => {
     expect(exceedsContext(900, 101, model)).toBe('prompt (900 tokens) + max_tokens (101) exceeds the context of qwen3-14b (1000 tokens)');
+  });
+});
+
+describe('costRefusal', () => {
+  const model = { name: 'qwen3-14b', maxModelLen: 1_000 };
+  const limits = { maxPromptTokens: 500, maxTokens: 200 };
+
+  it('lets a request within every limit through, at each limit exactly', () => {
+    expect(costRefusal(500, 200, model, limits)).toBeUndefined();
+  });
+
+  it('names the limit and its value: the prompt cap, then the max_tokens cap', () => {
+    expect(costRefusal(501, 10, model, limits)).toEqual({
+      reason: 'prompt_too_long',
+      message: 'the prompt has 501 tokens; this gateway takes at most 500 (gateway.limits.maxPromptTokens)',
+      param: 'prompt',
+    });
+    expect(costRefusal(10, 201, model, limits)).toEqual({
+      reason: 'max_tokens_too_large',
+      message: 'max_tokens is 201; this gateway allows at most 200 (gateway.limits.maxTokens)',
+      param: 'max_tokens',
+    });
+  });
+
+  it('says first that no instance could serve a request beyond the model’s context', () => {
+    expect(costRefusal(900, 500, model, limits)?.reason).toBe('unservable');
+  });
+
+  it('caps nothing with 0', () => {
+    expect(costRefusal(999, 1, model, { maxPromptTokens: 0, maxTokens: 0 })).toBeUndefined();
+  });
+});
+
+describe('readRequestHeaders', () => {
+  const read = (headers: Record<string, string>) => readRequestHeaders((name) => headers[name]);
+
+  it('reads nothing from nothing', () => {
+    expect(read({})).toEqual({ ok: true, fairnessId: undefined, objective: undefined, sloClass: undefined, sloTtftMs: undefined, reportTimings: false });
+  });
+
+  it('reads well-formed values', () => {
+    expect(
+      read({
+        [httpHeaders.fairnessId]: 'team_a-1',
+        [httpHeaders.objective]: 'premium',
+        [httpHeaders.sloClass]: 'critical',
+        [httpHeaders.sloTtftMs]: '250.5',
+        [httpHeaders.reportTimings]: '1',
+      }),
+    ).toEqual({ ok: true, fairnessId: 'team_a-1', objective: 'premium', sloClass: 'critical', sloTtftMs: 250.5, reportTimings: true });
+    expect(read({ [httpHeaders.sloTtftMs]: String(SLO_TTFT_MS_MAX) })).toMatchObject({ ok: true, sloTtftMs: SLO_TTFT_MS_MAX });
+  });
+
+  // Each was accepted before issue 27, and some failed downstream as 503s.
+  it.each([
+    [httpHeaders.sloTtftMs, 'Infinity', /x-slo-ttft-ms: "Infinity" is not a TTFT objective: send a decimal number of milliseconds above 0 and at most 3600000/],
+    [httpHeaders.sloTtftMs, '1e400', /"1e400"/],
+    [httpHeaders.sloTtftMs, '0x10', /"0x10"/],
+    [httpHeaders.sloTtftMs, '0', /"0"/],
+    [httpHeaders.sloTtftMs, '-5', /"-5"/],
+    [httpHeaders.sloTtftMs, ' 5', /" 5"/],
+    [httpHeaders.sloTtftMs, '3600001', /"3600001"/],
+    [httpHeaders.sloTtftMs, '5, 5', /"5, 5"/],
+    [httpHeaders.sloClass, 'urgent', /x-sluice-slo-class: "urgent" is not an SLO class: send one of critical, standard, batch, sheddable, background/],
+    [httpHeaders.fairnessId, 'a.b', /x-gateway-inference-fairness-id: "a.b" is not a tenant id: send 1 to 64 letters, digits, "_" or "-"/],
+    [httpHeaders.fairnessId, '', /is not a tenant id/],
+    [httpHeaders.fairnessId, 'x'.repeat(65), /"x{64}…" is not a tenant id/],
+    [httpHeaders.objective, 'pré', /x-gateway-inference-objective: "pré" is not an objective name/],
+    [httpHeaders.reportTimings, 'true', /x-sluice-report-timings: "true" is not a switch: send 1/],
+  ])('refuses %s: %s, naming the header and what to send', (name, value, message) => {
+    const reading = read({ [name]: value });
+    expect(reading).toMatchObject({ ok: false, header: name });
+    expect(!reading.ok && reading.message).toMatch(message);
+  });
+
+  it('either refuses a value or reads a finite TTFT in range, whatever the string', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.double().map(String), fc.integer().map(String), fc.constantFrom('NaN', '1e400', '-0', '.5', '5.', '1_000')), (value) => {
+        const reading = read({ [httpHeaders.sloTtftMs]: value });
+        if (!reading.ok) return reading.header === httpHeaders.sloTtftMs;
+        return Number.isFinite(reading.sloTtftMs) && reading.sloTtftMs! > 0 && reading.sloTtftMs! <= SLO_TTFT_MS_MAX;
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('reads a tenant id only if a bus subject token and a metric label carry it as is', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (value) => {
+        const reading = read({ [httpHeaders.fairnessId]: value });
+        if (!reading.ok) return true;
+        return reading.fairnessId === value && /^[A-Za-z0-9_-]+$/.test(value) && value.length <= 64;
+      }),
+      { numRuns: 1_000 },
+    );
   });
 });
