@@ -11,6 +11,8 @@ import {
   UTILIZATION_DETECTOR,
 } from '@sluice/policies';
 import { TwinSectionSchema } from './twin-config.schema.js';
+import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
+import { GatewayLimitsSchema } from './gateway-limits.schema.js';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -131,6 +133,11 @@ const ConfigBody = z.strictObject({
       /** A request body not received whole by then gets 408 (a stalled or slowloris client). */
       bodyTimeoutMs: Millis.default(30_000),
       /**
+       * A request's headers not received whole this long after its first byte: 408 and the
+       * connection closed (Node's headersTimeout; an idle keep-alive connection is not timed).
+       */
+      headersTimeoutMs: Millis.default(10_000),
+      /**
        * How many times one request may be re-submitted (its worker or stage lost, handed back);
        * 0 = never. When spent, the request ends as failed (worker_lost / stage_lost).
        */
@@ -139,6 +146,10 @@ const ConfigBody = z.strictObject({
       heartbeatTimeoutMs: Millis.default(3_000),
       /** Address ranges whose scheduling headers are honoured; from anywhere else they are stripped. */
       trustedHeaderSources: z.array(Cidr).default(DEFAULT_TRUSTED_HEADER_SOURCES),
+      /** API keys (docs/security.md); absent: none needed, and scheduling headers count as above. */
+      auth: GatewayAuthSchema.optional(),
+      /** What one request or client may cost: body size, tokens, stream time, connections. */
+      limits: GatewayLimitsSchema.prefault({}),
     })
     .prefault({}),
   admission: z
@@ -244,6 +255,7 @@ const ConfigBody = z.strictObject({
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {
   checkHeartbeatTimeouts(config, ctx);
+  checkApiKeyObjectives(config.gateway.auth, config.inferenceObjectives, ctx);
   // A staleness threshold at or below the snapshot interval marks healthy instances stale, and
   // the utilization detector would then hold every request until its TTL.
   const detector = config.flowController.saturationDetector;
