@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalCluster } from '@sluice/launcher';
-import { postCompletion, runSluice, startTracedCluster, type OtlpReceiver, type TracedCluster } from '@sluice/testing';
+import { postCompletion, runSluice, startTracedCluster, type OtlpReceiver, type TracedCluster, natsArgsAs } from '@sluice/testing';
 
 /** Each admission decision is an `admission.decide` span carrying the inputs that drove it. */
 let traced: TracedCluster;
@@ -52,7 +52,7 @@ describe('admission.decide spans', () => {
     expect(rejected).toMatchObject({ 'sluice.admission.decision': 'reject', 'sluice.admission.reason': 'insufficient_tokens' });
     expect(rejected!['sluice.admission.bucket_level_before']).toBeLessThan(512);
 
-    expect((await runSluice(['admission', 'set', 'slo-predictive', `--nats.url=${cluster.natsUrl}`])).code).toBe(0);
+    expect((await runSluice(['admission', 'set', 'slo-predictive', ...natsArgsAs(cluster, 'control')])).code).toBe(0);
     await send(64, 'critical');
     const predicted = (await decisions(3))[2]!;
     expect(predicted).toMatchObject({ 'sluice.admission.policy': 'slo-predictive', 'sluice.admission.decision': 'admit', 'sluice.slo_class': 'critical', 'sluice.admission.instances': 1 });
@@ -60,7 +60,7 @@ describe('admission.decide spans', () => {
     expect(predicted['sluice.admission.predicted_ttft_us']).toBeCloseTo(13578.186663 + 39.444656 * 64, 3);
     expect(predicted['sluice.admission.budget_us']).toBe(150_000);
 
-    expect((await runSluice(['admission', 'set', 'busy-threshold', 'activeDecodeBlocksThreshold=0.9', `--nats.url=${cluster.natsUrl}`])).code).toBe(0);
+    expect((await runSluice(['admission', 'set', 'busy-threshold', 'activeDecodeBlocksThreshold=0.9', ...natsArgsAs(cluster, 'control')])).code).toBe(0);
     await send(16);
     expect((await decisions(4))[3]).toMatchObject({
       'sluice.admission.policy': 'busy-threshold',

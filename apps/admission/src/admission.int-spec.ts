@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricValue, postCompletion, runSluice } from '@sluice/testing';
+import { eventually, metricValue, postCompletion, runSluice, natsArgsAs } from '@sluice/testing';
 
 /** Admission policies through the real gateway, on a real cluster. */
 
@@ -16,7 +16,7 @@ function complete(url: string, body: object): Promise<Response> {
 const serviceUrl = (cluster: LocalCluster, name: string) => cluster.services.find((s) => s.name === name)!.url;
 
 /** The built CLI, as a user runs it, pointed at the cluster's NATS. */
-const sluice = (cluster: LocalCluster, ...argv: string[]) => runSluice([...argv, `--nats.url=${cluster.natsUrl}`]);
+const sluice = (cluster: LocalCluster, ...argv: string[]) => runSluice([...argv, ...natsArgsAs(cluster, 'control')]);
 
 describe('token-bucket admission', () => {
   let cluster: LocalCluster;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { subjects, type BusFaultRuleInput } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer } from '@sluice/testing';
+import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer, busOptionsAs } from '@sluice/testing';
 import { tokenText } from './prompt.js';
 
 /**
@@ -195,7 +195,7 @@ describe('every message duplicated on the bus', () => {
   let bus: Bus;
   beforeAll(async () => {
     cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10'] });
-    bus = await Bus.connect({ url: cluster.natsUrl, name: 'fault-tolerance-spec', ackTimeoutMs: 2_000, waitForServer: false, answerFaultControl: false });
+    bus = await Bus.connect({ ...busOptionsAs(cluster, 'control'), name: 'fault-tolerance-spec', ackTimeoutMs: 2_000, waitForServer: false, answerFaultControl: false });
   });
   afterAll(async () => {
     await bus?.drain();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@sluice/collections';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricSum, postCompletion } from '@sluice/testing';
+import { eventually, metricSum, postCompletion, natsArgsAs } from '@sluice/testing';
 
 /**
  * Routing policies on a live cluster of four instances (one worker process), through the real
@@ -129,7 +129,7 @@ describe('least-loaded routing and instance loss', () => {
   it('drops a killed worker’s instances within the heartbeat timeout, migrates what they held, and sends them nothing afterwards', async () => {
     const router = serviceUrl(cluster, 'router');
     const before = new Set((await byInstance(router, 'sluice_router_inflight')).keys());
-    extra = await startLocalCluster({ rootDir: REPO_ROOT, natsUrl: cluster.natsUrl, services: ['worker'], restart: false, configArgs: [...FREE_PORT_ARGS, '--worker.heartbeatIntervalMs=250', '--worker.instances=2'] });
+    extra = await startLocalCluster({ rootDir: REPO_ROOT, natsUrl: cluster.natsUrl, services: ['worker'], restart: false, configArgs: [...FREE_PORT_ARGS, ...natsArgsAs(cluster, 'worker').slice(1), '--worker.heartbeatIntervalMs=250', '--worker.instances=2'] });
     let added: string[] = [];
     await eventually(
       async () => {

@@ -14,7 +14,8 @@ const batches: TokensBatchFrame[] = [];
 beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=20', '--gateway.requestTimeoutMs=1500'],
+    // An open bus: this spec watches what the worker publishes, a part no bus identity plays.
+    configArgs: [...FREE_PORT_ARGS, '--nats.auth=false', '--worker.instances=1', '--worker.timeScale=20', '--gateway.requestTimeoutMs=1500'],
   });
   bus = await Bus.connect({ url: cluster.natsUrl, name: 'worker-spec', ackTimeoutMs: 1000 });
   bus.listen(subjectPatterns.allWorkerKv, KvEventSchema, ({ data }) => void kvEvents.push(data));
@@ -129,7 +130,7 @@ describe('with loadIntervalMs = 0', () => {
   beforeAll(async () => {
     onChange = await startLocalCluster({
       rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=20', '--worker.loadIntervalMs=0'],
+      configArgs: [...FREE_PORT_ARGS, '--nats.auth=false', '--worker.instances=1', '--worker.timeScale=20', '--worker.loadIntervalMs=0'],
     });
     listener = await Bus.connect({ url: onChange.natsUrl, name: 'worker-spec-on-change', ackTimeoutMs: 1000 });
     listener.listen(subjectPatterns.allWorkerLoad, LoadSnapshotSchema, ({ data }) => void seen.push(data));

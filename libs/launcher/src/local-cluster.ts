@@ -1,5 +1,5 @@
 import { warmUp, type WarmUpResult } from './warm-up.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
 import { identityOfService, type BusIdentity } from '@sluice/contracts';
@@ -185,8 +185,13 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
 
   const natsUrl = options.natsUrl ?? config.nats.url;
   // Our own NATS requires credentials unless told otherwise: fresh ones for this run (docs/security.md).
-  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(join(rootDir, '.sluice', 'nats')) : undefined;
-  const nats = await ClusterNats.start({ ...options.nats, url: natsUrl, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env, ...(auth ? { auth } : {}) });
+  // A directory of this run's own (several clusters of one checkout run at once in the tests),
+  // removed when the cluster stops: the passwords are good for this run only.
+  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(mkdtempIn(join(rootDir, '.sluice'), 'nats-')) : undefined;
+  const nats = await ClusterNats.start({ ...options.nats, url: natsUrl, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env, ...(auth ? { auth } : {}) }).catch((error: unknown) => {
+    if (auth) rmSync(auth.dir, { recursive: true, force: true });
+    throw error;
+  });
   if (signal?.aborted) {
     await nats.stop();
     throw abortError(signal);
@@ -206,6 +211,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       await Promise.all([...running].reverse().map((p) => p.stop(stopTimeoutMs)));
       await nats.stop();
       await Promise.all(running.map((p) => p.closeLog()));
+      if (auth) rmSync(auth.dir, { recursive: true, force: true });
     })();
     return stopping;
   };
@@ -309,6 +315,12 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     startNatsNode: (index) => nats.startNode(index),
     stop,
   };
+}
+
+/** A new directory under `parent` (created if missing). */
+function mkdtempIn(parent: string, prefix: string): string {
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, prefix));
 }
 
 /** `--nats.user` and `--nats.passwordFile` of one identity. */

@@ -8,3 +8,4 @@ export * from './completions.js';
 export * from './stream-completion.js';
 export { ComposeProject, composeLeftovers, findCompose } from './compose.js';
 export { buildOfflineImages } from './offline-images.js';
+export * from './nats-identities.js';

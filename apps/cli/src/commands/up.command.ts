@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ConfigError, parseCommandLine } from '@sluice/config';
 import {
   ClusterStartError,
@@ -208,6 +208,8 @@ export const upCommand: Command = {
       const { instances } = cluster.config.worker;
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
+      const control = cluster.natsIdentity('control');
+      if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout use control's`);
       if (cluster.warmUp) {
         const { ok, failed, ms } = cluster.warmUp;
         const line = `  warmed up: ${ok} requests in ${(ms / 1000).toFixed(1)} s (tenant sluice-warmup)${failed > 0 ? `, ${failed} failed` : ''}`;
