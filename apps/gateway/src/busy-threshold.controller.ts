@@ -1,15 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import { BusyThresholdEntrySchema, BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, issuePath, subjects } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { apiError, BodyError, readJsonBody, sendJson } from './http-io.js';
+import { AdminOnly, ApiKeyGuard } from './api-key.guard.js';
+import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson } from './http-io.js';
+
+/** A threshold update is a few dozen bytes. */
+const MAX_UPDATE_BYTES = 16 * 1024;
 
 /**
  * Dynamo's run-time busy thresholds (`GET` / `POST /busy_threshold`) on the frontend users call.
- * The thresholds live in the admission service; every replica gets the change at once.
+ * The thresholds live in the admission service; every replica gets the change at once. With
+ * gateway.auth on, reading needs a key and changing needs an admin key (docs/security.md).
  */
 @Controller('busy_threshold')
+@UseGuards(ApiKeyGuard)
 export class BusyThresholdController {
   constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>) {}
 
@@ -24,13 +30,18 @@ export class BusyThresholdController {
   }
 
   @Post()
+  @AdminOnly()
   async set(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     let body: unknown;
     try {
-      body = (await readJsonBody(req)).value;
+      body = (await readJsonBody(req, { limitBytes: MAX_UPDATE_BYTES, limitName: 'the busy_threshold update limit', timeoutMs: this.service.config.gateway.bodyTimeoutMs })).value;
     } catch (error) {
-      if (!(error instanceof BodyError)) throw error;
-      return sendJson(res, 400, apiError(error.message, 'invalid_request_error', null, 400));
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, apiError(error.message, 'invalid_request_error', null, 413), { connection: 'close' });
+      if (error instanceof BodyTimeoutError) return sendJson(res, 408, apiError(error.message, 'timeout', null, 408), { connection: 'close' });
+      if (error instanceof BodyError) return sendJson(res, 400, apiError(error.message, 'invalid_request_error', null, 400));
+      // The client went away mid-body: nobody to answer.
+      res.destroy();
+      return;
     }
     const update = BusyThresholdUpdateSchema.safeParse(body);
     if (!update.success) {

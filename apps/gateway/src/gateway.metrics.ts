@@ -17,7 +17,18 @@ export interface GatewayMetrics {
    * token had reached the client yet, `ongoing_request` when the stream continues elsewhere.
    */
   readonly migrations: Counter<'reason' | 'type'>;
+  /** Requests with an API key (gateway.auth), by the key's id (never the key) and terminal outcome. */
+  readonly apiKeyRequests: Counter<'key_id' | 'outcome'>;
+  /** Tokens of those requests: the prompt's once it was taken, the completion's as sent. */
+  readonly apiKeyTokens: Counter<'key_id' | 'kind'>;
+  /** Connections closed before a request entered: one address over its cap, headers too slow, too large or malformed. */
+  readonly connectionsRefused: Counter<'reason'>;
+  /** Client connections open (gateway.limits.maxConnectionsPerClient caps them per address). */
+  readonly connectionsOpen: Gauge;
 }
+
+/** The gateway's metrics as a provider: the inference routes and the HTTP server's limits both count. */
+export const GATEWAY_METRICS = Symbol('GatewayMetrics');
 
 /** One model and SLO class's TTFT and ITL series, looked up once per request, not per token. */
 export interface TokenSeries {
@@ -95,5 +106,24 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
       labelNames: ['reason', 'type'],
       registers: [registry],
     }),
+    apiKeyRequests: new Counter({
+      name: 'sluice_gateway_api_key_requests_total',
+      help: 'Requests by API key id (gateway.auth; never the key) and terminal outcome.',
+      labelNames: ['key_id', 'outcome'],
+      registers: [registry],
+    }),
+    apiKeyTokens: new Counter({
+      name: 'sluice_gateway_api_key_tokens_total',
+      help: 'Tokens of requests by API key id: prompt (of requests handed on) and completion (sent to the client).',
+      labelNames: ['key_id', 'kind'],
+      registers: [registry],
+    }),
+    connectionsRefused: new Counter({
+      name: 'sluice_gateway_connections_refused_total',
+      help: 'Connections the gateway closed before a request entered, by reason (too_many_connections, headers_timeout, headers_too_large, malformed_http).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    connectionsOpen: new Gauge({ name: 'sluice_gateway_connections_open', help: 'Client connections open to the gateway.', registers: [registry] }),
   };
 }

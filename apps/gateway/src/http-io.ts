@@ -2,7 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiError } from '@sluice/contracts';
 
 export class BodyError extends Error {
-  override readonly name = 'BodyError';
+  override readonly name: string = 'BodyError';
+}
+
+/** The body is larger than the limit (declared so, or found so while reading): 413. */
+export class BodyTooLargeError extends BodyError {
+  override readonly name = 'BodyTooLargeError';
 }
 
 /** A parsed JSON body and its size on the wire (flow control's `maxBytes` counts it). */
@@ -22,17 +27,22 @@ export class ClientGoneError extends Error {
 }
 
 export interface BodyLimits {
-  readonly limitBytes?: number;
+  /** Larger bodies are refused (BodyTooLargeError); `limitName` names the setting in the message. */
+  readonly limitBytes: number;
+  readonly limitName: string;
   /** The whole body must be in by then (none: no limit but Node's own request timeout). */
   readonly timeoutMs?: number;
 }
 
 /**
  * Reads a JSON body, bounded in size and in time, so a bad body gets an OpenAI-style 400 rather
- * than a framework's, a stalled one 408, and one whose client vanished a ClientGoneError: the
- * caller counts an outcome for each (nothing that entered is left uncounted).
+ * than a framework's, one too large 413 (before any of it is read when its Content-Length says
+ * so), a stalled one 408, and one whose client vanished a ClientGoneError: the caller counts an
+ * outcome for each (nothing that entered is left uncounted).
  */
-export function readJsonBody(req: IncomingMessage, { limitBytes = 8 * 1024 * 1024, timeoutMs }: BodyLimits = {}): Promise<JsonBody> {
+export function readJsonBody(req: IncomingMessage, { limitBytes, limitName, timeoutMs }: BodyLimits): Promise<JsonBody> {
+  const tooLarge = () => new BodyTooLargeError(`request body is larger than ${limitBytes} bytes (${limitName})`);
+  if (Number(req.headers['content-length']) > limitBytes) return Promise.reject(tooLarge());
   return new Promise<JsonBody>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -44,7 +54,7 @@ export function readJsonBody(req: IncomingMessage, { limitBytes = 8 * 1024 * 102
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
-      else finish(() => (req.pause(), reject(new BodyError(`request body is larger than ${limitBytes} bytes`))));
+      else finish(() => (req.pause(), reject(tooLarge())));
     };
     const onEnd = () => finish(() => parseBody(Buffer.concat(chunks).toString('utf8'), size, resolve, reject));
     const onGone = () => finish(() => reject(new ClientGoneError('the client went away before its request body was whole')));

@@ -5,9 +5,6 @@ import type { ApiKind } from './exchange.js';
 import { apiError, sendJson } from './http-io.js';
 import { InferenceService } from './inference.service.js';
 
-/** How long an idle client connection is kept open. */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 /** The OpenAI inference routes: `POST` only. */
 const INFERENCE_ROUTES: ReadonlyMap<string, ApiKind> = new Map([
   ['/v1/completions', 'completion'],
@@ -41,12 +38,8 @@ export class InferenceRoutes implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
+    // Timeouts and connection limits are set by HttpServerLimits.
     const server = this.http.httpAdapter.getHttpServer() as Server;
-    // Node closes an idle keep-alive connection after 5 s; a client that sends on it just then
-    // sees a reset it cannot tell from a failure. Clients and load balancers close theirs sooner
-    // than 65 s (undici 4 s, AWS ALB 60 s), so they close first and the race goes away.
-    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     const framework = server.listeners('request') as RequestListener[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {

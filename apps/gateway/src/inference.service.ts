@@ -12,6 +12,7 @@ import {
   microsFromMillis,
   httpHeaders,
   outcomeOf,
+  errorTypeOf,
   httpStatusOf,
   subjects,
   type CancelRequest,
@@ -24,13 +25,13 @@ import type { SluiceConfig } from '@sluice/config';
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
 import { CustodyOnBus } from './custody-on-bus.js';
 import { Exchange, type ApiKind } from './exchange.js';
-import { createGatewayMetrics, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
-import { BodyError, BodyTimeoutError, apiError, readJsonBody, sendJson } from './http-io.js';
-import { parseInferenceRequest } from './parse-request.js';
+import { ApiKeys, type ApiKey } from './api-keys.js';
+import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
+import { apiError, sendJson } from './http-io.js';
 import { RequestIds } from './request-ids.js';
+import { RequestIntake } from './request-intake.js';
 import type { PendingRequest } from './pending-request.js';
-import { HeaderTrust } from './scheduling-headers.js';
-import { exceedsContext, priorityFor } from '@sluice/stages';
+import { priorityFor } from '@sluice/stages';
 
 /**
  * The gateway's core: each request gets an id, a trace, a deadline and an inbox; it is handed to
@@ -44,7 +45,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private readonly custody: CustodyOnBus;
   private readonly metrics: GatewayMetrics;
   private inbox: Subscription | undefined;
-  private readonly headerTrust: HeaderTrust;
+  private readonly intake: RequestIntake;
   private readonly objectives: ReadonlyMap<string, number>;
   private readonly ids = new RequestIds();
   private readonly tokenSeries: ReturnType<typeof tokenSeriesOf>;
@@ -52,10 +53,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     private readonly http: HttpAdapterHost,
+    @Inject(GATEWAY_METRICS) metrics: GatewayMetrics,
+    @Inject(ApiKeys) keys: ApiKeys,
   ) {
-    this.metrics = createGatewayMetrics(service.metrics);
+    this.metrics = metrics;
     this.tokenSeries = tokenSeriesOf(this.metrics);
-    this.headerTrust = new HeaderTrust(service.config.gateway.trustedHeaderSources);
+    this.intake = new RequestIntake(service.config, keys, () => this.metrics.headersStripped.inc());
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
     this.custody = new CustodyOnBus(service, this.metrics, this.logger, (id) => this.pending.get(id));
   }
@@ -102,67 +105,48 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     const id = this.ids.next(kind);
     span.setAttribute('sluice.request.id', id);
 
-    const settleOnly = (reason: OutcomeReason, status: number) => this.recordOutcome(span, arrivalMs, reason, status, 0);
-    let body: unknown;
-    let bodyBytes: number;
-    try {
-      ({ value: body, bytes: bodyBytes } = await readJsonBody(req, { timeoutMs: this.service.config.gateway.bodyTimeoutMs }));
-    } catch (error) {
-      // Every request that entered ends in one outcome, whatever became of its body.
-      if (error instanceof BodyTimeoutError) {
-        if (!res.destroyed) sendJson(res, 408, apiError(error.message, 'timeout', null, 'body_timeout'), { connection: 'close' });
-        return settleOnly('body_timeout', 408);
+    const taken = await this.intake.take(kind, req, arrivalUs);
+    if (taken.key !== undefined) span.setAttribute('sluice.api_key.id', taken.key.id);
+    if (!taken.ok) {
+      // Every request that entered ends in one outcome, whatever became of it at the door.
+      const status = httpStatusOf(taken.reason);
+      if (taken.message === undefined) res.destroy();
+      else if (!res.destroyed) {
+        const headers = { [httpHeaders.requestId]: id, [httpHeaders.droppedReason]: taken.reason, ...taken.headers };
+        sendJson(res, status, apiError(taken.message, errorTypeOf(taken.reason), taken.param, taken.reason), headers);
       }
-      if (error instanceof BodyError) {
-        sendJson(res, 400, apiError(error.message, 'invalid_request_error'));
-        return settleOnly('invalid_request', 400);
-      }
-      // The client went away mid-body (aborted, broken chunked encoding, a short Content-Length).
-      res.destroy();
-      return settleOnly('client_disconnected', 499);
+      return this.recordOutcome(span, arrivalMs, taken.reason, status, { key: taken.key, promptTokens: 0, outputTokens: 0 });
     }
-    const models = this.modelNames();
-    const scheduling = this.headerTrust.filter(req.headers, req.socket.remoteAddress);
-    if (scheduling.stripped) this.metrics.headersStripped.inc();
-    const parsed = parseInferenceRequest(kind, body, scheduling.headers, models);
-    if (!parsed.ok) {
-      sendJson(res, 400, apiError(parsed.message, 'invalid_request_error', parsed.param, 'invalid_request'));
-      return settleOnly('invalid_request', 400);
-    }
-    const model = this.service.config.models.find((m) => m.name === parsed.model)!;
-    const inputTokens = parsed.tokenIds.length;
-    const tooLong = exceedsContext(inputTokens, parsed.maxTokens, model);
-    if (tooLong !== undefined) {
-      sendJson(res, 400, apiError(tooLong, 'invalid_request_error', 'max_tokens', 'unservable'));
-      return settleOnly('unservable', 400);
-    }
+    const { scheduling, key } = taken;
+    const inputTokens = taken.tokenIds.length;
     span.setAttributes({
-      'gen_ai.request.model': parsed.model,
-      'gen_ai.request.max_tokens': parsed.maxTokens,
+      'gen_ai.request.model': taken.model,
+      'gen_ai.request.max_tokens': taken.maxTokens,
       'gen_ai.usage.input_tokens': inputTokens,
-      'sluice.slo_class': parsed.sloClass,
-      'sluice.fairness_id': parsed.fairnessId,
-      'sluice.stream': parsed.stream,
-      'sluice.headers.trusted': !scheduling.stripped,
+      'sluice.slo_class': scheduling.sloClass,
+      'sluice.fairness_id': scheduling.fairnessId,
+      'sluice.stream': taken.stream,
+      'sluice.headers.trusted': taken.headersTrusted,
     });
-    const priority = priorityFor(parsed.objective, parsed.sloClass, this.objectives);
+    const priority = priorityFor(scheduling.objective, scheduling.sloClass, this.objectives);
     span.setAttribute('sluice.priority', priority);
-    if (parsed.objective !== undefined) span.setAttribute('sluice.objective', parsed.objective);
+    if (scheduling.objective !== undefined) span.setAttribute('sluice.objective', scheduling.objective);
 
+    const { requestTimeoutMs } = this.service.config.gateway;
     const request: InferenceRequest = {
       id,
-      model: parsed.model,
+      model: taken.model,
       inputTokens,
-      blockHashes: blockIds(parsed.tokenIds),
-      maxTokens: parsed.maxTokens,
-      bodyBytes,
-      sloClass: parsed.sloClass,
+      blockHashes: blockIds(taken.tokenIds),
+      maxTokens: taken.maxTokens,
+      bodyBytes: taken.bodyBytes,
+      sloClass: scheduling.sloClass,
       priority,
-      fairnessId: parsed.fairnessId,
-      ...(parsed.objective !== undefined ? { objective: parsed.objective } : {}),
-      ...(parsed.sloTtftMs !== undefined ? { sloTtftUs: microsFromMillis(parsed.sloTtftMs) } : {}),
+      fairnessId: scheduling.fairnessId,
+      ...(scheduling.objective !== undefined ? { objective: scheduling.objective } : {}),
+      ...(scheduling.sloTtftMs !== undefined ? { sloTtftUs: microsFromMillis(scheduling.sloTtftMs) } : {}),
       arrivalUs,
-      deadlineUs: micros(arrivalUs + microsFromMillis(this.service.config.gateway.requestTimeoutMs)),
+      deadlineUs: micros(arrivalUs + microsFromMillis(requestTimeoutMs)),
       attempt: 0,
       gatewayId: this.service.instanceId,
       replyTo: subjects.inbox(this.service.instanceId, id),
@@ -172,12 +156,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       res,
       kind,
       id,
-      model: parsed.model,
+      model: taken.model,
       promptTokens: inputTokens,
-      maxTokens: parsed.maxTokens,
-      stream: parsed.stream,
-      includeUsage: parsed.includeUsage,
-      reportTimings: req.headers[httpHeaders.reportTimings] === '1',
+      maxTokens: taken.maxTokens,
+      stream: taken.stream,
+      includeUsage: taken.includeUsage,
+      reportTimings: taken.reportTimings,
       onSettle: (reason, outputTokens) => {
         const entry = this.pending.get(id);
         if (entry) clearTimeout(entry.deadline);
@@ -185,13 +169,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         this.custody.close(id);
         // Ended here other than by its last token: every copy downstream lets it go.
         if (reason !== 'ok') this.cancelDownstream(id, reason === 'client_disconnected' || reason === 'timeout' ? reason : 'ended');
-        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), outputTokens);
+        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), { key, promptTokens: inputTokens, outputTokens });
       },
     });
-    const deadline = setTimeout(() => {
-      exchange.fail('timeout', `no answer within ${this.service.config.gateway.requestTimeoutMs} ms`);
-    }, this.service.config.gateway.requestTimeoutMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: parsed.sloClass, original: request, promptTokenIds: parsed.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(parsed.model, parsed.sloClass) });
+    const end = endOf(taken.stream, requestTimeoutMs, this.service.config.gateway.limits.maxStreamDurationMs);
+    const deadline = setTimeout(() => exchange.fail(end.reason, end.message), end.afterMs);
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: scheduling.sloClass, original: request, promptTokenIds: taken.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass) });
     this.custody.open(id);
     res.on('close', () => {
       if (!exchange.isSettled) exchange.abandon();
@@ -268,18 +251,35 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.service.bus.publish(subjects.requestCancel(), cancel);
   }
 
-  private recordOutcome(span: Span, arrivalMs: number, reason: OutcomeReason, status: number, outputTokens: number): void {
+  private recordOutcome(span: Span, arrivalMs: number, reason: OutcomeReason, status: number, usage: { key: ApiKey | undefined; promptTokens: number; outputTokens: number }): void {
     const outcome = outcomeOf(reason);
     this.metrics.terminal.inc({ outcome, reason });
     this.metrics.inFlight.dec();
     this.metrics.duration.observe({ outcome }, (Date.now() - arrivalMs) / 1000);
+    if (usage.key !== undefined) {
+      const keyId = usage.key.id;
+      this.metrics.apiKeyRequests.inc({ key_id: keyId, outcome });
+      if (usage.promptTokens > 0) this.metrics.apiKeyTokens.inc({ key_id: keyId, kind: 'prompt' }, usage.promptTokens);
+      if (usage.outputTokens > 0) this.metrics.apiKeyTokens.inc({ key_id: keyId, kind: 'completion' }, usage.outputTokens);
+    }
     span.setAttributes({
       'http.response.status_code': status,
       'sluice.outcome': outcome,
       'sluice.outcome.reason': reason,
-      'gen_ai.usage.output_tokens': outputTokens,
+      'gen_ai.usage.output_tokens': usage.outputTokens,
     });
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
     span.end();
   }
+}
+
+/**
+ * When the gateway gives up on a request: its deadline (504 `timeout`), or for a stream the
+ * shorter gateway.limits.maxStreamDurationMs (`stream_too_long`), counted from the arrival.
+ */
+function endOf(stream: boolean, requestTimeoutMs: number, maxStreamDurationMs: number): { afterMs: number; reason: OutcomeReason; message: string } {
+  if (stream && maxStreamDurationMs > 0 && maxStreamDurationMs < requestTimeoutMs) {
+    return { afterMs: maxStreamDurationMs, reason: 'stream_too_long', message: `the stream was open longer than ${maxStreamDurationMs} ms (gateway.limits.maxStreamDurationMs)` };
+  }
+  return { afterMs: requestTimeoutMs, reason: 'timeout', message: `no answer within ${requestTimeoutMs} ms` };
 }

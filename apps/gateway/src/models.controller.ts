@@ -1,5 +1,6 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, UseGuards } from '@nestjs/common';
 import type { ModelList } from '@sluice/contracts';
+import { ApiKeyGuard } from './api-key.guard.js';
 import { InferenceService } from './inference.service.js';
 
 /**
@@ -7,6 +8,7 @@ import { InferenceService } from './inference.service.js';
  * `/v1/chat/completions` are served ahead of the framework: see inference-routes.ts.
  */
 @Controller('v1')
+@UseGuards(ApiKeyGuard)
 export class ModelsController {
   constructor(private readonly inference: InferenceService) {}
 

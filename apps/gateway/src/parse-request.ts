@@ -1,20 +1,11 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ZodError } from 'zod';
-import {
-  ChatCompletionRequestSchema,
-  CompletionRequestSchema,
-  DEFAULT_SLO_CLASS,
-  SloClassSchema,
-  describeZodError,
-  httpHeaders,
-  type SloClass,
-} from '@sluice/contracts';
+import { ChatCompletionRequestSchema, CompletionRequestSchema, describeZodError } from '@sluice/contracts';
 import type { ApiKind } from './exchange.js';
 import { renderChat } from './prompt.js';
 import { tokenize } from './tokenizer.js';
 
-/** A request the gateway can send down the pipeline, or why it cannot (a 400 naming the field). */
-export type ParsedRequest =
+/** What a request's body asks for, or why it cannot be served (a 400 naming the field). */
+export type ParsedBody =
   | {
       readonly ok: true;
       readonly model: string;
@@ -22,64 +13,25 @@ export type ParsedRequest =
       readonly maxTokens: number;
       readonly stream: boolean;
       readonly includeUsage: boolean;
-      readonly sloClass: SloClass;
-      readonly fairnessId: string;
-      /** The InferenceObjective named by `x-gateway-inference-objective`, if any. */
-      readonly objective: string | undefined;
-      readonly sloTtftMs: number | undefined;
     }
   | { readonly ok: false; readonly message: string; readonly param: string | null };
-
-/** The one shared flow per priority of requests that name no tenant (docs/behaviour.md §3). */
-export const DEFAULT_FAIRNESS_ID = 'default';
 
 /** Output length when a chat request gives none (OpenAI's legacy completions default). */
 export const DEFAULT_MAX_TOKENS = 16;
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-export function parseInferenceRequest(kind: ApiKind, body: unknown, headers: IncomingHttpHeaders, models: readonly string[]): ParsedRequest {
+/** The body, checked against the OpenAI schema of its endpoint and the models this gateway serves. */
+export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly string[]): ParsedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: 'request body must be a JSON object', param: null };
   }
-  const parsedBody = parseBody(kind, body);
-  if (!parsedBody.ok) return parsedBody;
-  const { model, tokenIds, maxTokens, stream, includeUsage } = parsedBody;
-  if (!models.includes(model)) {
-    return { ok: false, message: `model: unknown model "${model}"; available: ${models.join(', ')}`, param: 'model' };
+  const parsed = parseFields(kind, body);
+  if (parsed.ok && !models.includes(parsed.model)) {
+    return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.join(', ')}`, param: 'model' };
   }
-  const sloHeader = header(headers, httpHeaders.sloClass);
-  const slo = SloClassSchema.safeParse(sloHeader ?? DEFAULT_SLO_CLASS);
-  if (!slo.success) {
-    return { ok: false, message: `header ${httpHeaders.sloClass}: "${sloHeader}" is not one of ${SloClassSchema.options.join(', ')}`, param: null };
-  }
-  const ttftHeader = header(headers, httpHeaders.sloTtftMs);
-  const sloTtftMs = ttftHeader === undefined ? undefined : Number(ttftHeader);
-  if (sloTtftMs !== undefined && !(sloTtftMs > 0)) {
-    return { ok: false, message: `header ${httpHeaders.sloTtftMs}: "${ttftHeader}" is not a positive number of milliseconds`, param: null };
-  }
-
-  return {
-    ok: true,
-    model,
-    tokenIds,
-    maxTokens,
-    stream,
-    includeUsage,
-    sloClass: slo.data,
-    fairnessId: header(headers, httpHeaders.fairnessId) ?? DEFAULT_FAIRNESS_ID,
-    objective: header(headers, httpHeaders.objective),
-    sloTtftMs,
-  };
+  return parsed;
 }
 
-type BodyFields = { ok: true; model: string; tokenIds: number[]; maxTokens: number; stream: boolean; includeUsage: boolean };
-
-/** The body's own fields, checked against the OpenAI schema of its endpoint. */
-function parseBody(kind: ApiKind, body: object): BodyFields | { ok: false; message: string; param: string | null } {
+function parseFields(kind: ApiKind, body: object): ParsedBody {
   const invalid = (error: ZodError) => {
     const first = error.issues[0];
     // OpenAI's `param` names the top-level field; the message keeps the full path.

@@ -1,0 +1,139 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { metricSum, metricValue, postCompletion } from '@sluice/testing';
+import { hashApiKey } from './api-keys.js';
+
+/**
+ * gateway.auth against a real cluster: API keys kept as hashes in the config file, a tenant, an
+ * objective and a rate limit per key, an admin key for what changes the cluster.
+ */
+const KEYS = { team: 'sk-team-a-0123456789abcdef', limited: 'sk-limited-fedcba9876543210', ops: 'sk-ops-00112233445566778899' };
+
+let cluster: LocalCluster;
+let flowController: string;
+
+beforeAll(async () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-auth-')), 'sluice.yaml');
+  writeFileSync(
+    file,
+    [
+      'inferenceObjectives: [{ name: premium, priority: 10 }, { name: bulk, priority: -5 }]',
+      'gateway:',
+      '  auth:',
+      '    keys:',
+      `      - { id: team-a, hash: "${hashApiKey(KEYS.team)}", tenant: tenant-a, objective: premium }`,
+      `      - { id: limited, hash: "${hashApiKey(KEYS.limited)}", tenant: tenant-b, sloClass: sheddable, rateLimit: { requestsPerSecond: 0.2, burst: 2 } }`,
+      `      - { id: ops, hash: "${hashApiKey(KEYS.ops)}", tenant: ops, admin: true }`,
+    ].join('\n'),
+  );
+  cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--config', file, '--worker.timeScale=100', '--worker.instances=1'], parallel: true });
+  flowController = cluster.services.find((s) => s.name === 'flow-controller')!.url;
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const json = (res: Response): Promise<any> => res.json();
+const count = (reason: string) => metricValue(cluster.gatewayUrl, 'sluice_requests_total', `reason="${reason}"`);
+
+describe('without a valid key', () => {
+  it.each([
+    ['no Authorization header', {}, /^You didn't provide an API key/],
+    ['a key no hash matches', bearer('sk-not-a-key'), /^Incorrect API key provided/],
+    ['another scheme', { authorization: `Basic ${KEYS.team}` }, /^You didn't provide an API key/],
+    ['the hash itself', bearer(hashApiKey(KEYS.team)), /^Incorrect API key provided/],
+  ])('answers 401 as OpenAI does: %s', async (_, headers, message) => {
+    const before = await count('invalid_api_key');
+    const res = await postCompletion(cluster.gatewayUrl, { prompt: 'x', max_tokens: 1 }, { headers });
+    expect(res.status).toBe(401);
+    const body = await json(res);
+    expect(Object.keys(body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', param: null, code: 'invalid_api_key' });
+    expect(body.error.message).toMatch(message);
+    expect(res.headers.get('x-request-dropped-reason')).toBe('invalid_api_key');
+    expect(await count('invalid_api_key')).toBe(before + 1);
+  });
+
+  it('is refused the framework routes too, but not health, readiness and metrics', async () => {
+    expect((await fetch(`${cluster.gatewayUrl}/v1/models`)).status).toBe(401);
+    expect((await json(await fetch(`${cluster.gatewayUrl}/busy_threshold`))).error.code).toBe('invalid_api_key');
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${cluster.gatewayUrl}${path}`)).status, path).toBe(200);
+  });
+});
+
+describe('with a key', () => {
+  it('schedules the request as the key says, whatever its headers say', async () => {
+    const queuedBefore = await metricSum(flowController, 'inference_extension_flow_control_request_queue_duration_seconds_count', 'fairness_id="tenant-a"');
+    const res = await postCompletion(
+      cluster.gatewayUrl,
+      { prompt: 'x', max_tokens: 2 },
+      {
+        headers: {
+          ...bearer(KEYS.team),
+          'x-sluice-report-timings': '1',
+          'x-gateway-inference-fairness-id': 'someone-else',
+          'x-gateway-inference-objective': 'bulk',
+          'x-sluice-slo-class': 'background',
+          // Not read with a key, so not refused either.
+          'x-slo-ttft-ms': 'Infinity',
+        },
+      },
+    );
+    expect(res.status).toBe(200);
+    expect((await json(res)).sluice.priority).toBe(10);
+    expect(await metricSum(flowController, 'inference_extension_flow_control_request_queue_duration_seconds_count', 'fairness_id="tenant-a"')).toBe(queuedBefore + 1);
+    expect(await metricSum(flowController, 'inference_extension_flow_control_request_queue_duration_seconds_count', 'fairness_id="someone-else"')).toBe(0);
+
+    const limited = await postCompletion(cluster.gatewayUrl, { prompt: 'x', max_tokens: 1 }, { headers: { ...bearer(KEYS.limited), 'x-sluice-report-timings': '1', 'x-sluice-slo-class': 'critical' } });
+    expect((await json(limited)).sluice.priority).toBe(-2);
+  });
+
+  it('serves the framework routes, and POST /busy_threshold only to an admin key', async () => {
+    expect((await fetch(`${cluster.gatewayUrl}/v1/models`, { headers: bearer(KEYS.team) })).status).toBe(200);
+    expect((await fetch(`${cluster.gatewayUrl}/busy_threshold`, { headers: bearer(KEYS.team) })).status).toBe(200);
+    const update = (headers: Record<string, string>) =>
+      fetch(`${cluster.gatewayUrl}/busy_threshold`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.9 }) });
+    expect((await update({})).status).toBe(401);
+    const forbidden = await update(bearer(KEYS.team));
+    expect(forbidden.status).toBe(403);
+    expect((await json(forbidden)).error).toMatchObject({ type: 'invalid_request_error', param: null, code: 'insufficient_permissions', message: expect.stringMatching(/needs an admin key.*"team-a"/) });
+    const allowed = await update(bearer(KEYS.ops));
+    expect(allowed.status).toBe(200);
+    expect(await json(allowed)).toMatchObject({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.9 });
+  });
+
+  it('refuses a key over its rate limit with 429 and when to retry, and counts requests and tokens per key id', async () => {
+    // The bucket holds 2 and the earlier test took 1; at 0.2/s it has not refilled a whole request since (5 s).
+    const requests = await Promise.all([1, 2].map(() => postCompletion(cluster.gatewayUrl, { prompt: [1, 2, 3], max_tokens: 2 }, { headers: bearer(KEYS.limited) })));
+    const statuses = requests.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 429]);
+    const refused = requests.find((r) => r.status === 429)!;
+    expect(refused.headers.get('retry-after')).toMatch(/^[1-5]$/);
+    expect((await json(refused)).error).toMatchObject({ type: 'rate_limit_exceeded', code: 'api_key_rate_limited', message: expect.stringMatching(/"limited" is over its rate limit of 0.2 requests\/s \(burst 2\)/) });
+    await requests.find((r) => r.status === 200)!.text();
+    expect(await count('api_key_rate_limited')).toBe(1);
+
+    const perKey = (labels: string[]) => metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_requests_total', labels);
+    expect(await perKey(['key_id="limited"', 'outcome="completed"'])).toBe(2);
+    expect(await perKey(['key_id="limited"', 'outcome="rejected"'])).toBe(1);
+    expect(await metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_tokens_total', ['key_id="limited"', 'kind="completion"'])).toBe(1 + 2);
+    expect(await metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_tokens_total', ['key_id="limited"', 'kind="prompt"'])).toBeGreaterThan(3);
+  });
+
+  it('shows key ids in /metrics, never a key or its hash, and the books balance', async () => {
+    const text = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();
+    expect(text).toContain('key_id="team-a"');
+    for (const key of Object.values(KEYS)) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(hashApiKey(key).slice('sha256:'.length));
+    }
+    const received = await metricSum(cluster.gatewayUrl, 'sluice_requests_received_total');
+    expect(await metricSum(cluster.gatewayUrl, 'sluice_requests_total')).toBe(received);
+    expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_in_flight')).toBe(0);
+  });
+});

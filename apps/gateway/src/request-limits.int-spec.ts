@@ -1,0 +1,170 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricSum, metricValue, postCompletion, sseData } from '@sluice/testing';
+
+/**
+ * What one request or one client may cost the gateway (gateway.limits, gateway.headersTimeoutMs,
+ * issue 27), against a real cluster with small limits: each refusal names the limit and its
+ * value, each is counted, and nothing that entered is left without an outcome.
+ */
+let cluster: LocalCluster;
+let port: number;
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [
+      ...FREE_PORT_ARGS,
+      '--worker.instances=1',
+      '--gateway.requestTimeoutMs=20000',
+      '--gateway.headersTimeoutMs=400',
+      '--gateway.limits.maxBodyBytes=2Ki',
+      '--gateway.limits.maxPromptTokens=64',
+      '--gateway.limits.maxTokens=500',
+      '--gateway.limits.maxStreamDurationMs=600',
+      '--gateway.limits.maxConnectionsPerClient=6',
+    ],
+    parallel: true,
+  });
+  port = Number(new URL(cluster.gatewayUrl).port);
+});
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+const json = (res: Response): Promise<any> => res.json();
+const count = (labels: string) => metricSum(cluster.gatewayUrl, 'sluice_requests_total', labels);
+const refused = (reason: string) => metricValue(cluster.gatewayUrl, 'sluice_gateway_connections_refused_total', `reason="${reason}"`);
+
+/** A raw connection: what it writes, everything the gateway answers until it closes (or `waitMs` passes). */
+function rawExchange(write: (socket: Socket) => void, waitMs = 5_000): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => write(socket));
+    let answer = '';
+    const timer = setTimeout(() => (socket.destroy(), resolve(`${answer}[still open]`)), waitMs);
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('error', () => undefined);
+    socket.on('close', () => (clearTimeout(timer), resolve(answer)));
+  });
+}
+
+/** The JSON body of a raw HTTP answer. */
+const bodyOf = (answer: string): any => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+describe('what one request may cost', () => {
+  it('refuses a body over gateway.limits.maxBodyBytes with 413 before reading it, declared or chunked', async () => {
+    const before = await count('reason="body_too_large"');
+    const declared = await postCompletion(cluster.gatewayUrl, { prompt: 'x'.repeat(3_000) });
+    expect(declared.status).toBe(413);
+    expect((await json(declared)).error).toEqual({ message: 'request body is larger than 2048 bytes (gateway.limits.maxBodyBytes)', type: 'invalid_request_error', param: null, code: 'body_too_large' });
+    expect(declared.headers.get('connection')).toBe('close');
+    const chunked = await rawExchange((socket) => {
+      socket.write('POST /v1/completions HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n');
+      for (let i = 0; i < 4; i++) socket.write(`400\r\n${'y'.repeat(0x400)}\r\n`);
+    });
+    expect(chunked).toMatch(/^HTTP\/1\.1 413 /);
+    expect(bodyOf(chunked).error.code).toBe('body_too_large');
+    expect(await count('reason="body_too_large"')).toBe(before + 2);
+  });
+
+  it('refuses a prompt over gateway.limits.maxPromptTokens and max_tokens over gateway.limits.maxTokens, naming each limit', async () => {
+    const prompt = await postCompletion(cluster.gatewayUrl, { prompt: Array.from({ length: 65 }, (_, i) => i), max_tokens: 1 });
+    expect(prompt.status).toBe(400);
+    expect((await json(prompt)).error).toEqual({ message: 'the prompt has 65 tokens; this gateway takes at most 64 (gateway.limits.maxPromptTokens)', type: 'invalid_request_error', param: 'prompt', code: 'prompt_too_long' });
+    const output = await postCompletion(cluster.gatewayUrl, { prompt: [1, 2], max_tokens: 501 });
+    expect(output.status).toBe(400);
+    expect((await json(output)).error).toMatchObject({ message: 'max_tokens is 501; this gateway allows at most 500 (gateway.limits.maxTokens)', param: 'max_tokens', code: 'max_tokens_too_large' });
+    expect(await count('reason="prompt_too_long"')).toBe(1);
+    expect(await count('reason="max_tokens_too_large"')).toBe(1);
+  });
+
+  it('ends a stream open longer than gateway.limits.maxStreamDurationMs with an error event, counted as dropped', async () => {
+    const started = Date.now();
+    // At the model's own speed 400 tokens take seconds.
+    const res = await postCompletion(cluster.gatewayUrl, { prompt: [1, 2, 3], max_tokens: 400, stream: true });
+    expect(res.status).toBe(200);
+    const events = sseData(await res.text());
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(JSON.parse(events.at(-2)!).error).toMatchObject({ code: 'stream_too_long', type: 'timeout', message: 'the stream was open longer than 600 ms (gateway.limits.maxStreamDurationMs)' });
+    expect(events.length).toBeGreaterThan(2);
+    expect(await count('outcome="dropped",reason="stream_too_long"')).toBe(1);
+    // The request was cancelled downstream: the worker lets it go.
+    const worker = cluster.services.find((s) => s.name === 'worker')!.url;
+    await eventually(async () => (await metricSum(worker, 'vllm:num_requests_running')) === 0, 5_000, 'the worker let the stream go');
+  });
+});
+
+describe('bad header values', () => {
+  it.each([
+    ['x-slo-ttft-ms', 'Infinity'],
+    ['x-slo-ttft-ms', '1e400'],
+    ['x-slo-ttft-ms', '-1'],
+    ['x-sluice-slo-class', 'ultra'],
+    ['x-gateway-inference-fairness-id', 'tenant.with.dots'],
+    ['x-gateway-inference-objective', 'x'.repeat(65)],
+    ['x-sluice-report-timings', 'yes'],
+  ])('answer 400 at the gateway naming the header: %s: %s', async (name, value) => {
+    const res = await postCompletion(cluster.gatewayUrl, { prompt: [1], max_tokens: 1 }, { headers: { [name]: value } });
+    expect(res.status).toBe(400);
+    const { error } = await json(res);
+    expect(error).toMatchObject({ type: 'invalid_request_error', param: name, code: 'invalid_request' });
+    expect(error.message).toMatch(new RegExp(`^header ${name}: .* send `));
+  });
+});
+
+describe('what one client may hold', () => {
+  it('answers 429 to a connection past gateway.limits.maxConnectionsPerClient, and takes one again once another closes', async () => {
+    const before = await refused('too_many_connections');
+    const held = await Promise.all(Array.from({ length: 6 }, () => new Promise<Socket>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => resolve(socket));
+      socket.on('error', () => undefined);
+    })));
+    // Six open (fetch's pooled connections may hold some of them already): a seventh is refused for sure.
+    const answer = await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    expect(answer).toMatch(/^HTTP\/1\.1 429 /);
+    expect(bodyOf(answer).error).toMatchObject({ type: 'rate_limit_exceeded', code: 'too_many_connections', message: expect.stringMatching(/^127\.0\.0\.1 already has 6 connections open .*gateway\.limits\.maxConnectionsPerClient/) });
+    expect(await refused('too_many_connections')).toBeGreaterThan(before);
+    for (const socket of held) socket.destroy();
+    await eventually(async () => (await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'))).startsWith('HTTP/1.1 200'), 5_000, 'a connection taken again');
+  });
+
+  it('closes a connection whose headers stall past gateway.headersTimeoutMs with 408, and keeps an idle keep-alive connection', async () => {
+    const before = await refused('headers_timeout');
+    const started = Date.now();
+    const stalled = await rawExchange((socket) => socket.write('POST /v1/completions HTTP/1.1\r\nHost: x\r\n'));
+    expect(stalled).toMatch(/^HTTP\/1\.1 408 /);
+    expect(bodyOf(stalled).error).toMatchObject({ type: 'timeout', code: 'headers_timeout' });
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(await refused('headers_timeout')).toBe(before + 1);
+    // Idle between two requests for longer than the headers timeout: still served.
+    const twice = await rawExchange((socket) => {
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      setTimeout(() => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 1_200);
+    });
+    expect(twice.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+  });
+
+  it('answers what is not HTTP with 400 in OpenAI\'s error shape', async () => {
+    const answer = await rawExchange((socket) => socket.write('\u0000\u0001 not http at all\r\n\r\n'));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bodyOf(answer).error).toMatchObject({ type: 'invalid_request_error', param: null, code: 'malformed_http' });
+  });
+
+  it('answers every route it does not serve in OpenAI\'s error shape', async () => {
+    for (const [method, path] of [['GET', '/v1/completions'], ['POST', '/v1/models'], ['DELETE', '/busy_threshold'], ['GET', '/v2/%zz']]) {
+      const res = await fetch(`${cluster.gatewayUrl}${path}`, { method });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect((await json(res)).error, `${method} ${path}`).toEqual({ message: `Cannot ${method} ${path}`, type: 'invalid_request_error', param: null, code: 404 });
+    }
+  });
+});
+
+describe('the books', () => {
+  it('balance: every request that entered has exactly one outcome', async () => {
+    await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_requests_in_flight')) === 0, 5_000, 'nothing in flight');
+    expect(await metricSum(cluster.gatewayUrl, 'sluice_requests_total')).toBe(await metricSum(cluster.gatewayUrl, 'sluice_requests_received_total'));
+  });
+});
