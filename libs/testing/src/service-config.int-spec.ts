@@ -22,6 +22,13 @@ describe('bad config stops a service at start-up', () => {
     expect(stderr).toMatch(/router\.policy: .*round-robin/);
   });
 
+  it('stops the gateway on an API key given in clear, naming the key path (never echoing the key)', async () => {
+    const { code, stderr } = await runService('gateway', ['--gateway.auth.keys=[{id: team-a, hash: sk-live-secret, tenant: a}]']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/gateway\.auth\.keys\[0\]\.hash: must be "sha256:"/);
+    expect(stderr).not.toContain('sk-live-secret');
+  });
+
   it('reads SLUICE_* env the same way', async () => {
     const { code, stderr } = await runService('gateway', [], { SLUICE_GATEWAY__PORT: 'eighty' });
     expect(code).toBe(2);
