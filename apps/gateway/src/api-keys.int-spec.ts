@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { metricSum, metricValue, postCompletion } from '@sluice/testing';
+import { metricSum, metricValue, postCompletion, runSluice } from '@sluice/testing';
 import { hashApiKey } from './api-keys.js';
 
 /**
@@ -123,6 +123,21 @@ describe('with a key', () => {
     expect(await perKey(['key_id="limited"', 'outcome="rejected"'])).toBe(1);
     expect(await metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_tokens_total', ['key_id="limited"', 'kind="completion"'])).toBe(1 + 2);
     expect(await metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_tokens_total', ['key_id="limited"', 'kind="prompt"'])).toBeGreaterThan(3);
+  });
+
+  it('lets `sluice run` send a workload with the key in OPENAI_API_KEY', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-auth-run-'));
+    const workload = join(dir, 'workload.yaml');
+    writeFileSync(
+      workload,
+      ['seed: 1', 'aggregate_rate: 50', 'num_requests: 6', 'clients:', '  - { id: c, tenant_id: acme, slo_class: standard, rate_fraction: 1, arrival: { process: poisson },',
+        '      input_distribution: { type: constant, params: { value: 16 } }, output_distribution: { type: constant, params: { value: 2 } } }'].join('\n'),
+    );
+    const completed = () => metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_requests_total', ['key_id="team-a"', 'outcome="completed"']);
+    const before = await completed();
+    const run = await runSluice(['run', workload, '--gateway', cluster.gatewayUrl, '--out', join(dir, 'out'), '--json'], { env: { OPENAI_API_KEY: KEYS.team } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(await completed()).toBe(before + 6);
   });
 
   it('shows key ids in /metrics, never a key or its hash, and the books balance', async () => {

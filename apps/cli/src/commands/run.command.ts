@@ -25,7 +25,11 @@ Options:
   --retries N      retry a 503 answer up to N times, with exponential backoff and jitter (default 0)
   --json           print the summary as JSON instead of the progress line and table
   --config FILE, --key.path=value   config (model name, gateway address)
-  -h, --help       this text`;
+  -h, --help       this text
+
+Environment:
+  OPENAI_API_KEY   sent as \`Authorization: Bearer\` with every request, for a gateway with API keys
+                   (gateway.auth); the key's tenant and priority then replace the workload's`;
 
 export const runCommand: Command = {
   usage: USAGE,
@@ -77,6 +81,7 @@ export const runCommand: Command = {
           gateway,
           model: config.worker.model,
           retries,
+          ...(ctx.env.OPENAI_API_KEY ? { apiKey: ctx.env.OPENAI_API_KEY } : {}),
           outDir,
           config: running?.config ?? config,
           json: parsed.flags.has('json'),

@@ -20,6 +20,8 @@ export type RunSettings = RunWorkloadSource & {
   readonly gateway: string;
   readonly model: string;
   readonly retries: number;
+  /** The API key every request carries (gateway.auth); its tenant replaces the workload's. */
+  readonly apiKey?: string;
   /** Where report.json and report.html go (created if missing). */
   readonly outDir: string;
   readonly config: unknown;
@@ -51,7 +53,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   progress?.start();
   const records = await runWorkload(
     requests,
-    { gateway: settings.gateway, model: settings.model, retries: settings.retries, now, random: seededRandom(workload.seed), sleep: (ms) => sleep(ms) },
+    { gateway: settings.gateway, model: settings.model, retries: settings.retries, ...(settings.apiKey === undefined ? {} : { apiKey: settings.apiKey }), now, random: seededRandom(workload.seed), sleep: (ms) => sleep(ms) },
     { onSent: () => progress?.onSent(), onRecord: (r) => progress?.onRecord(r) },
   );
   progress?.stop();

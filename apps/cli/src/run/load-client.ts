@@ -10,6 +10,8 @@ export interface LoadClientOptions {
   readonly model: string;
   /** Retries of a 503 answer (0 = none), with exponential backoff and full jitter. */
   readonly retries: number;
+  /** Sent as `Authorization: Bearer` when the gateway wants API keys (gateway.auth; `OPENAI_API_KEY`). */
+  readonly apiKey?: string;
   /** Milliseconds since the run started (the clock every record's times are on). */
   readonly now: () => number;
   /** The run's seeded random source (backoff jitter). */
@@ -62,6 +64,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
           [httpHeaders.fairnessId]: request.tenantId,
           [httpHeaders.sloClass]: request.sloClass,
           [httpHeaders.reportTimings]: '1',
+          ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),
         },
         // include_usage: the gateway's own count of the tokens it sent, checked against the client's (sluice chaos).
         body: JSON.stringify({ model: options.model, prompt: Array.from(request.inputTokens), max_tokens: request.maxTokens, ignore_eos: true, stream: true, stream_options: { include_usage: true } }),
