@@ -1,5 +1,5 @@
 import { cancelledAs, micros, type CancelRequest, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
-import { Custody, HANDOFF_RETRY, UNAVAILABLE_AT, endReasonWhenSpent, exceedsContext, nextHandoffPauseMs, resubmitPauseMs, type WorkerCompletion } from '@sluice/stages';
+import { Custody, HANDOFF_RETRY, UNAVAILABLE_AT, costRefusal, endReasonWhenSpent, nextHandoffPauseMs, resubmitPauseMs, type TokenLimits, type WorkerCompletion } from '@sluice/stages';
 import type { BlockHasher } from './block-ids.js';
 import { tokenTimesOf } from './client-records.js';
 import { nextAttempt, type Flight } from './flight.js';
@@ -8,6 +8,8 @@ import type { World } from './world.js';
 
 export interface TwinGatewaySettings {
   readonly model: { readonly name: string; readonly maxModelLen: number };
+  /** The live gateway's token caps (gateway.limits): the same refusals at the door. */
+  readonly limits: TokenLimits;
   /** Re-submissions allowed per request (gateway.migrationLimit). */
   readonly migrationLimit: number;
   /** The request's deadline is modelled (chaos runs): at `deadlineUs` it ends with 504 where it stands. */
@@ -81,9 +83,10 @@ export class TwinGateway {
   receive(flight: Flight): void {
     const { world } = this;
     const now = world.queue.nowUs;
-    if (exceedsContext(flight.inputTokens, flight.maxTokens, this.settings.model) !== undefined) {
+    const refusal = costRefusal(flight.inputTokens, flight.maxTokens, this.settings.model, this.settings.limits);
+    if (refusal !== undefined) {
       // The gateway answers 400 itself: its own time is the whole round trip.
-      this.fail(flight, now + world.hops.gatewayUs, 'unservable', 'gateway');
+      this.fail(flight, now + world.hops.gatewayUs, refusal.reason, 'gateway');
       return;
     }
     if (this.settings.deadlines) world.queue.at(flight.deadlineUs, 'deadline', () => this.deadline(flight));

@@ -143,6 +143,16 @@ describe('twin: two requests contending for one instance', () => {
   });
 });
 
+describe('twin: the gateway\'s token caps (gateway.limits)', () => {
+  it('refuses at the door what the live gateway refuses, with its reason and status, one gateway hop after arrival', () => {
+    const records = run([req(0, { input: 100, output: 4 }), req(1, { input: 101, output: 4 }), req(2, { input: 10, output: 9 })], ['--gateway.limits.maxPromptTokens=100', '--gateway.limits.maxTokens=8']);
+    expect(records[0]).toMatchObject({ outcome: 'completed', status: 200 });
+    expect(records[1]).toMatchObject({ outcome: 'rejected', reason: 'prompt_too_long', stage: 'gateway', status: 400 });
+    expect(records[2]).toMatchObject({ outcome: 'rejected', reason: 'max_tokens_too_large', stage: 'gateway', status: 400 });
+    expect(records[1]!.endMs! - records[1]!.arrivalMs).toBeCloseTo(H.gatewayUs / 1000, DIGITS);
+  });
+});
+
 describe('twin: token-bucket admission', () => {
   it('a burst of five 300-token requests into a 1000-token bucket with no refill: 3 admitted, 2 rejected with 429', () => {
     const records = run(

@@ -2,7 +2,7 @@ import { seedOf, seededRandom } from '@sluice/collections';
 import { micros, microsFromMillis } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type RouterConfig, type WorkerConfig } from '@sluice/stages';
+import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
 import type { Fault, WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
@@ -28,6 +28,9 @@ export type { TwinReplicaTallies } from './replica-tallies.js';
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
 
 /** What the twin reads of the cluster's config: the same sections the services read (a SluiceConfig fits). */
+/** A hand-built config without the gateway's token caps: only the model's context bounds a request. */
+const NO_TOKEN_LIMITS: TokenLimits = { maxPromptTokens: 0, maxTokens: 0 };
+
 export interface TwinConfig {
   readonly models: readonly { readonly name: string; readonly maxModelLen: number }[];
   /** Each stage's section; `replicas` (default 1) cores of it run behind its queue group. */
@@ -37,7 +40,7 @@ export interface TwinConfig {
   /** `processes` worker processes (default 1) of `instances` each; `shutdownGraceMs` for a terminated one (chaos). */
   readonly worker: WorkerConfig & { readonly processes?: number; readonly shutdownGraceMs?: number };
   /** The gateway's migration limit, deadline and retry window (a chaos run needs it; without it nothing is re-submitted). */
-  readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number };
+  readonly gateway?: { readonly migrationLimit: number; readonly requestTimeoutMs: number; readonly heartbeatTimeoutMs: number; readonly limits?: TokenLimits };
   /** The ack timeout of a handoff a bus fault drops (a chaos run needs it). */
   readonly nats?: { readonly ackTimeoutMs: number };
   /** `twin.hops` of sluice.yaml: the hop latencies when the caller passes none (a SluiceConfig always has them). */
@@ -133,6 +136,7 @@ export class Twin {
     world.gateway = new TwinGateway(world, {
       model,
       migrationLimit: config.gateway?.migrationLimit ?? 0,
+      limits: config.gateway?.limits ?? NO_TOKEN_LIMITS,
       deadlines: chaos !== undefined,
       resubmitWindowUs: HANDOFF_RETRY.windowHeartbeats * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
       blockHasher: this.blockHasher,
