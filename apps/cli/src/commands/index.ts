@@ -9,6 +9,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'admission', summary: 'show or change the admission policy and its parameters at run time', load: async () => (await import('./admission.command.js')).admissionCommand },
   { name: 'worker', summary: 'show or set worker fault knobs: slow-down, failure injection, hang', load: async () => (await import('./worker.command.js')).workerCommand },
   { name: 'chaos', summary: 'run a chaos scenario: faults on a timeline under load, then check the invariants', load: async () => (await import('./chaos.command.js')).chaosCommand },
+  { name: 'credentials', summary: 'write a set of bus credentials (a password per identity, nats.conf) for NATS run by hand or by compose', load: async () => (await import('./credentials.command.js')).credentialsCommand },
   { name: 'bus', summary: 'show, set or clear bus fault rules (delay, drop, duplicate on a subject pattern)', load: async () => (await import('./bus.command.js')).busCommand },
 ];
 
