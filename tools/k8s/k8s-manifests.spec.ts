@@ -12,6 +12,8 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { loadConfig } from '@sluice/config';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { BUS_IDENTITIES } from '@sluice/contracts';
+import { authorizationBlock, envPasswordOf, passwordEnvOf } from '@sluice/launcher';
 import { renderKustomization, withoutHashSuffix, type K8sObject } from './render-kustomization.js';
 
 /**
@@ -20,6 +22,8 @@ import { renderKustomization, withoutHashSuffix, type K8sObject } from './render
  * Where kubectl is installed, its Kustomize renders the same objects as the renderer used here.
  */
 const OVERLAYS = ['infra/k8s/overlays/dev'];
+/** The Secret every deployment expects (created per cluster: README, "Kubernetes"). */
+const SECRET = 'sluice-nats-credentials';
 const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'];
 
 /** Each kind the manifests may use, with its schema; any other kind fails the check. */
@@ -165,6 +169,25 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     for (const [file, json] of Object.entries(dashboards!.data)) expect((JSON.parse(json) as { uid?: string }).uid, file).toBeTruthy();
   });
 
+  it('requires bus credentials: NATS has one user per identity with its permissions, each pod reads only its own password from the Secret', () => {
+    const authorization = named(objects, 'ConfigMap', 'nats-authorization') as (K8sObject & { data: Record<string, string> }) | undefined;
+    expect(authorization?.data['nats-authorization.conf']).toBe(authorizationBlock(envPasswordOf));
+    const nats = named(objects, 'StatefulSet', 'nats') as Workload & { spec: { template: { spec: { containers: (Container & { env: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] })[] } } } };
+    const natsEnv = nats.spec.template.spec.containers[0]!.env;
+    for (const identity of BUS_IDENTITIES) {
+      expect(natsEnv.find((e) => e.name === passwordEnvOf(identity))?.valueFrom?.secretKeyRef, identity).toEqual({ name: SECRET, key: `${identity}.password` });
+    }
+    for (const name of SERVICES) {
+      const deployment = named(objects, 'Deployment', name) as Workload & { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string; items: { key: string }[] } }[] } } } };
+      const [container] = deployment.spec.template.spec.containers;
+      const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
+      expect(env.SLUICE_NATS__USER, name).toBe(name);
+      const secret = deployment.spec.template.spec.volumes.find((v) => v.secret?.secretName === SECRET)?.secret;
+      expect(secret?.items.map((i) => i.key), `${name}: its own password only`).toEqual([`${name}.password`]);
+      expect(env.SLUICE_NATS__PASSWORD_FILE, name).toBe(`/credentials/${name}.password`);
+    }
+  });
+
   it('runs NATS as a 3-node cluster whose routes name every pod of the StatefulSet', () => {
     const nats = named(objects, 'StatefulSet', 'nats') as (Workload & { spec: { serviceName: string } }) | undefined;
     expect(nats?.spec.replicas).toBe(3);
@@ -174,5 +197,11 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     expect(new Set(routes.map((r) => r[2]))).toEqual(new Set([nats!.spec.serviceName]));
     expect((named(objects, 'Service', nats!.spec.serviceName) as K8sObject & { spec: { clusterIP?: string } }).spec.clusterIP).toBe('None');
     expect(named(objects, 'PodDisruptionBudget', 'nats')).toBeDefined();
+  });
+});
+
+describe('infra/k8s/base/nats-authorization.conf', () => {
+  it('is the authorization block of the bus identities, passwords from the environment (regenerate: npx vitest run --project unit tools/k8s -u)', async () => {
+    await expect(authorizationBlock(envPasswordOf)).toMatchFileSnapshot('../../infra/k8s/base/nats-authorization.conf');
   });
 });

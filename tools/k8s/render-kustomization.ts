@@ -104,11 +104,15 @@ function mergeInto(target: Record<string, unknown>, patch: Record<string, unknow
     const current = target[key];
     if (isMap(value) && isMap(current)) mergeInto(current, value);
     else if (Array.isArray(value) && Array.isArray(current) && value.every((item) => isMap(item) && typeof item.name === 'string')) {
+      // Items new to the list go first, as kubectl's strategic merge puts them (seen: a patch's env
+      // entry ahead of the base's).
+      const added: Record<string, unknown>[] = [];
       for (const item of value as Record<string, unknown>[]) {
         const same = (current as Record<string, unknown>[]).find((c) => isMap(c) && c.name === item.name);
         if (same) mergeInto(same, item);
-        else current.push(item);
+        else added.push(item);
       }
+      current.unshift(...added);
     } else target[key] = value;
   }
 }

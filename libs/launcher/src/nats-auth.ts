@@ -28,15 +28,17 @@ function newPassword(): string {
 const quote = (value: string) => JSON.stringify(value);
 const list = (values: readonly string[]) => `[${values.map(quote).join(', ')}]`;
 
-/** nats-server's `authorization` block for these passwords: one user per identity with its permissions. */
-export function authorizationBlock(passwords: ReadonlyMap<BusIdentity, string>): string {
+/**
+ * nats-server's `authorization` block: one user per identity with its permissions. `passwordOf`
+ * gives each password as a config value: a quoted literal, or a `$VARIABLE` nats-server reads from
+ * its environment (Kubernetes: from a Secret, `envPasswordOf`).
+ */
+export function authorizationBlock(passwordOf: (identity: BusIdentity) => string): string {
   const users = BUS_IDENTITIES.map((identity) => {
     const { publish, subscribe, answers } = permissionsOf(identity);
-    const password = passwords.get(identity);
-    if (password === undefined) throw new Error(`no password for bus identity ${identity}`);
     return [
       `    {`,
-      `      user: ${quote(identity)}, password: ${quote(password)}`,
+      `      user: ${quote(identity)}, password: ${passwordOf(identity)}`,
       `      permissions: {`,
       `        publish: { allow: ${list(publish)} }`,
       `        subscribe: { allow: ${list(subscribe)} }`,
@@ -50,6 +52,14 @@ export function authorizationBlock(passwords: ReadonlyMap<BusIdentity, string>):
   return ['# One user per sluice bus identity, with only its subjects (libs/contracts/src/bus-identities.ts).', 'authorization {', '  users = [', users.join('\n'), '  ]', '}', ''].join('\n');
 }
 
+/** The environment variable nats-server reads an identity's password from (`SLUICE_FLOW_CONTROLLER_PASSWORD`). */
+export function passwordEnvOf(identity: BusIdentity): string {
+  return `SLUICE_${identity.toUpperCase().replace(/-/g, '_')}_PASSWORD`;
+}
+
+/** `authorizationBlock`'s passwords as references to `passwordEnvOf` (Kubernetes fills them from a Secret). */
+export const envPasswordOf = (identity: BusIdentity): string => `$${passwordEnvOf(identity)}`;
+
 /** Writes a fresh set of credentials under `dir` (replacing an earlier run's). */
 export function writeNatsAuth(dir: string): NatsAuth {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -58,7 +68,7 @@ export function writeNatsAuth(dir: string): NatsAuth {
   const passwordFileOf = (identity: BusIdentity) => join(dir, `${identity}.password`);
   for (const [identity, password] of passwords) writeFileSync(passwordFileOf(identity), `${password}\n`, { mode: 0o600 });
   const configFile = join(dir, 'nats.conf');
-  writeFileSync(configFile, authorizationBlock(passwords), { mode: 0o600 });
+  writeFileSync(configFile, authorizationBlock((identity) => quote(passwords.get(identity)!)), { mode: 0o600 });
   // Re-created files keep their old mode: make sure of it.
   for (const file of [configFile, ...BUS_IDENTITIES.map(passwordFileOf)]) chmodSync(file, 0o600);
   return { dir, configFile, passwordFileOf, route: { user: 'route', password: newPassword() } };
