@@ -1,50 +1,60 @@
 import { z } from 'zod';
 import { OutcomeReasonSchema, StageSchema } from './outcomes.js';
-import { StageTimingsSchema } from './inference-request.js';
+import { MAX_ATTEMPTS, StageTimingsSchema } from './inference-request.js';
+import { IdSchema, MAX_MESSAGE_LENGTH, MAX_REQUEST_TOKENS, TokenCountSchema } from './wire-limits.js';
 
 /**
  * The attempt a frame belongs to (0 = the first try; each migration or re-submission adds one).
  * The gateway acts only on frames of a request's current attempt, so a stale attempt still running
  * somewhere cannot add tokens, end or fail the request (docs/behaviour.md §6).
  */
-const Attempt = z.number().int().nonnegative().default(0);
+const Attempt = z.number().int().nonnegative().max(MAX_ATTEMPTS).default(0);
+
+/** Tokens in one frame: at least one, never more than a request can have. */
+const Tokens = z.number().int().positive().max(MAX_REQUEST_TOKENS);
+
+/**
+ * A frame's human-readable detail: cut to its first MAX_MESSAGE_LENGTH characters rather than
+ * refused, so an honest but long message (a nack's list of schema errors) still ends its request.
+ */
+const Message = z.string().transform((m) => (m.length > MAX_MESSAGE_LENGTH ? `${m.slice(0, MAX_MESSAGE_LENGTH)}…` : m));
 
 /** Frames on a request's inbox (`sluice.v1.inbox.<gateway>.<request>`). */
 export const TokensFrameSchema = z.object({
   type: z.literal('tokens'),
-  requestId: z.string(),
+  requestId: IdSchema,
   /** Tokens produced by one engine step (usually 1 per request per step). */
   attempt: Attempt,
-  count: z.number().int().positive(),
+  count: Tokens,
   /**
    * Tokens this attempt has produced so far, these included: a duplicated frame (it adds nothing
    * new) is ignored and a lost one shows as a gap the next frame fills, so the client's stream
    * never repeats or skips a token.
    */
-  generated: z.number().int().positive().optional(),
+  generated: Tokens.optional(),
   /** Wall-clock epoch ms at which the tokens were produced (end of the step). */
   atMs: z.number(),
-  instanceId: z.string(),
+  instanceId: IdSchema,
 });
 
 export const EndFrameSchema = z.object({
   type: z.literal('end'),
-  requestId: z.string(),
+  requestId: IdSchema,
   attempt: Attempt,
   reason: z.literal('ok'),
   /** Tokens the attempt produced in all: the completing step's tokens come only here (no tokens frame for them). */
-  outputTokens: z.number().int().nonnegative(),
-  instanceId: z.string(),
+  outputTokens: TokenCountSchema,
+  instanceId: IdSchema,
   timings: StageTimingsSchema,
 });
 
 export const ErrorFrameSchema = z.object({
   type: z.literal('error'),
-  requestId: z.string(),
+  requestId: IdSchema,
   attempt: Attempt,
   stage: StageSchema,
   reason: OutcomeReasonSchema,
-  message: z.string(),
+  message: Message,
 });
 
 /** Why a request is re-submitted (`sluice_migrations_total{reason}`). */
@@ -78,10 +88,10 @@ export type ResumeStage = z.infer<typeof ResumeStageSchema>;
  */
 export const HeldFrameSchema = z.object({
   type: z.literal('held'),
-  requestId: z.string(),
+  requestId: IdSchema,
   attempt: Attempt,
   stage: StageSchema,
-  holder: z.string().min(1),
+  holder: IdSchema,
 });
 
 /**
@@ -92,11 +102,11 @@ export const HeldFrameSchema = z.object({
  */
 export const MigrateFrameSchema = z.object({
   type: z.literal('migrate'),
-  requestId: z.string(),
+  requestId: IdSchema,
   /** The attempt handed back: a migrate for an older attempt is ignored. */
   attempt: Attempt,
   /** Who held it: a worker instance or a service process id. */
-  holder: z.string(),
+  holder: IdSchema,
   reason: MigrationReasonSchema,
   resumeAt: ResumeStageSchema.default('router'),
 });

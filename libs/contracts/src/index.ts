@@ -16,3 +16,4 @@ export * from './presence.js';
 export * from './bus-faults.js';
 export * from './subject-matching.js';
 export * from './bus-identities.js';
+export * from './wire-limits.js';

@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { BlockIdSchema } from './block-hashes.js';
+import { BLOCK_SIZE, BlockIdSchema } from './block-hashes.js';
 import { SloClassSchema } from './slo.js';
+import { PROTOCOL_ROOT } from './subjects.js';
 import { MicrosSchema } from './time.js';
+import { IdSchema, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_REQUEST_TOKENS, NameSchema, SubjectIdSchema, TokenCountSchema } from './wire-limits.js';
+
+/** Attempts of one request at most: far above any `gateway.migrationLimit`, low enough to stay a small number. */
+export const MAX_ATTEMPTS = 10_000;
 
 /**
  * Per-stage durations in milliseconds, filled in as the request moves down the pipeline: each
@@ -33,34 +38,54 @@ export type StageTimings = z.infer<typeof StageTimingsSchema>;
 
 /**
  * What travels down the pipeline. Prompt text stays at the gateway: downstream stages need only
- * the token count and the block hashes (prefix caching and prefix-aware routing).
+ * the token count and the block hashes (prefix caching and prefix-aware routing). Every field is
+ * bounded (wire-limits.ts), and the ids that stages build subjects from must be subject tokens.
  */
-export const InferenceRequestSchema = z.object({
-  id: z.string().min(1),
-  model: z.string().min(1),
-  inputTokens: z.number().int().nonnegative(),
-  /** Hierarchical hashes of the prompt's full 16-token blocks, as block ids (see block-hashes.ts). */
-  blockHashes: z.array(BlockIdSchema),
-  maxTokens: z.number().int().nonnegative(),
-  /** Size of the HTTP request body: what flow control's `maxBytes` limits count. */
-  bodyBytes: z.number().int().nonnegative().default(0),
-  sloClass: SloClassSchema,
-  priority: z.number().int(),
-  fairnessId: z.string(),
-  objective: z.string().optional(),
-  /** The client's TTFT objective (`x-slo-ttft-ms`), in µs, for SLO-deadline ordering. */
-  sloTtftUs: z.number().positive().brand<'µs'>().optional(),
-  /** When the gateway received it: epoch µs (queue waits and SLO deadlines count from here). */
-  arrivalUs: MicrosSchema,
-  /** When the gateway gives up on it (504): epoch µs. */
-  deadlineUs: MicrosSchema,
-  /** 0 for the first try; each migration adds one. */
-  attempt: z.number().int().nonnegative(),
-  gatewayId: z.string().min(1),
-  /** The inbox subject of the gateway that owns the request. */
-  replyTo: z.string().min(1),
-  timings: StageTimingsSchema.default({}),
-});
+export const InferenceRequestSchema = z
+  .object({
+    /** Stages build the inbox subject from it (a worker's lone tokens frame): a subject token. */
+    id: SubjectIdSchema,
+    model: NameSchema,
+    inputTokens: TokenCountSchema,
+    /**
+     * Hierarchical hashes of the prompt's full 16-token blocks, as block ids (see block-hashes.ts):
+     * never more than the prompt's full blocks (checked below), so a small request cannot carry
+     * a huge array into the prefix indexes.
+     */
+    blockHashes: z.array(BlockIdSchema).max(MAX_REQUEST_TOKENS / BLOCK_SIZE),
+    maxTokens: TokenCountSchema,
+    /** Size of the HTTP request body: what flow control's `maxBytes` limits count. */
+    bodyBytes: z.number().int().nonnegative().max(2 ** 32).default(0),
+    sloClass: SloClassSchema,
+    /** A 32-bit integer: priorities come from config (objectives, SLO classes). */
+    priority: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
+    /** The tenant: a flow and a metric label at the flow controller. */
+    fairnessId: z.string().max(MAX_NAME_LENGTH),
+    objective: z.string().max(MAX_NAME_LENGTH).optional(),
+    /** The client's TTFT objective (`x-slo-ttft-ms`), in µs, for SLO-deadline ordering. */
+    sloTtftUs: z.number().positive().brand<'µs'>().optional(),
+    /** When the gateway received it: epoch µs (queue waits and SLO deadlines count from here). */
+    arrivalUs: MicrosSchema,
+    /** When the gateway gives up on it (504): epoch µs. */
+    deadlineUs: MicrosSchema,
+    /** 0 for the first try; each migration adds one. */
+    attempt: z.number().int().nonnegative().max(MAX_ATTEMPTS),
+    /** The gateway that owns it: its inbox subjects are built from it (a worker's `tokens-batch`), so a subject token. */
+    gatewayId: SubjectIdSchema,
+    /** The inbox subject of the gateway that owns the request: exactly `subjects.inbox(gatewayId, id)` (checked below). */
+    replyTo: z.string().min(1).max(2 * MAX_ID_LENGTH + 32),
+    timings: StageTimingsSchema.default({}),
+  })
+  .superRefine((request, ctx) => {
+    // Stages publish error, held and end frames to `replyTo`: anything but the owner's inbox for
+    // this request would let a forged request make a stage publish where the sender chose.
+    if (request.replyTo !== `${PROTOCOL_ROOT}.inbox.${request.gatewayId}.${request.id}`) {
+      ctx.addIssue({ code: 'custom', path: ['replyTo'], message: 'must be the inbox of this request at its gateway (sluice.v1.inbox.<gatewayId>.<id>)' });
+    }
+    if (request.blockHashes.length > Math.floor(request.inputTokens / BLOCK_SIZE)) {
+      ctx.addIssue({ code: 'custom', path: ['blockHashes'], message: `more block ids (${request.blockHashes.length}) than the prompt has full blocks of ${BLOCK_SIZE} tokens` });
+    }
+  });
 export type InferenceRequest = z.infer<typeof InferenceRequestSchema>;
 export type InferenceRequestInput = z.input<typeof InferenceRequestSchema>;
 
@@ -71,10 +96,10 @@ export type InferenceRequestInput = z.input<typeof InferenceRequestSchema>;
  * - `superseded`: the gateway re-submitted it; attempts up to `attempt` are stale.
  */
 export const CancelRequestSchema = z.object({
-  requestId: z.string().min(1),
+  requestId: IdSchema,
   reason: z.enum(['client_disconnected', 'timeout', 'ended', 'superseded']),
   /** Attempts up to and including this one are cancelled; omitted: every attempt. */
-  attempt: z.number().int().nonnegative().optional(),
+  attempt: z.number().int().nonnegative().max(MAX_ATTEMPTS).optional(),
 });
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 

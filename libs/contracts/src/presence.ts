@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SERVICES } from './subjects.js';
 import { MicrosSchema } from './time.js';
+import { IdSchema } from './wire-limits.js';
 
 /**
  * A service process says it is alive (`subjects.servicePresence`): `up` when it starts, `heartbeat`
@@ -9,7 +10,7 @@ import { MicrosSchema } from './time.js';
  */
 export const PresenceEventSchema = z.object({
   service: z.enum(SERVICES),
-  processId: z.string().min(1),
+  processId: IdSchema,
   type: z.enum(['up', 'heartbeat', 'down']),
   /** When the process sent it: epoch µs. */
   atUs: MicrosSchema,

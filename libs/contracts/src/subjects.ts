@@ -7,6 +7,11 @@ export const PROTOCOL_ROOT = 'sluice.v1';
 /** A subject token must not contain separators or wildcards, or one id could address many. */
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
+/** Whether `value` can stand as one token of a subject (what `subjects` builds from an id). */
+export function isSubjectToken(value: string): boolean {
+  return TOKEN.test(value);
+}
+
 function token(kind: string, value: string): string {
   if (!TOKEN.test(value)) {
     throw new Error(`${kind} "${value}" is not a valid subject token: use letters, digits, "_" or "-"`);

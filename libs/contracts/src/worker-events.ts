@@ -2,14 +2,21 @@ import { z } from 'zod';
 import { BlockIdSchema } from './block-hashes.js';
 import { OutcomeReasonSchema } from './outcomes.js';
 import { MicrosSchema } from './time.js';
+import { IdSchema, MAX_KV_EVENT_BLOCKS, NameSchema, SubjectIdSchema } from './wire-limits.js';
+
+/** KV blocks of one instance at most (2³¹): a count, not a size any real cache reaches. */
+const KvBlocks = z.number().int().nonnegative().max(2 ** 31);
+/** Data-parallel ranks of one worker at most. */
+const Rank = z.number().int().nonnegative().max(65_535);
 
 /** An instance's identity: it belongs to a worker and has a data-parallel rank. */
 export const InstanceIdentitySchema = z.object({
-  instanceId: z.string().min(1),
-  workerId: z.string().min(1),
-  rank: z.number().int().nonnegative(),
-  model: z.string().min(1),
-  totalKvBlocks: z.number().int().positive(),
+  /** The router builds the instance's submit subject from it: a subject token. */
+  instanceId: SubjectIdSchema,
+  workerId: IdSchema,
+  rank: Rank,
+  model: NameSchema,
+  totalKvBlocks: KvBlocks.min(1),
 });
 export type InstanceIdentity = z.infer<typeof InstanceIdentitySchema>;
 
@@ -22,18 +29,18 @@ export type LifecycleEvent = z.infer<typeof LifecycleEventSchema>;
 
 /** What an instance reports about its load (docs/behaviour.md §1, "What an instance reports"). */
 export const LoadSnapshotSchema = z.object({
-  instanceId: z.string().min(1),
-  workerId: z.string().min(1),
+  instanceId: SubjectIdSchema,
+  workerId: IdSchema,
   /** Data-parallel rank within the worker (busy-threshold groups ranks by worker). */
-  rank: z.number().int().nonnegative(),
+  rank: Rank,
   /** When the instance took it: epoch µs (readers judge its age by this). */
   atUs: MicrosSchema,
   queueDepth: z.number().int().nonnegative(),
   batchSize: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
   kvUtilization: z.number().min(0).max(1),
-  freeKvBlocks: z.number().int().nonnegative(),
-  totalKvBlocks: z.number().int().positive(),
+  freeKvBlocks: KvBlocks,
+  totalKvBlocks: KvBlocks.min(1),
   activePrefillTokens: z.number().int().nonnegative(),
   activeDecodeBlocks: z.number().int().nonnegative(),
   cacheHitRate: z.number().min(0).max(1),
@@ -50,8 +57,8 @@ export const IDLE_SNAPSHOT_REFRESH_MS = 100;
 
 /** A request left an instance: completed, dropped or failed (router and flow-control accounting). */
 export const RequestDoneSchema = z.object({
-  requestId: z.string().min(1),
-  instanceId: z.string().min(1),
+  requestId: IdSchema,
+  instanceId: SubjectIdSchema,
   reason: OutcomeReasonSchema,
   /** When the request left the instance: epoch µs. */
   atUs: MicrosSchema,
@@ -63,11 +70,11 @@ export type RequestDone = z.infer<typeof RequestDoneSchema>;
  * cached on one instance, batched per engine step.
  */
 export const KvEventSchema = z.object({
-  instanceId: z.string().min(1),
+  instanceId: SubjectIdSchema,
   /** The start of the engine step that stored / removed the blocks: epoch µs. */
   atUs: MicrosSchema,
-  stored: z.array(BlockIdSchema),
-  removed: z.array(BlockIdSchema),
+  stored: z.array(BlockIdSchema).max(MAX_KV_EVENT_BLOCKS),
+  removed: z.array(BlockIdSchema).max(MAX_KV_EVENT_BLOCKS),
 });
 export type KvEvent = z.infer<typeof KvEventSchema>;
 
