@@ -9,6 +9,7 @@ import {
 } from '@nats-io/transport-node';
 import { context as otelContext, type Context } from '@opentelemetry/api';
 import {
+  MAX_BUS_MESSAGE_BYTES,
   AckSchema,
   BusFaultRuleSchema,
   ClearBusFaultsSchema,
@@ -21,6 +22,7 @@ import {
 } from '@sluice/contracts';
 import type { z } from 'zod';
 import { AckInbox, type AckOutcome } from './ack-inbox.js';
+import { BusRejections, type BusRejectionReason } from './bus-rejections.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
 import { Outbox } from './outbox.js';
 import { extractTraceContext, injectTraceContext, traceHeaders } from './trace-headers.js';
@@ -89,6 +91,8 @@ export class Bus {
   private readonly acks: AckInbox;
   /** The "request in" subscriptions (`serve`): the ones that stop first at shutdown. */
   private readonly intakes = new Set<Subscription>();
+  /** What the receiving edges refused, and handler failures, by subscription (the service's /metrics reads it). */
+  readonly rejections = new BusRejections();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -193,7 +197,7 @@ export class Bus {
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
     const subscription = this.subscribeValid(subject, schema, queue, this.nack, (msg, data) => {
       this.respond(msg, OK_ACK);
-      this.dispatch(msg, data, handler);
+      this.dispatch(subject, msg, data, handler);
     });
     this.intakes.add(subscription);
     void subscription.closed.then(() => this.intakes.delete(subscription));
@@ -258,18 +262,23 @@ export class Bus {
     return answers;
   }
 
-  /** Listens to events (no ack), validating each one; invalid events are logged and skipped. */
+  /** Listens to events (no ack), validating each one; invalid events are counted, logged now and then, and skipped. */
   listen<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
     return this.subscribeValid(
       subject,
       schema,
       queue,
-      (msg, message) => this.log(`dropped invalid message on ${msg.subject}: ${message}`),
-      (msg, data) => this.dispatch(msg, data, handler),
+      () => undefined,
+      (msg, data) => this.dispatch(subject, msg, data, handler),
     );
   }
 
-  /** The one receiving edge: every message is decoded and checked against its schema here. */
+  /**
+   * The one receiving edge: every message is decoded and checked against its schema here. A message
+   * that fails is counted by the subscription's subject and the reason, and never reaches a handler;
+   * nothing a message holds can throw out of this callback (into nats.js's parser, which would take
+   * the connection down with it).
+   */
   private subscribeValid<S extends z.ZodType>(
     subject: string,
     schema: S,
@@ -281,35 +290,50 @@ export class Bus {
       ...(queue ? { queue } : {}),
       callback: (error, msg) => {
         if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
-        const parsed = this.decode(msg, schema);
-        if (parsed.ok) onValid(msg, parsed.data);
-        else onInvalid(msg, parsed.message);
+        try {
+          const parsed = this.decode(msg, schema);
+          if (parsed.ok) return onValid(msg, parsed.data);
+          const line = this.rejections.refused(subject, parsed.reason, msg.subject, parsed.message);
+          if (line) this.log(line);
+          onInvalid(msg, parsed.message);
+        } catch (e) {
+          this.rejections.handlerFailed(subject);
+          this.log(`a message on ${msg.subject} failed at the edge: ${(e as Error).stack ?? String(e)}`);
+        }
       },
     });
   }
 
-  private decode<S extends z.ZodType>(msg: Msg, schema: S): { ok: true; data: z.infer<S> } | { ok: false; message: string } {
+  /** Size first (an oversized message is not even parsed), then JSON, then the subject's schema. */
+  private decode<S extends z.ZodType>(msg: Msg, schema: S): { ok: true; data: z.infer<S> } | { ok: false; reason: BusRejectionReason; message: string } {
+    if (msg.data.length > MAX_BUS_MESSAGE_BYTES) {
+      return { ok: false, reason: 'oversized', message: `${msg.data.length} bytes, over the ${MAX_BUS_MESSAGE_BYTES} a message may have` };
+    }
     let raw: unknown;
     try {
       raw = msg.json();
     } catch {
-      return { ok: false, message: 'payload is not JSON' };
+      return { ok: false, reason: 'malformed', message: 'payload is not JSON' };
     }
     const result = schema.safeParse(raw);
-    return result.success ? { ok: true, data: result.data } : { ok: false, message: describeZodError(result.error).join('; ') };
+    return result.success ? { ok: true, data: result.data } : { ok: false, reason: 'schema', message: describeZodError(result.error).join('; ') };
   }
 
   /**
    * Runs the handler on a microtask, in the sender's trace context. What it sends joins the ack in
-   * the outbox, so both leave in the turn's one socket write.
+   * the outbox, so both leave in the turn's one socket write. A handler that throws is logged and
+   * counted under its subscription.
    */
-  private dispatch<T>(msg: Msg, data: T, handler: Handler<T>): void {
+  private dispatch<T>(subscription: string, msg: Msg, data: T, handler: Handler<T>): void {
     const traceContext = extractTraceContext(msg.headers);
     const received: Received<T> = { data, subject: msg.subject, traceContext, headers: msg.headers };
     otelContext.with(traceContext, () => {
       Promise.resolve()
         .then(() => handler(received))
-        .catch((error: unknown) => this.log(`handler for ${msg.subject} failed: ${(error as Error).stack ?? String(error)}`));
+        .catch((error: unknown) => {
+          this.rejections.handlerFailed(subscription);
+          this.log(`handler for ${msg.subject} failed: ${(error as Error).stack ?? String(error)}`);
+        });
     });
   }
 

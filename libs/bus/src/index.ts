@@ -7,3 +7,4 @@ export * from './wake-up-timers.js';
 export { BusFaultRules, type FaultDecision } from './faults/bus-fault-rules.js';
 export { describeBusFaultRule } from './faults/bus-fault-injector.js';
 export * from './silence-during-outage.js';
+export * from './bus-rejections.js';

@@ -1,10 +1,14 @@
 import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { registerBusRejectionMetrics } from './bus-rejections.metrics.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
 /** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus). */
 @Controller()
 export class OpsController {
-  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext) {}
+  constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext) {
+    // What the bus refused is every service's business: counted where /metrics is served.
+    registerBusRejectionMetrics(service.metrics, service.bus);
+  }
 
   @Get('healthz')
   @HttpCode(200)
