@@ -43,4 +43,14 @@ describe('AttemptLedger', () => {
     expect(ledger.size()).toBe(2); // b's tombstone gone too
     expect(ledger.arrive('b', 0, us(2_000), us(601))).toBe('serve');
   });
+
+  it('holds an entry no longer than maxHoldUs, whatever deadline the request carries, so a forged one cannot pin the ledger', () => {
+    const ledger = new AttemptLedger(us(500), us(2_000));
+    expect(ledger.arrive('forged', 0, us(Number.MAX_SAFE_INTEGER), us(0))).toBe('serve');
+    for (let i = 0; i < 100; i++) ledger.arrive(`r${i}`, 0, us(1_000 + i), us(i));
+    expect(ledger.size()).toBe(101);
+    ledger.arrive('late', 0, us(5_000), us(2_200)); // the forged entry is due at 2,000, and so is everything behind it
+    expect(ledger.size()).toBe(1);
+    expect(ledger.arrive('forged', 0, us(Number.MAX_SAFE_INTEGER), us(2_300))).toBe('serve'); // forgotten
+  });
 });

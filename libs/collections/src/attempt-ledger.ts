@@ -31,20 +31,27 @@ interface Entry {
  * attempt that a re-submission superseded, or one that arrives after the gateway ended the request
  * (a frozen stage waking up) is not served. Cancels that arrive before the request are kept as
  * tombstones. Entries are forgotten at the request's deadline (or `tombstoneUs` after a cancel for
- * a request never seen), oldest first. Pure: the caller passes the time (µs, any epoch).
+ * a request never seen), oldest first, and never later than `maxHoldUs` after they were last
+ * touched: a deadline is whatever the sender wrote, and a forged one in the year 3000 would
+ * otherwise be kept for good, and keep every entry behind it (issue 27). Pure: the caller passes
+ * the time (µs, any epoch).
  */
 export class AttemptLedger {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly tombstoneUs: number) {}
+  constructor(
+    private readonly tombstoneUs: number,
+    private readonly maxHoldUs: number = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** A copy of the request reached the stage: whether to serve it, and it is remembered either way. */
   arrive(requestId: string, attempt: number, deadlineUs: number, nowUs: number): Arrival {
     this.forgetExpired(nowUs);
     if (nowUs >= deadlineUs) return 'expired';
     const entry = this.entries.get(requestId);
+    const forgetAtUs = Math.min(deadlineUs, nowUs + this.maxHoldUs);
     if (!entry) {
-      this.entries.set(requestId, { attempt, cancelledUpTo: -1, forgetAtUs: deadlineUs });
+      this.entries.set(requestId, { attempt, cancelledUpTo: -1, forgetAtUs });
       return 'serve';
     }
     if (attempt <= entry.cancelledUpTo) return 'cancelled';
@@ -52,7 +59,7 @@ export class AttemptLedger {
     if (attempt === entry.attempt) return 'duplicate';
     const older = entry.attempt >= 0;
     entry.attempt = attempt;
-    entry.forgetAtUs = deadlineUs > entry.forgetAtUs ? deadlineUs : entry.forgetAtUs;
+    entry.forgetAtUs = forgetAtUs > entry.forgetAtUs ? forgetAtUs : entry.forgetAtUs;
     return older ? 'supersede' : 'serve';
   }
 

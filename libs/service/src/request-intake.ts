@@ -13,7 +13,8 @@ const TOMBSTONE_MS = 120_000;
  * process is lost. Cancels feed the same ledger, including those that arrive first.
  */
 export class RequestIntake {
-  private readonly ledger = new AttemptLedger(microsFromMillis(TOMBSTONE_MS));
+  /** Nothing is remembered past a request's whole life, whatever deadline its sender wrote. */
+  private readonly ledger = new AttemptLedger(microsFromMillis(TOMBSTONE_MS), microsFromMillis(TOMBSTONE_MS));
 
   constructor(
     private readonly service: ServiceContext,
