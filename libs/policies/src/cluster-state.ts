@@ -124,6 +124,11 @@ export class ClusterState {
     return this.instances.size;
   }
 
+  /** Whether the instance is known (registered, not yet deregistered or expired). */
+  knows(instanceId: string): boolean {
+    return this.instances.has(instanceId);
+  }
+
   /** How many instances serving `model` are known, and how many of them are draining (for messages). */
   census(model: string): { readonly known: number; readonly draining: number } {
     let known = 0;

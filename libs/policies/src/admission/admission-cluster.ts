@@ -32,8 +32,12 @@ export class AdmissionCluster {
     this.state.onSnapshot(snapshot);
   }
 
+  /**
+   * Only an instance this stage knows: the index is dropped per instance when it leaves, and an
+   * instance never registered never leaves, so its blocks (a forged event's, issue 27) would stay.
+   */
   onKv(event: KvEvent): void {
-    if (!this.prefix) return;
+    if (!this.prefix || !this.state.knows(event.instanceId)) return;
     // Removals first: a block evicted and re-stored in one batch is present afterwards.
     this.prefix.remove(event.instanceId, event.removed);
     this.prefix.record(event.instanceId, event.stored);

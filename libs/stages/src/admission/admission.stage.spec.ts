@@ -87,6 +87,15 @@ describe('AdmissionStage', () => {
     expect(cached).toEqual([0, 64]);
   });
 
+  it('ignores KV events of an instance it does not know: it would never leave, nor would its blocks', () => {
+    const { core, recorder } = stage({ policy: 'slo-predictive' });
+    core.onLifecycle(registered('i1'));
+    core.onKv({ instanceId: 'forged', atUs: ms(1), stored: [11, 12, 13, 14], removed: [] });
+    core.submit(stageRequest({ id: 'a', inputTokens: 64, blockHashes: [11, 12, 13, 14] }), ms(2), 'a');
+    const cached = recorder.of('decided').map(([, , , decision]) => (decision as { inputs: Record<string, unknown> }).inputs.cached_tokens);
+    expect(cached).toEqual([0]);
+  });
+
   it('sweeps every third of the heartbeat timeout: a silent instance leaves the view, and is reported once', () => {
     const { core, recorder, agenda } = stage();
     core.start(micros(0));
