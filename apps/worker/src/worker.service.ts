@@ -8,6 +8,7 @@ import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaul
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import { WorkerStage, workerSettingsFrom, type WorkerWakeUp } from '@sluice/stages';
+import { Coalesced } from './coalesced.js';
 import { liveHeld, type LiveHeld } from './live-held.js';
 import { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { WorkerOnBus, type EngineClock } from './worker-on-bus.js';
@@ -31,6 +32,8 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   /** Submit subjects only: unsubscribed first at a drain, so the router routes elsewhere at once. */
   private readonly submits: Subscription[] = [];
   private readonly intake: RequestIntake;
+  /** Answers to `discover`, at most one per 100 ms however many are asked. */
+  private readonly announce = new Coalesced(100, () => this.stage.announce(this.scheduler.nowUs()));
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
@@ -79,7 +82,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
           holding.instance.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
         }
       }),
-      bus.listen(subjects.workerDiscover(), z.object({}), () => this.stage.announce(this.scheduler.nowUs())),
+      bus.listen(subjects.workerDiscover(), z.object({}), () => this.announce.request()),
       bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),
       bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.stage.faults(instanceId)),
     );
@@ -118,6 +121,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     const handedBack = this.stage.handBackAll(this.scheduler.nowUs());
     if (handedBack > 0) this.logger.warn(`drain: ${handedBack} requests unfinished after ${grace} ms, handed back to their gateways`);
     for (const sub of this.subscriptions) sub.unsubscribe();
+    this.announce.stop();
     this.scheduler.stop();
     this.ticks.clear();
     this.stage.stop(this.scheduler.nowUs());
