@@ -23,9 +23,17 @@ const SEED = Number(process.env.HTTP_FUZZ_SEED ?? Math.floor(Math.random() * 2 *
 let cluster: LocalCluster;
 let port: number;
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+/** Processes that exited while the fuzz ran: none may (no restarts, so a crash cannot hide behind one). */
+const exits: string[] = [];
 
 beforeAll(async () => {
-  cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=2'], parallel: true });
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=2'],
+    parallel: true,
+    restart: false,
+    onExit: (exit) => exits.push(JSON.stringify(exit)),
+  });
   port = Number(new URL(cluster.gatewayUrl).port);
 });
 
@@ -337,7 +345,8 @@ describe('the HTTP API, fuzzed', () => {
     expect(answered).toBeGreaterThan(RAW_EXCHANGES / 2);
   });
 
-  it('leaves every service ready and the books balanced', async () => {
+  it('leaves every service running and ready, and the books balanced', async () => {
+    expect(exits).toEqual([]);
     for (const service of cluster.services) expect((await fetch(`${service.url}/readyz`)).status, service.name).toBe(200);
     await eventually(async () => (await metricValue(cluster.gatewayUrl, 'sluice_requests_in_flight')) === 0, 10_000, 'nothing in flight');
     const received = await metricSum(cluster.gatewayUrl, 'sluice_requests_received_total');
