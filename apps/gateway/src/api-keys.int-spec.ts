@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { metricSum, metricValue, postCompletion, runSluice } from '@sluice/testing';
@@ -57,6 +58,32 @@ describe('without a valid key', () => {
     expect(body.error.message).toMatch(message);
     expect(res.headers.get('x-request-dropped-reason')).toBe('invalid_api_key');
     expect(await count('invalid_api_key')).toBe(before + 1);
+  });
+
+  it('answers 401 to 300 generated Authorization values, 200 only to a Bearer of a configured key', async () => {
+    const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 200 });
+    const values = fc.sample(
+      fc.oneof(
+        latin1,
+        latin1.map((s) => `Bearer ${s}`),
+        // Not the rate-limited key: its bucket is the later test's.
+        fc.constantFrom(KEYS.team, KEYS.ops).chain((key) =>
+          fc.constantFrom(`Bearer ${key}`, `bearer ${key}`, `Bearer  ${key} `, `Bearer ${key}x`, `Bearer ${key.slice(0, -1)}`, `Bearer ${key.toUpperCase()}`, `Bearer\t${key}`, `Token ${key}`, key, `Bearer ${key},Bearer ${key}`),
+        ),
+      ),
+      300,
+    );
+    const names = (authorization: string) => /^bearer +/i.test(authorization) && [KEYS.team, KEYS.ops].includes(authorization.replace(/^bearer +/i, '').replace(/ +$/, ''));
+    const statuses = await Promise.all(
+      values.map(async (authorization) => {
+        const res = await postCompletion(cluster.gatewayUrl, { prompt: [1], max_tokens: 1 }, { headers: { authorization } });
+        const body = await json(res);
+        return { authorization, status: res.status, code: body.error?.code };
+      }),
+    );
+    const wrong = statuses.filter(({ authorization, status, code }) => (names(authorization) ? status !== 200 : status !== 401 || code !== 'invalid_api_key'));
+    expect(wrong).toEqual([]);
+    expect(statuses.filter((s) => s.status === 200).length).toBeGreaterThan(0);
   });
 
   it('is refused the framework routes too, but not health, readiness and metrics', async () => {
