@@ -43,7 +43,6 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('gateway');
   private readonly pending = new Map<string, PendingRequest>();
   private readonly custody: CustodyOnBus;
-  private readonly metrics: GatewayMetrics;
   private inbox: Subscription | undefined;
   private readonly intake: RequestIntake;
   private readonly objectives: ReadonlyMap<string, number>;
@@ -53,10 +52,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     private readonly http: HttpAdapterHost,
-    @Inject(GATEWAY_METRICS) metrics: GatewayMetrics,
+    @Inject(GATEWAY_METRICS) private readonly metrics: GatewayMetrics,
     @Inject(ApiKeys) keys: ApiKeys,
   ) {
-    this.metrics = metrics;
     this.tokenSeries = tokenSeriesOf(this.metrics);
     this.intake = new RequestIntake(service.config, keys, () => this.metrics.headersStripped.inc());
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
