@@ -93,9 +93,9 @@ const SETTINGS: { path: string; at: (value: unknown) => unknown; bad: fc.Arbitra
   ...(['id', 'tenant', 'objective'] as const).map((name) => ({
     path: `gateway.auth.keys[0].${name}`,
     at: (value: unknown) => ({ gateway: { auth: { keys: [{ ...KEY, [name]: value }] } } }),
-    bad: fc.oneof(notACount.filter((v) => v !== null || name !== 'objective'), fc.string({ maxLength: 80 }).filter((s) => !/^[A-Za-z0-9_-]{1,64}$/.test(s))),
+    bad: fc.oneof(notACount, fc.string({ maxLength: 80 })).filter((v) => typeof v !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(v)),
   })),
-  { path: 'gateway.auth.keys[0].sloClass', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, sloClass: value }] } } }), bad: fc.oneof(notACount, fc.string().filter((s) => !['critical', 'standard', 'batch', 'sheddable', 'background'].includes(s))) },
+  { path: 'gateway.auth.keys[0].sloClass', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, sloClass: value }] } } }), bad: fc.oneof(notACount, fc.string()).filter((v) => !['critical', 'standard', 'batch', 'sheddable', 'background'].includes(v as string)) },
   { path: 'gateway.auth.keys[0].sloTtftMs', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, sloTtftMs: value }] } } }), bad: fc.oneof(notACount.filter((v) => typeof v !== 'number'), fc.constant(0), fc.integer({ max: 0 }), fc.double({ min: 3_600_001, noNaN: true })) },
   { path: 'gateway.auth.keys[0].admin', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, admin: value }] } } }), bad: notACount.filter((v) => typeof v !== 'boolean') },
   {
