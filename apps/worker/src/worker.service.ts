@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type WorkerFaults } from '@sluice/contracts';
+import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type RequestDone, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import { WorkerStage, workerSettingsFrom, type WorkerWakeUp } from '@sluice/stages';
@@ -66,7 +66,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
         bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
           // A duplicate, superseded or cancelled copy is acked (the bus acks on receipt) and not served.
           const taken = this.intake.take(data, instance.instanceId);
-          if (!taken) return;
+          if (!taken) return this.notServed(data.id, instance.instanceId);
           // A newer attempt of a request an instance here still runs: the older one goes first.
           if (taken === 'supersede') this.dropOlder(data.id, data.attempt);
           instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
@@ -89,6 +89,18 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.stage.start(this.scheduler.nowUs());
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;
     this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
+  }
+
+  /**
+   * A copy this instance will not serve still counts in flight here at whoever sent it (a router
+   * counts until a done event): unless the instance runs the request already, whose own done is
+   * to come, a done says it holds nothing of it. Without it a copy cancelled on its way, or one
+   * whose id a forged submit had used first, stayed in the router's in-flight count for good.
+   */
+  private notServed(requestId: string, instanceId: string): void {
+    if (this.stage.holding(requestId)?.instance.instanceId === instanceId) return;
+    const done: RequestDone = { requestId, instanceId, reason: 'cancelled', atUs: epochMicros() };
+    this.service.bus.publish(subjects.workerDone(instanceId), done);
   }
 
   /** Lets go of a copy of the request older than `attempt`, wherever an instance of this process holds it. */
