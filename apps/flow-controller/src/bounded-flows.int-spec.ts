@@ -1,0 +1,139 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { PROTOCOL_ROOT, subjects } from '@sluice/contracts';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { eventually, metricSum } from '@sluice/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Bounded state per tenant (issue 27, docs/security.md "Bounded state"): 100,000 distinct tenant
+ * ids through a real flow controller leave its memory and its /metrics page where they were.
+ * Before issue 27, 10,000 ids took it to 906 MB of RSS and a 61 MB page, for good.
+ *
+ * The flow controller runs alone on a real NATS, fed acknowledged handoffs by a plain NATS client
+ * on flow.submit, as admission sends them: each request is queued, released at once (the
+ * concurrency detector has room) and handed back to its made-up gateway because no router answers,
+ * so its flow is idle a moment after it came, which is what a one-off tenant looks like. The
+ * figures are printed; the bounds asserted leave room for a busy 2-core machine.
+ */
+
+const TENANTS = 100_000;
+const MAX_FLOWS = 1_000;
+const IN_FLIGHT = 256;
+
+let cluster: LocalCluster;
+let nc: NatsConnection;
+let flowUrl: string;
+
+interface Reading {
+  readonly rssMb: number;
+  readonly heapMb: number;
+  readonly metricsKb: number;
+  readonly tracked: number;
+}
+
+async function reading(): Promise<Reading> {
+  const text = await (await fetch(`${flowUrl}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    rssMb: value('process_resident_memory_bytes') / 2 ** 20,
+    heapMb: value('nodejs_heap_size_used_bytes') / 2 ** 20,
+    metricsKb: Buffer.byteLength(text) / 1024,
+    tracked: value('sluice_flow_tracked_flows'),
+  };
+}
+
+/** `count` acknowledged handoffs to flow control, `tenant(i)` naming each one's tenant, IN_FLIGHT at a time. */
+async function submit(count: number, tenant: (i: number) => string, idPrefix: string): Promise<void> {
+  let next = 0;
+  const nowUs = Date.now() * 1_000;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const id = `${idPrefix}-${i}`;
+      const request = {
+        id,
+        model: 'qwen3-14b',
+        inputTokens: 16,
+        blockHashes: [i],
+        maxTokens: 1,
+        sloClass: 'standard',
+        priority: 3,
+        fairnessId: tenant(i),
+        arrivalUs: nowUs,
+        deadlineUs: nowUs + 60_000_000,
+        attempt: 0,
+        gatewayId: 'gw-flood',
+        replyTo: `${PROTOCOL_ROOT}.inbox.gw-flood.${id}`,
+      };
+      const ack = await nc.request(subjects.flowSubmit(), JSON.stringify(request), { timeout: 10_000 });
+      if (ack.string() !== '{"ok":true}') throw new Error(`flow control refused ${id}: ${ack.string()}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+}
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    services: ['flow-controller'],
+    configArgs: [
+      '--nats.auth=false',
+      ...FREE_PORT_ARGS,
+      `--flowController.maxFlows=${MAX_FLOWS}`,
+      '--flowController.flowGCTimeout=2s',
+      '--flowController.saturationDetector={type: concurrency-detector, parameters: {maxConcurrency: 1000000}}',
+    ],
+  });
+  flowUrl = cluster.services.find((s) => s.name === 'flow-controller')!.url;
+  nc = await connect({ servers: cluster.natsUrl, name: 'tenant-flood' });
+  // Worker instances are what the detector divides by: one, heard from, so dispatch has somewhere to go.
+  const identity = { instanceId: 'flood-w-r0', workerId: 'flood-w', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
+  nc.publish(subjects.workerLifecycle(identity.instanceId), JSON.stringify({ ...identity, type: 'register', atUs: Date.now() * 1_000 }));
+  const heartbeat = setInterval(() => nc.publish(subjects.workerLifecycle(identity.instanceId), JSON.stringify({ ...identity, type: 'heartbeat', atUs: Date.now() * 1_000 })), 500);
+  heartbeat.unref();
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await cluster?.stop();
+});
+
+describe('flow control: 100,000 tenants leave memory and /metrics where they were', () => {
+  it('tracks at most maxFlows at any time, forgets them after flowGCTimeout, and its RSS and /metrics size come back', { timeout: 180_000 }, async () => {
+    // Warm up with one tenant (JIT, buffers, the first series), then read the baseline once it has gone idle.
+    await submit(5_000, () => 'warm-up', 'warm');
+    await eventually(async () => (await reading()).tracked === 0, 10_000, 'the warm-up tenant forgotten');
+    const before = await reading();
+
+    const started = performance.now();
+    let peak = before;
+    const sampling = setInterval(() => {
+      void reading().then((r) => {
+        if (r.tracked > peak.tracked || r.metricsKb > peak.metricsKb || r.rssMb > peak.rssMb) peak = { ...peak, tracked: Math.max(peak.tracked, r.tracked), metricsKb: Math.max(peak.metricsKb, r.metricsKb), rssMb: Math.max(peak.rssMb, r.rssMb) };
+      });
+    }, 250);
+    await submit(TENANTS, (i) => `tenant-${i}`, 'flood');
+    clearInterval(sampling);
+    const floodSeconds = (performance.now() - started) / 1000;
+    const during = await reading();
+    expect(during.tracked).toBeLessThanOrEqual(MAX_FLOWS);
+    // None was refused: every new tenant took an idle flow's place.
+    expect(await metricSum(flowUrl, 'sluice_flow_arrivals_total', 'outcome="too_many_flows"')).toBe(0);
+    expect(await metricSum(flowUrl, 'sluice_flow_arrivals_total', 'outcome="enqueued"')).toBe(5_000 + TENANTS);
+
+    // flowGCTimeout later every flow is gone, with its series; the process, quiet, gives its heap back.
+    await eventually(async () => (await reading()).tracked === 0, 15_000, 'every flow forgotten');
+    let after = await reading();
+    await eventually(
+      async () => {
+        after = await reading();
+        return after.rssMb <= before.rssMb + 40 && after.metricsKb <= before.metricsKb * 1.1;
+      },
+      30_000,
+      'RSS and /metrics back near the baseline',
+    );
+    const fmt = (r: Reading) => `RSS ${r.rssMb.toFixed(0)} MB, heap ${r.heapMb.toFixed(0)} MB, /metrics ${r.metricsKb.toFixed(1)} kB, ${r.tracked} flows`;
+    console.log(
+      `${TENANTS} tenants in ${floodSeconds.toFixed(1)} s (maxFlows ${MAX_FLOWS}, flowGCTimeout 2s):\n  before: ${fmt(before)}\n  peak:   RSS ${peak.rssMb.toFixed(0)} MB, /metrics ${peak.metricsKb.toFixed(1)} kB, ${peak.tracked} flows\n  after:  ${fmt(after)}`,
+    );
+  });
+});
