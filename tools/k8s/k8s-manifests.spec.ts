@@ -51,6 +51,15 @@ interface PodTemplate {
   metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
   spec: { containers: Container[]; terminationGracePeriodSeconds?: number; volumes?: { configMap?: { name: string } }[] };
 }
+/** An env entry filled from a Secret, and a volume of one: what the bus credentials use. */
+interface SecretEnv {
+  name: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+interface SecretVolume {
+  name: string;
+  secret?: { secretName: string; items: { key: string; path: string }[] };
+}
 type Workload = K8sObject & { spec: { replicas?: number; selector: { matchLabels: Record<string, string> }; template: PodTemplate } };
 type Selecting = K8sObject & { spec: { selector: Record<string, string> | { matchLabels: Record<string, string> }; ports?: { targetPort: string | number }[] } };
 
@@ -172,17 +181,18 @@ describe.each(OVERLAYS)('%s', (overlay) => {
   it('requires bus credentials: NATS has one user per identity with its permissions, each pod reads only its own password from the Secret', () => {
     const authorization = named(objects, 'ConfigMap', 'nats-authorization') as (K8sObject & { data: Record<string, string> }) | undefined;
     expect(authorization?.data['nats-authorization.conf']).toBe(authorizationBlock(envPasswordOf));
-    const nats = named(objects, 'StatefulSet', 'nats') as Workload & { spec: { template: { spec: { containers: (Container & { env: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] })[] } } } };
+    const nats = named(objects, 'StatefulSet', 'nats') as unknown as { spec: { template: { spec: { containers: { env: SecretEnv[] }[] } } } };
     const natsEnv = nats.spec.template.spec.containers[0]!.env;
     for (const identity of BUS_IDENTITIES) {
       expect(natsEnv.find((e) => e.name === passwordEnvOf(identity))?.valueFrom?.secretKeyRef, identity).toEqual({ name: SECRET, key: `${identity}.password` });
     }
     for (const name of SERVICES) {
-      const deployment = named(objects, 'Deployment', name) as Workload & { spec: { template: { spec: { volumes: { name: string; secret?: { secretName: string; items: { key: string }[] } }[] } } } };
+      const deployment = named(objects, 'Deployment', name) as Workload;
       const [container] = deployment.spec.template.spec.containers;
       const env = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
       expect(env.SLUICE_NATS__USER, name).toBe(name);
-      const secret = deployment.spec.template.spec.volumes.find((v) => v.secret?.secretName === SECRET)?.secret;
+      const volumes = (deployment.spec.template.spec as unknown as { volumes: SecretVolume[] }).volumes;
+      const secret = volumes.find((v) => v.secret?.secretName === SECRET)?.secret;
       expect(secret?.items.map((i) => i.key), `${name}: its own password only`).toEqual([`${name}.password`]);
       expect(env.SLUICE_NATS__PASSWORD_FILE, name).toBe(`/credentials/${name}.password`);
     }
