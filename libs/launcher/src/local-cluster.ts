@@ -92,6 +92,8 @@ export interface LocalCluster {
   readonly logDir: string;
   /** The warm-up run before this resolved (absent when `warmUpRequests` was 0 or there is no gateway). */
   readonly warmUp?: WarmUpResult;
+  /** Why no warm-up ran although one was asked for (the gateway wants API keys and none was given). */
+  readonly warmUpSkipped?: string;
   /** Every process now, in start order (worker-0 … worker-(N-1), router, flow-controller, admission, gateway), with its current pid, state and restart count. */
   processes(): readonly ClusterProcess[];
   /**
@@ -266,11 +268,14 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const gatewayUrl = `http://${urlHostPort(config.gateway.host, config.gateway.port)}`;
   const gatewayUrls = plan.processes.filter((p) => p.service === 'gateway').map((p) => `http://${urlHostPort(p.host, p.port)}`);
   let warmed: WarmUpResult | undefined;
-  if ((options.warmUpRequests ?? 0) > 0 && gatewayUrls.length > 0) {
+  // With gateway.auth the warm-up needs a key: OPENAI_API_KEY, as `sluice run` sends it.
+  const apiKey = env.OPENAI_API_KEY;
+  const warmUpSkipped = config.gateway.auth !== undefined && !apiKey ? 'gateway.auth is on and OPENAI_API_KEY is not set' : undefined;
+  if ((options.warmUpRequests ?? 0) > 0 && gatewayUrls.length > 0 && warmUpSkipped === undefined) {
     try {
       // Every gateway runs its own hot path; the stages behind them are warmed by all of it.
       for (const url of gatewayUrls) {
-        const run = await warmUp(url, { requests: options.warmUpRequests!, model: config.worker.model, ...(signal ? { signal } : {}) });
+        const run = await warmUp(url, { requests: options.warmUpRequests!, model: config.worker.model, ...(apiKey ? { apiKey } : {}), ...(signal ? { signal } : {}) });
         warmed = warmed === undefined ? run : { ok: warmed.ok + run.ok, failed: warmed.failed + run.failed, ms: warmed.ms + run.ms };
         if (run.failed > 0) break;
       }
@@ -295,6 +300,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
     ...(warmed ? { warmUp: warmed } : {}),
+    ...(warmUpSkipped !== undefined && (options.warmUpRequests ?? 0) > 0 ? { warmUpSkipped } : {}),
     services: running.map((p) => p.serviceInfo()),
     config,
     serviceArgs: plan.sharedArgs,

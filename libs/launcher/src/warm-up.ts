@@ -11,6 +11,8 @@ export interface WarmUpOptions {
   readonly signal?: AbortSignal;
   /** The warm-up gives up after this long in all (default 30 s): a broken pipeline must not hold start-up for its request deadlines. */
   readonly budgetMs?: number;
+  /** A gateway API key (gateway.auth), sent as `Authorization: Bearer`. */
+  readonly apiKey?: string;
 }
 
 export interface WarmUpResult {
@@ -26,7 +28,7 @@ export interface WarmUpResult {
  * first use, lazily loaded modules, connections. Measured (issue 25): the first request after
  * start-up took ~60 ms more than the next ones, and the next ten 3–5× a warm one.
  */
-export async function warmUp(gatewayUrl: string, { requests, model, concurrency = 4, signal, budgetMs = 30_000 }: WarmUpOptions): Promise<WarmUpResult> {
+export async function warmUp(gatewayUrl: string, { requests, model, concurrency = 4, signal, budgetMs = 30_000, apiKey }: WarmUpOptions): Promise<WarmUpResult> {
   const started = performance.now();
   const budget = AbortSignal.timeout(budgetMs);
   const stop = signal ? AbortSignal.any([signal, budget]) : budget;
@@ -44,7 +46,7 @@ export async function warmUp(gatewayUrl: string, { requests, model, concurrency 
     try {
       const res = await fetch(`${gatewayUrl}/v1/${chat ? 'chat/completions' : 'completions'}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [httpHeaders.fairnessId]: WARM_UP_TENANT },
+        headers: { 'content-type': 'application/json', [httpHeaders.fairnessId]: WARM_UP_TENANT, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body: JSON.stringify(body),
         signal: stop,
       });

@@ -210,6 +210,7 @@ export const upCommand: Command = {
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
       const control = cluster.natsIdentity('control');
       if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout use control's`);
+      if (cluster.warmUpSkipped) out.line(out.yellow(`  no warm-up: ${cluster.warmUpSkipped} (the first requests pay the start-up costs)`));
       if (cluster.warmUp) {
         const { ok, failed, ms } = cluster.warmUp;
         const line = `  warmed up: ${ok} requests in ${(ms / 1000).toFixed(1)} s (tenant sluice-warmup)${failed > 0 ? `, ${failed} failed` : ''}`;
