@@ -137,3 +137,42 @@ describe('flow control: 100,000 tenants leave memory and /metrics where they wer
     );
   });
 });
+
+describe('flow control: a new flow past maxFlows, every tracked flow queued', () => {
+  let small: LocalCluster;
+  let client: NatsConnection;
+  beforeAll(async () => {
+    // No instance at all: the detector reads saturated, so every request waits in its flow.
+    small = await startLocalCluster({ rootDir: REPO_ROOT, services: ['flow-controller'], configArgs: ['--nats.auth=false', ...FREE_PORT_ARGS, '--flowController.maxFlows=2'] });
+    client = await connect({ servers: small.natsUrl, name: 'tenant-cap' });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await small?.stop();
+  });
+
+  it('is refused at once with too_many_flows, naming the cap, in an error frame to its gateway', async () => {
+    const frames = client.subscribe(`${PROTOCOL_ROOT}.inbox.gw-cap.>`);
+    await client.flush();
+    const nowUs = Date.now() * 1_000;
+    for (const [i, tenant] of ['a', 'b', 'c'].entries()) {
+      const id = `cap-${i}`;
+      const request = { id, model: 'qwen3-14b', inputTokens: 16, blockHashes: [], maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: tenant, arrivalUs: nowUs, deadlineUs: nowUs + 60_000_000, attempt: 0, gatewayId: 'gw-cap', replyTo: `${PROTOCOL_ROOT}.inbox.gw-cap.${id}` };
+      expect((await client.request(subjects.flowSubmit(), JSON.stringify(request), { timeout: 5_000 })).string()).toBe('{"ok":true}');
+    }
+    for await (const msg of frames) {
+      const frame = msg.json<{ type: string; requestId: string; reason?: string; message?: string }>();
+      if (frame.type !== 'error') continue; // `held` frames of the queued ones
+      expect(frame).toMatchObject({
+        requestId: 'cap-2',
+        reason: 'too_many_flows',
+        message: 'flow control tracks 2 flows, each with requests queued (maxFlows 2): a new flow is refused until one of them empties',
+      });
+      break;
+    }
+    const url = small.services.find((s) => s.name === 'flow-controller')!.url;
+    expect(await metricSum(url, 'sluice_flow_arrivals_total', 'outcome="too_many_flows"')).toBe(1);
+    expect(await metricSum(url, 'inference_extension_flow_control_request_enqueue_duration_seconds_count', ['fairness_id="_untracked"', 'outcome="too_many_flows"'])).toBe(1);
+  });
+});
+
