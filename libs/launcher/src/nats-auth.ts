@@ -14,7 +14,7 @@ export interface NatsAuth {
   /** nats-server's config: the users and their permissions (mode 0600). */
   readonly configFile: string;
   /** The file holding an identity's password (mode 0600): what `nats.passwordFile` points at. */
-  passwordFileOf(identity: BusIdentity): string;
+  readonly passwordFileOf: (identity: BusIdentity) => string;
   /** The user and password cluster nodes use on their routes to each other. */
   readonly route: { readonly user: string; readonly password: string };
 }
