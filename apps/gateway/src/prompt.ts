@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@sluice/contracts';
-import { tokenize } from './tokenizer.js';
+import { tokenIdOf } from './tokenizer.js';
 
 /** Renders chat messages into one prompt, in the spirit of a chat template, so it can be tokenized. */
 export function renderChat(messages: readonly ChatMessage[]): string {
@@ -22,10 +22,13 @@ export function tokenText(index: number): string {
 /**
  * The token ids of the first `count` output tokens: what a migrated request appends to its prompt,
  * so the instance that continues it prefills the prompt and the output so far (prefix-cache hits
- * on the prompt's blocks included), as Dynamo's migration does.
+ * on the prompt's blocks included), as Dynamo's migration does. One id per output token, as the
+ * worker counts them: the re-submission's `inputTokens` is the prompt's plus `count`, and its block
+ * ids may not outnumber its full blocks (tokenizing the words' text gave up to two ids a token,
+ * and the stages refused the re-submission).
  */
 export function outputTokenIds(count: number): number[] {
   const ids: number[] = [];
-  for (let i = 0; i < count; i++) ids.push(...tokenize(tokenText(i)));
+  for (let i = 0; i < count; i++) ids.push(tokenIdOf(tokenText(i)));
   return ids;
 }

@@ -20,6 +20,11 @@ function fnv1a(text: string): number {
 
 export function tokenize(text: string): number[] {
   const ids: number[] = [];
-  for (const match of text.matchAll(PIECE)) ids.push(fnv1a(match[0]) % VOCABULARY_SIZE);
+  for (const match of text.matchAll(PIECE)) ids.push(tokenIdOf(match[0]));
   return ids;
+}
+
+/** The id of one token's text, as `tokenize` gives it to each piece. */
+export function tokenIdOf(piece: string): number {
+  return fnv1a(piece) % VOCABULARY_SIZE;
 }
