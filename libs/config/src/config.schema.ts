@@ -123,6 +123,14 @@ const ConfigBody = z.strictObject({
     })
     .prefault({}),
   models: z.array(ModelSchema).min(1).default([{ name: 'qwen3-14b', maxModelLen: 40_960 }]),
+  /**
+   * The pool the workers form, as the Endpoint Picker names its InferencePool: the `inference_pool`
+   * label of flow control's metrics and the `name` label of the pool metrics (docs/metrics.md).
+   */
+  inferencePool: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes object name: lower-case letters, digits and -, at most 63')
+    .default('sluice'),
   gateway: z
     .strictObject({
       ...ServiceBase,

@@ -3,3 +3,4 @@ export * from './metrics.js';
 export { SpanKind, SpanStatusCode, context, trace, propagation } from '@opentelemetry/api';
 export type { Span, Tracer, Context, Attributes } from '@opentelemetry/api';
 export { Registry, Counter, Gauge, Histogram } from 'prom-client';
+export * from './python-buckets.js';
