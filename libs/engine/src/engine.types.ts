@@ -1,4 +1,5 @@
 import type { BlockId, LoadSnapshot, Micros } from '@sluice/contracts';
+import type { KvResidencyObservations } from './kv/kv-residency.js';
 
 /** Time in the engine is microseconds, branded (`Micros`, libs/contracts), as in every pure core. */
 export type { Micros };
@@ -73,14 +74,21 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
   /** Block hashes that became cached / stopped being cached in this step (KV events). */
   readonly kvStored: readonly BlockId[];
   readonly kvRemoved: readonly BlockId[];
+  /**
+   * Residency of the sampled KV blocks evicted in this step (engine µs), when the engine measures
+   * it (`kvResidencySample`) and anything was observed; otherwise undefined.
+   */
+  readonly kvResidency?: KvResidencyObservations | undefined;
 }
 
 /**
- * The load signals an instance publishes (LoadSnapshot without identity and timestamp), plus the
- * cumulative KV allocation failures: a counter for reports and metrics, not a routing signal, so
- * the wire's LoadSnapshot schema does not carry it.
+ * The load signals an instance publishes (LoadSnapshot without identity and timestamp), plus two
+ * figures for reports and metrics that are not routing signals, so the wire's LoadSnapshot schema
+ * does not carry them: the cumulative KV allocation failures, and how many of the `queueDepth`
+ * queued requests are in the wait queue (waiting for room in the batch; the rest are still in
+ * their queueing delay).
  */
-export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atUs'> & { readonly kvAllocationFailures: number };
+export type EngineSnapshot = Omit<LoadSnapshot, 'instanceId' | 'workerId' | 'rank' | 'atUs'> & { readonly kvAllocationFailures: number; readonly waitingForCapacity: number };
 
 /**
  * One synthetic GPU instance. Pure: no timers, no I/O; the caller passes `now` and sleeps the

@@ -6,5 +6,6 @@ export { LATENCY_MODEL_NAMES, type LatencyModelName } from './latency/latency-mo
 export { createLatencyModel, UnknownLatencyModelError } from './latency/latency-model.registry.js';
 export { LatencyProfileSchema, type LatencyProfile, type LatencyProfileInput } from './profile.js';
 export { KvCache, KvInvariantError, type KvEvents } from './kv/kv-cache.js';
+export { KvResidency, RECENT_ACCESSES, type KvResidencyObservations } from './kv/kv-residency.js';
 export { INSTANCE_SCHEDULER_NAMES, createInstanceScheduler, UnknownSchedulerError, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
 export { whyUnservable, type ServingLimits, type Unservable } from './unservable.js';

@@ -2,6 +2,7 @@ import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
 import type { EngineCompat, EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
+import { KvResidency } from './kv/kv-residency.js';
 import type { LatencyModel } from './latency/latency-model.js';
 import { createInstanceScheduler, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
 import { WaitQueue } from './scheduling/wait-queue.js';
@@ -21,6 +22,13 @@ export interface VllmEngineOptions {
   readonly scheduler?: InstanceSchedulerName;
   /** `vllm` (default) or `blis`: BLIS parity mode (docs/behaviour.md §1). */
   readonly compat?: EngineCompat;
+  /**
+   * Fraction of KV block allocations whose residency is measured (vLLM's
+   * `--kv-cache-metrics-sample`), in [0, 1]; 0 or absent: none, at no cost. Needs `random`.
+   */
+  readonly kvResidencySample?: number;
+  /** The random source that picks the sampled blocks. */
+  readonly random?: () => number;
 }
 
 export class DuplicateRequestError extends Error {
@@ -50,17 +58,21 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   private readonly byId = new Map<string, Sequence<R>>();
   private readonly batch: BatchFormation<R>;
   private readonly compat: EngineCompat;
+  private readonly residency: KvResidency | undefined;
   private preemptions = 0;
   /** Requests refused KV blocks, summed over steps (BatchFormation's count): a pure counter, never reset. */
   private kvAllocationFailures = 0;
 
   constructor(options: VllmEngineOptions) {
-    const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs', compat = 'vllm' } = options;
+    const { model, totalKvBlocks, maxModelLen, maxRunning = 256, maxBatchTokens = 2048, blockSize = BLOCK_SIZE, scheduler = 'fcfs', compat = 'vllm', kvResidencySample = 0, random } = options;
     for (const [key, value] of Object.entries({ totalKvBlocks, maxModelLen, maxRunning, maxBatchTokens, blockSize })) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`${key} must be a positive integer, got ${value}`);
     }
+    if (!(kvResidencySample >= 0 && kvResidencySample <= 1)) throw new RangeError(`kvResidencySample must be in [0, 1], got ${kvResidencySample}`);
+    if (kvResidencySample > 0 && random === undefined) throw new RangeError('kvResidencySample needs a random source');
     this.model = model;
-    this.kv = new KvCache(totalKvBlocks);
+    this.residency = kvResidencySample > 0 ? new KvResidency(kvResidencySample, random!) : undefined;
+    this.kv = new KvCache(totalKvBlocks, this.residency);
     this.scheduler = createInstanceScheduler(scheduler);
     this.waiting = new WaitQueue(this.scheduler);
     this.limits = { maxRunning, maxBatchTokens, blockSize, maxModelLen, totalKvBlocks };
@@ -136,6 +148,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
    * step at `startUs + durationUs`. Call it when `canStep(nowUs)`: an empty batch still costs β0.
    */
   step(nowUs: Micros): StepResult<R> {
+    this.residency?.at(nowUs);
     this.releaseDelayed(nowUs);
     const batch = this.batch.form();
     this.preemptions += batch.preempted.length;
@@ -173,6 +186,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       decodeTokens,
       kvStored: events.stored,
       kvRemoved: events.removed,
+      kvResidency: this.residency?.drain(),
     };
   }
 
@@ -201,6 +215,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     const queued = this.delayed.length + this.waiting.length;
     return {
       queueDepth: this.compat === 'blis' && nowUs !== undefined ? this.waiting.length + this.delayedBefore(nowUs) : queued,
+      waitingForCapacity: this.waiting.length,
       batchSize: this.running.length,
       inFlight: queued + this.running.length,
       kvUtilization: this.kv.allocatedBlocks / this.kv.totalBlocks,

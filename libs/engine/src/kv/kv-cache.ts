@@ -1,5 +1,6 @@
 import { ABSENT, IdIntTable } from '@sluice/collections';
 import type { BlockId } from '@sluice/contracts';
+import type { KvResidency } from './kv-residency.js';
 
 /** Hashes that entered or left the prefix index since the last drain (vLLM's KV events). */
 export interface KvEvents {
@@ -64,7 +65,11 @@ export class KvCache {
   private hits = 0;
   private misses = 0;
 
-  constructor(readonly totalBlocks: number) {
+  constructor(
+    readonly totalBlocks: number,
+    /** Sampled block residency (vLLM's KV cache metrics); absent: not measured, at no cost. */
+    private readonly residency?: KvResidency,
+  ) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
     this.blocks = new Float64Array(totalBlocks * FIELDS);
     for (let id = 0; id < totalBlocks; id++) {
@@ -115,6 +120,7 @@ export class KvCache {
       this.unlinkFree(id);
       this.blocks[id * FIELDS + REFS] = this.ref(id) + 1;
       this.hits++;
+      this.residency?.accessed(id);
     }
   }
 
@@ -133,6 +139,7 @@ export class KvCache {
       this.blocks[id * FIELDS + REFS] = 1;
       ids.push(id);
       this.misses++;
+      this.residency?.allocated(id);
     }
     return ids;
   }
