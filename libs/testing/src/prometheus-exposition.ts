@@ -52,3 +52,24 @@ export function parseExposition(text: string): Map<string, MetricFamily> {
   }
   return families;
 }
+
+/** One sample line: its series name, every label (with `le`) and its value. */
+export interface Sample {
+  readonly series: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+/** Every sample of a page, in order; comments and blank lines skipped. */
+export function parseSamples(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) throw new Error(`not an exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const label of (match[2] ?? '').matchAll(/([A-Za-z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    samples.push({ series: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
