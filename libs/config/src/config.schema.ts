@@ -255,6 +255,12 @@ const ConfigBody = z.strictObject({
        * sets it all and a run cannot be half BLIS.
        */
       compat: z.enum(ENGINE_COMPAT_MODES).default('vllm'),
+      /**
+       * Fraction of KV block allocations whose residency (lifetime, idle time before eviction,
+       * reuse gaps) an instance measures for `vllm:kv_block_*_seconds`, as vLLM's
+       * `--kv-cache-metrics-sample` (default 0.01 there too); 0 = not measured.
+       */
+      kvCacheMetricsSample: z.number().min(0).max(1).default(0.01),
     })
     .prefault({}),
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */

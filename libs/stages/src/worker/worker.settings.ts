@@ -42,6 +42,11 @@ export interface WorkerSettings {
   readonly publishOnChange: boolean;
   /** Which engine the instances reproduce (docs/behaviour.md §1); absent: `vllm`. */
   readonly compat?: EngineCompat;
+  /**
+   * Fraction of KV block allocations whose residency each engine measures (StepResult's
+   * `kvResidency`); absent or 0: none. Only a driver that reads the observations sets it.
+   */
+  readonly kvResidencySample?: number;
 }
 
 /**

@@ -21,7 +21,7 @@ export class WorkerStage<H extends HeldRequest> {
   constructor(
     settings: WorkerSettings,
     private readonly effects: WorkerEffects<H>,
-    /** Each instance's seeded random source (failure injection), by its id. */
+    /** Each instance's seeded random source (failure injection), by its id; `<id>/kv` for its KV residency sampling. */
     randomFor: (instanceId: string) => () => number,
   ) {
     const instances: InstanceCore<H>[] = [];
@@ -35,6 +35,8 @@ export class WorkerStage<H extends HeldRequest> {
         maxBatchTokens: settings.maxBatchTokens,
         scheduler: settings.scheduler,
         compat: settings.compat,
+        kvResidencySample: settings.kvResidencySample,
+        random: settings.kvResidencySample ? randomFor(`${identity.instanceId}/kv`) : undefined,
       });
       const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange);
       instances.push(instance);
