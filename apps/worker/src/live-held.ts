@@ -12,6 +12,8 @@ export interface LiveHeld extends HeldRequest {
   readonly parent: Context;
   /** The worker's span for it, from its arrival to its end. */
   span: Span | undefined;
+  /** Times it was preempted on its instance (`vllm:request_num_preemptions`). */
+  preemptions: number;
 }
 
 export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
@@ -24,6 +26,7 @@ export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
     request,
     parent,
     span: undefined,
+    preemptions: 0,
     // The stage sets every mark when its instance accepts the request.
     ...UNMARKED,
   };

@@ -1,5 +1,7 @@
 import { sendMigrateFrame, stampSent, type Bus } from '@sluice/bus';
 import {
+  BLOCK_SIZE,
+  httpStatusOf,
   micros,
   subjects,
   TOKENS_BATCH_MAX_FRAMES,
@@ -20,7 +22,7 @@ import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, Wor
 import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
-import type { WorkerMetrics } from './worker.metrics.js';
+import { bindEngine, bindHttp, cacheConfigInfo, type EngineMetrics, type HttpMetrics, type HttpStatusGroup, type WorkerMetrics } from './worker.metrics.js';
 
 /** The worker's engine clock against the wall clock: the engine runs `timeScale` times faster. */
 export interface EngineClock {
@@ -31,6 +33,13 @@ export interface EngineClock {
 }
 
 type Instance = InstanceCore<LiveHeld>;
+
+/**
+ * The handler a vLLM pod's API server would count a request under. The bus request does not say
+ * which OpenAI endpoint it came in on (libs/contracts InferenceRequest), so every one counts as a
+ * completion.
+ */
+const HANDLER = '/v1/completions';
 
 /**
  * The worker core's effects on the bus: frames on each request's inbox (tokens, end, error),
@@ -46,6 +55,9 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   private finishing: readonly string[] = [];
   /** Tokens frames of this turn not sent yet, by the gateway that owns their requests (see flushTokens). */
   private readonly unsentTokens = new Map<string, TokensFrame[]>();
+  /** Each instance's series, bound once (see `bind`). */
+  private readonly engines = new Map<Instance, EngineMetrics>();
+  private readonly http: HttpMetrics;
 
   constructor(
     private readonly bus: Bus,
@@ -55,7 +67,20 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     private readonly wakeUps: RealTimeWakeUps,
     /** The worker's own ticks (load snapshots, heartbeats). */
     private readonly tick: (kind: WorkerWakeUp, atUs: Micros) => void,
-  ) {}
+  ) {
+    this.http = bindHttp(metrics);
+  }
+
+  /** Creates the instance's series, every one at zero, so a scrape shows them before its first request. */
+  bind(instance: Instance): EngineMetrics {
+    let bound = this.engines.get(instance);
+    if (!bound) {
+      const { model, totalKvBlocks } = instance.identity;
+      bound = bindEngine(this.metrics, model, String(instance.rank), cacheConfigInfo(BLOCK_SIZE, totalKvBlocks));
+      this.engines.set(instance, bound);
+    }
+    return bound;
+  }
 
   received(instance: Instance, held: LiveHeld, atUs: Micros): void {
     const { request } = held;
@@ -79,34 +104,60 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     );
   }
 
-  accepted(instance: Instance, held: LiveHeld): void {
-    this.metrics.promptTokens.inc(labels(instance), held.inputTokens);
+  accepted(): void {
+    // Prompt tokens count when the request first enters the batch (see admitted).
   }
 
   hung(_instance: Instance, held: LiveHeld): void {
     held.span?.setAttribute('sluice.worker.hang', true);
   }
 
-  admitted(instance: Instance, held: LiveHeld, cachedTokens: number): void {
-    this.metrics.prefixQueries.inc(labels(instance), held.inputTokens);
-    this.metrics.prefixHits.inc(labels(instance), cachedTokens);
+  /**
+   * Every admission looks the prompt up in the prefix cache (again after a preemption). The
+   * prompt's tokens count once, at the first: what the cache held, and what the engine computes
+   * (vLLM's PromptTokenStats: local_compute + local_cache_hit; no KV transfer in sluice).
+   */
+  admitted(instance: Instance, held: LiveHeld, cachedTokens: number, first: boolean): void {
+    const m = this.bind(instance);
+    m.prefixQueries.inc(held.inputTokens);
+    m.prefixHits.inc(cachedTokens);
+    if (!first) return;
+    m.promptTokens.inc(held.inputTokens);
+    m.promptTokensCached.inc(cachedTokens);
+    m.promptTokensLocalCacheHit.inc(cachedTokens);
+    m.promptTokensLocalCompute.inc(held.inputTokens - cachedTokens);
   }
 
   preempted(instance: Instance, held: LiveHeld, atUs: Micros): void {
-    this.metrics.preemptions.inc(labels(instance));
+    this.bind(instance).preemptions.inc();
+    held.preemptions++;
     held.span?.addEvent('preempted', { 'sluice.worker.generated_tokens': held.generated }, this.wallMs(atUs));
   }
 
+  /**
+   * One observation per step: the tokens it computed, prefill (cache misses only) plus decode, as
+   * vLLM's iteration_tokens_total. Then the sampled KV blocks the step evicted, if any.
+   */
   stepEnded(instance: Instance, result: StepResult<LiveHeld>, _tokenUs: Micros): void {
     this.finishing = result.completed;
-    // Most steps refuse nothing: no label lookup for them.
-    if (result.kvAllocationFailures > 0) this.metrics.kvAllocationFailures.inc(labels(instance), result.kvAllocationFailures);
+    const m = this.bind(instance);
+    m.iterationTokens.observe(result.prefillTokens + result.decodeTokens);
+    if (result.kvAllocationFailures > 0) m.kvAllocationFailures.inc(result.kvAllocationFailures);
+    if (result.kvResidency) this.residency(m, result.kvResidency);
+  }
+
+  private residency(m: EngineMetrics, observed: NonNullable<StepResult['kvResidency']>): void {
+    const seconds = (us: number) => this.clock.realSeconds(us);
+    for (const us of observed.lifetimesUs) m.kvBlockLifetime?.observe(seconds(us));
+    for (const us of observed.idleUs) m.kvBlockIdleBeforeEvict?.observe(seconds(us));
+    for (const us of observed.reuseGapsUs) m.kvBlockReuseGap?.observe(seconds(us));
   }
 
   tokens(instance: Instance, held: LiveHeld, count: number, atUs: Micros, previousUs: Micros | undefined): void {
-    if (previousUs === undefined) this.metrics.ttft.observe(labels(instance), this.clock.realSeconds(atUs - held.workerArrivalUs));
-    else this.metrics.itl.observe(labels(instance), this.clock.realSeconds(atUs - previousUs));
-    this.metrics.generationTokens.inc(labels(instance), count);
+    const m = this.bind(instance);
+    if (previousUs === undefined) m.ttft.observe(this.clock.realSeconds(atUs - held.workerArrivalUs));
+    else m.itl.observe(this.clock.realSeconds(atUs - previousUs));
+    m.generationTokens.inc(count);
     // The step's last tokens ride in the end frame that follows at once (it says how many the attempt made).
     if (this.finishing.includes(held.id)) return;
     const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, generated: held.generated, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
@@ -151,33 +202,40 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     };
     stampSent(end.timings);
     this.sendFrame(held.request.replyTo, end);
-    const m = this.metrics;
-    const l = labels(instance);
-    m.requestSuccess.inc({ ...l, finished_reason: 'length' });
-    m.e2e.observe(l, this.clock.realSeconds(atUs - held.workerArrivalUs));
-    m.queueTime.observe(l, this.clock.realSeconds(completion.workerQueueUs));
-    m.prefillTime.observe(l, this.clock.realSeconds(completion.prefillUs));
-    m.decodeTime.observe(l, this.clock.realSeconds(completion.decodeUs));
-    m.requestPromptTokens.observe(l, held.inputTokens);
-    m.requestGenerationTokens.observe(l, completion.outputTokens);
+    this.finishedMetrics(instance, held, completion, atUs);
     this.phaseSpans(held, completion, atUs);
     held.span?.setAttributes({ 'gen_ai.usage.output_tokens': completion.outputTokens, 'sluice.worker.outcome': 'completed' });
     held.span?.end(this.wallMs(atUs));
   }
 
-  failed(_instance: Instance, held: LiveHeld, reason: OutcomeReason, message: string): void {
+  /**
+   * A request the worker ends with an error. A vLLM pod refuses what it cannot serve (a prompt too
+   * long, an invalid request, a rate limit) in its API server, before the engine: a 4xx and no
+   * finished request. A server fault (5xx) is a request the engine finished with `error`.
+   */
+  failed(instance: Instance, held: LiveHeld, reason: OutcomeReason, message: string, atUs: Micros): void {
+    const status = statusGroup(httpStatusOf(reason));
+    if (status === '5xx') this.bind(instance).finished.error.inc();
+    this.http.served(HANDLER, status, this.clock.realSeconds(atUs - held.workerArrivalUs));
     held.span?.setAttribute('sluice.worker.outcome', reason);
     held.span?.end();
     const frame: ErrorFrame = { type: 'error', requestId: held.id, attempt: held.request.attempt, stage: 'worker', reason, message };
     this.sendFrame(held.request.replyTo, frame);
   }
 
-  cancelled(_instance: Instance, held: LiveHeld, atUs: Micros): void {
+  /**
+   * Its gateway let it go (the client gone, the deadline passed, a newer attempt): vLLM's `abort`.
+   * Its HTTP status is 2xx: a vLLM pod's streaming response starts with its 200 at once.
+   */
+  cancelled(instance: Instance, held: LiveHeld, atUs: Micros): void {
+    this.aborted(instance, held, atUs);
     held.span?.setAttribute('sluice.worker.outcome', 'cancelled');
     held.span?.end(this.wallMs(atUs));
   }
 
+  /** The instance goes away with it unfinished: aborted here (it continues elsewhere). */
   handedBack(instance: Instance, held: LiveHeld, atUs: Micros): void {
+    this.aborted(instance, held, atUs);
     held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
     held.span?.end(this.wallMs(atUs));
     this.flushTokens();
@@ -197,13 +255,17 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   load(instance: Instance, snapshot: EngineSnapshot, atUs: Micros): void {
     const { instanceId, workerId, rank } = instance.identity;
     // The failure count is for metrics, not a routing signal: the wire's snapshot keeps its fields.
-    const { kvAllocationFailures: _counted, ...signals } = snapshot;
+    const { kvAllocationFailures: _counted, waitingForCapacity, ...signals } = snapshot;
     const published: LoadSnapshot = { instanceId, workerId, rank, atUs: this.clock.wallUs(atUs), ...signals };
     this.bus.publish(subjects.workerLoad(instanceId), published);
-    const l = labels(instance);
-    this.metrics.running.set(l, snapshot.batchSize);
-    this.metrics.waiting.set(l, snapshot.queueDepth);
-    this.metrics.kvUsage.set(l, snapshot.kvUtilization);
+    const m = this.bind(instance);
+    m.running.set(snapshot.batchSize);
+    m.waiting.set(snapshot.queueDepth);
+    // The wait queue waits for room in the batch (capacity); the rest of the queued requests are
+    // in their modelled queueing delay (deferred). The two sum to the waiting gauge.
+    m.waitingCapacity.set(waitingForCapacity);
+    m.waitingDeferred.set(snapshot.queueDepth - waitingForCapacity);
+    m.kvUsage.set(snapshot.kvUtilization);
   }
 
   lifecycle(instance: Instance, type: LifecycleEvent['type'], atUs: Micros): void {
@@ -217,6 +279,40 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
 
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void {
     this.tick(kind, atUs);
+  }
+
+  /**
+   * What vLLM observes of a finished request (vllm/v1/metrics/stats.py, finished-request stats):
+   * its phases (queue: arrival → first admission; prefill: → first token; decode: → last token;
+   * inference: prefill + decode), its sizes, its parameters (n is always 1), its preemptions, and
+   * the mean time per output token after the first (0 for a request of one token, as vLLM records it).
+   * The pod's API server counts it 2xx.
+   */
+  private finishedMetrics(instance: Instance, held: LiveHeld, completion: WorkerCompletion, atUs: Micros): void {
+    const m = this.bind(instance);
+    const seconds = (us: number) => this.clock.realSeconds(us);
+    const { outputTokens, prefillUs, decodeUs } = completion;
+    m.finished.length.inc();
+    m.e2e.observe(seconds(atUs - held.workerArrivalUs));
+    m.queueTime.observe(seconds(completion.workerQueueUs));
+    m.prefillTime.observe(seconds(prefillUs));
+    m.decodeTime.observe(seconds(decodeUs));
+    m.inferenceTime.observe(seconds(prefillUs + decodeUs));
+    m.timePerOutputToken.observe(outputTokens > 1 ? seconds(decodeUs) / (outputTokens - 1) : 0);
+    m.requestPromptTokens.observe(held.inputTokens);
+    m.requestGenerationTokens.observe(outputTokens);
+    m.maxNumGenerationTokens.observe(outputTokens);
+    // vLLM observes max_tokens only when the request set it (a truthy value).
+    if (held.maxTokens > 0) m.paramsMaxTokens.observe(held.maxTokens);
+    m.paramsN.observe(1);
+    m.numPreemptions.observe(held.preemptions);
+    m.prefillKvComputedTokens.observe(held.inputTokens - held.cachedTokens);
+    this.http.served(HANDLER, '2xx', seconds(atUs - held.workerArrivalUs));
+  }
+
+  private aborted(instance: Instance, held: LiveHeld, atUs: Micros): void {
+    this.bind(instance).finished.abort.inc();
+    this.http.served(HANDLER, '2xx', this.clock.realSeconds(atUs - held.workerArrivalUs));
   }
 
   private wallMs(engineUs: Micros): number {
@@ -240,7 +336,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   }
 }
 
-/** One label value per instance: its data-parallel rank, as vLLM's `engine` label. */
-function labels(instance: Instance): { model_name: string; engine: string } {
-  return { model_name: instance.identity.model, engine: String(instance.rank) };
+/** prometheus-fastapi-instrumentator groups statuses by their first digit. */
+function statusGroup(status: number): HttpStatusGroup {
+  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : '2xx';
 }

@@ -44,6 +44,15 @@ function sample(text: string, name: string): number {
   return line ? Number(line.split(' ').at(-1)) : Number.NaN;
 }
 
+/** The sum of a family's samples whose line holds every one of `parts` (label matchers). */
+function sampleWith(text: string, name: string, parts: string | readonly string[]): number {
+  const wanted = typeof parts === 'string' ? [parts] : parts;
+  return text
+    .split('\n')
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((p) => l.includes(p)))
+    .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+}
+
 describe('worker instances', () => {
   it('cache a repeated prefix, announce the cached blocks, and count the hits in vLLM metrics', async () => {
     const prompt = Array.from({ length: 256 }, (_, i) => 5000 + i); // 16 full blocks
@@ -100,6 +109,42 @@ describe('worker instances', () => {
     expect((await complete([1, 2, 3], 2)).status).toBe(200);
   });
 
+  it("expose vLLM's series from the start and count every finished request by reason, every step, and every request as the pod's API server would", async () => {
+    // After the tests above: completions (length), a hung request the gateway gave up on (abort),
+    // an injected rate limit (a 4xx the API server answers before the engine).
+    const text = await metrics();
+    for (const reason of ['stop', 'length', 'abort', 'error', 'repetition']) {
+      expect(text, reason).toMatch(new RegExp(`^vllm:request_success_total\\{[^}]*finished_reason="${reason}"`, 'm'));
+    }
+    expect(sampleWith(text, 'vllm:request_success_total', 'finished_reason="length"')).toBeGreaterThanOrEqual(4);
+    expect(sampleWith(text, 'vllm:request_success_total', 'finished_reason="abort"')).toBeGreaterThanOrEqual(1);
+    // Histograms write their bounds as vLLM's Python client does.
+    expect(text).toMatch(/^vllm:iteration_tokens_total_bucket\{[^}]*le="1.0"[^}]*\} \d+/m);
+    expect(text).toMatch(/^vllm:request_prompt_tokens_bucket\{[^}]*le="20000.0"/m);
+    expect(text).not.toMatch(/^vllm:request_prompt_tokens_bucket\{[^}]*le="50000.0"/m);
+    expect(sampleWith(text, 'vllm:iteration_tokens_total_count', '')).toBeGreaterThanOrEqual(4);
+    // The reasons a request waits sum to the waiting gauge.
+    const waiting = sampleWith(text, 'vllm:num_requests_waiting', '');
+    const byReason = ['capacity', 'deferred'].map((reason) => sampleWith(text, 'vllm:num_requests_waiting_by_reason', `reason="${reason}"`));
+    expect(byReason.every(Number.isFinite)).toBe(true);
+    expect(byReason[0]! + byReason[1]!).toBe(waiting);
+    expect(sampleWith(text, 'vllm:engine_sleep_state', 'sleep_state="awake"')).toBe(1);
+    expect(sampleWith(text, 'vllm:engine_sleep_state', 'sleep_state="discard_all"')).toBe(0);
+    expect(sampleWith(text, 'vllm:cache_config_info', ['engine="0"', 'block_size="16"', 'num_gpu_blocks="17600"', 'enable_prefix_caching="True"', 'num_cpu_blocks="None"'])).toBe(1);
+    // Prompt tokens by source (each series there, external_kv_transfer at 0) sum to the prompt tokens.
+    for (const source of ['local_compute', 'local_cache_hit', 'external_kv_transfer']) expect(text).toContain(`source="${source}"`);
+    const bySource = ['local_compute', 'local_cache_hit', 'external_kv_transfer'].reduce((sum, source) => sum + sampleWith(text, 'vllm:prompt_tokens_by_source_total', `source="${source}"`), 0);
+    expect(bySource).toBe(sampleWith(text, 'vllm:prompt_tokens_total', ''));
+    expect(sampleWith(text, 'vllm:request_time_per_output_token_seconds_count', '')).toBeGreaterThanOrEqual(4);
+    expect(sampleWith(text, 'vllm:request_params_n_bucket', 'le="1.0"')).toBe(sampleWith(text, 'vllm:request_params_n_count', ''));
+    // The HTTP metrics of the pod's API server: completions 2xx, the injected rate limit 4xx.
+    expect(sampleWith(text, 'http_requests_total', ['handler="/v1/completions"', 'status="2xx"'])).toBeGreaterThanOrEqual(5);
+    expect(sampleWith(text, 'http_requests_total', ['handler="/v1/chat/completions"', 'status="2xx"'])).toBe(0);
+    expect(sampleWith(text, 'http_requests_total', 'status="4xx"')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^http_request_duration_seconds_bucket\{[^}]*le="1.0"/m);
+    expect(sampleWith(text, 'http_request_duration_highr_seconds_count', '')).toBe(sampleWith(text, 'http_requests_total', ''));
+  });
+
   it('slow down one instance by a factor', async () => {
     const prompt = [9, 9, 9];
     /** The client's wall time, and the worker's own service time (prefill + decode) from the stage timings it reports. */
@@ -119,6 +164,35 @@ describe('worker instances', () => {
     expect(slow.serviceMs / normal.serviceMs).toBeGreaterThan(3.8);
     expect(slow.serviceMs / normal.serviceMs).toBeLessThan(4.2);
     expect(slow.wallMs).toBeGreaterThan(normal.wallMs);
+  });
+});
+
+describe('with a small KV cache, every block sampled', () => {
+  let small: LocalCluster;
+
+  beforeAll(async () => {
+    small = await startLocalCluster({
+      rootDir: REPO_ROOT,
+      configArgs: [...FREE_PORT_ARGS, '--nats.auth=false', '--worker.instances=1', '--worker.timeScale=20', '--worker.kvBlocks=8', '--worker.kvCacheMetricsSample=1'],
+    });
+  });
+
+  afterAll(async () => {
+    await small?.stop();
+  });
+
+  it('reports the lifetime and idle time of evicted KV blocks, and the gaps between reuses', async () => {
+    const url = small.services.find((s) => s.name === 'worker')!.url;
+    const shared = Array.from({ length: 48 }, (_, i) => 300 + i); // 3 full blocks
+    // The shared prompt three times (its blocks reused twice: one reuse gap each), then other
+    // prompts that need every block: the shared ones are evicted.
+    for (let i = 0; i < 3; i++) expect((await postCompletion(small.gatewayUrl, { prompt: shared, max_tokens: 2 })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await postCompletion(small.gatewayUrl, { prompt: Array.from({ length: 100 }, (_, j) => 9000 + 100 * i + j), max_tokens: 2 })).status).toBe(200);
+    const text = await (await fetch(`${url}/metrics`)).text();
+    expect(sampleWith(text, 'vllm:kv_block_lifetime_seconds_count', '')).toBeGreaterThanOrEqual(3);
+    expect(sampleWith(text, 'vllm:kv_block_idle_before_evict_seconds_count', '')).toBe(sampleWith(text, 'vllm:kv_block_lifetime_seconds_count', ''));
+    expect(sampleWith(text, 'vllm:kv_block_reuse_gap_seconds_count', '')).toBeGreaterThanOrEqual(1);
+    expect(text).toMatch(/^vllm:kv_block_lifetime_seconds_bucket\{[^}]*le="0.001"/m);
   });
 });
 

@@ -41,7 +41,13 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   ) {
     const { worker, models } = service.config;
     const { timeScale } = worker;
-    const metrics = createWorkerMetrics(service.metrics);
+    const model = models.find((m) => m.name === worker.model)!;
+    const settings = {
+      ...workerSettingsFrom(worker, model.maxModelLen, profile, createLatencyModel(profile.latencyModel, profile), service.instanceId),
+      kvResidencySample: worker.kvCacheMetricsSample,
+    };
+    // The request_tokens buckets end at the context length the instances enforce (vLLM's max_model_len).
+    const metrics = createWorkerMetrics(service.metrics, { maxModelLen: settings.maxModelLen, kvResidency: worker.kvCacheMetricsSample > 0 });
     // How far from its modelled end each step really ended: the timing-error figure.
     this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale, (lateRealUs) => metrics.stepError.observe(Math.abs(lateRealUs) / 1e6));
     const clock: EngineClock = {
@@ -52,9 +58,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     };
     this.ticks = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), () => this.scheduler.nowUs(), timeScale);
     const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs));
-    const model = models.find((m) => m.name === worker.model)!;
-    const settings = workerSettingsFrom(worker, model.maxModelLen, profile, createLatencyModel(profile.latencyModel, profile), service.instanceId);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
+    // Every instance's series exist from the start, at zero, as a vLLM pod's do.
+    for (const instance of this.stage.instances) effects.bind(instance);
     this.intake = new RequestIntake(service, 'worker');
   }
 
