@@ -4,7 +4,7 @@ import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRe
 import type { DispatchCycleResult, FlowKey } from '@sluice/policies';
 import { worthHandingBack, type FlowArrival, type FlowControlEffects, type FlowEviction, type FlowRelease, type HandBack, type HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
-import { UNTRACKED_FLOW, type FlowControlMetrics, type QueueExit } from './flow-control.metrics.js';
+import { type FlowControlMetrics, type QueueExit } from './flow-control.metrics.js';
 
 /** What the service keeps of a request in flow control: the arrival span and the trace it came in. */
 export interface FlowCarried {
@@ -14,8 +14,6 @@ export interface FlowCarried {
 }
 
 type Refused = (request: InferenceRequest, carried: FlowCarried, message: string, why: HandoffFailure) => void;
-
-const flowLabels = (request: InferenceRequest) => ({ fairness_id: request.fairnessId, priority: String(request.priority) });
 
 /**
  * The flow-control core's effects on the bus: the enqueue span and metric on arrival, the
@@ -71,10 +69,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     }
     span.setAttribute('sluice.flow.outcome', arrival.outcome);
     span.end();
-    // A refused flow is not tracked, so it gets no series of its own (they would never be removed).
-    const labels = arrival.outcome === 'too_many_flows' ? { fairness_id: UNTRACKED_FLOW, priority: UNTRACKED_FLOW } : flowLabels(request);
-    this.metrics.enqueueDuration.observe({ ...labels, outcome: arrival.outcome }, (performance.now() - receivedAt) / 1000);
-    this.metrics.arrivals.inc({ outcome: arrival.outcome });
+    this.metrics.arrived(request, arrival.outcome, (performance.now() - receivedAt) / 1000);
   }
 
   handOn(request: InferenceRequest, carried: FlowCarried, release: FlowRelease): void {
@@ -130,7 +125,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
   }
 
   cycleFinished(_result: DispatchCycleResult): void {
-    this.metrics.dispatchCycle.observe((performance.now() - this.cycleStartedAt) / 1000);
+    this.metrics.dispatchCycle((performance.now() - this.cycleStartedAt) / 1000);
   }
 
   /** Forgotten flows take their per-flow series with them, so tenants that come and go leave nothing in /metrics. */
@@ -140,8 +135,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
 
   /** Its time in the queue, by how it left. */
   private left(request: InferenceRequest, outcome: QueueExit, enqueuedAtUs: Micros, nowUs: Micros): void {
-    this.metrics.queueDuration.observe({ ...flowLabels(request), outcome }, secondsFromMicros(micros(nowUs - enqueuedAtUs)));
-    this.metrics.queueExits.inc({ outcome });
+    this.metrics.left(request, outcome, secondsFromMicros(micros(nowUs - enqueuedAtUs)));
   }
 
   /** The span of a request's time in the queue, from when it was enqueued. */

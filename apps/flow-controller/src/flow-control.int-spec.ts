@@ -138,7 +138,9 @@ flowController:
     await eventually(async () => (await queued(cluster)) === 0, 5_000, 'the queue emptied');
 
     const flow = serviceUrl(cluster, 'flow-controller');
-    expect(await metricValue(flow, `${QUEUE_DURATION}_count`, 'outcome="client_disconnected"')).toBe(1);
+    // The Endpoint Picker's word for a request whose client went away; sluice's own books keep the detail.
+    expect(await metricSum(flow, `${QUEUE_DURATION}_count`, 'outcome="EvictedContextCancelled"')).toBe(1);
+    expect(await metricValue(flow, 'sluice_flow_queue_exits_total', 'outcome="client_disconnected"')).toBe(1);
     expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="dropped",reason="client_disconnected"')).toBeGreaterThanOrEqual(1);
 
     // Free the slot, then send a probe: had the cancelled request still been queued, it would have
@@ -174,7 +176,7 @@ flowController:
     const flow = serviceUrl(cluster, 'flow-controller');
     const holds = await Promise.all([occupy(cluster.gatewayUrl), occupy(cluster.gatewayUrl)]);
     // Both went straight through: each spent under 5 ms in flow control.
-    expect(await metricSum(flow, `${QUEUE_DURATION}_bucket`, ['outcome="dispatched"', 'le="0.005"'])).toBe(2);
+    expect(await metricSum(flow, `${QUEUE_DURATION}_bucket`, ['outcome="Dispatched"', 'le="0.005"'])).toBe(2);
     const third = complete(cluster.gatewayUrl);
     await eventually(async () => (await queued(cluster)) === 1, 5_000, 'the third request queued');
     holds[0].release();
@@ -210,6 +212,25 @@ flowController:
     for (const res of answers.slice(4)) expect(res.status).toBe(200);
     // Once the slots free up, the premium band goes first.
     expect(order).toEqual(['critical', 'critical', 'critical', 'sheddable', 'sheddable']);
+
+    // Under the Endpoint Picker's outcome words and both its names: three turned away, the rest
+    // dispatched; each labelled with the pool and the model.
+    const flow = serviceUrl(cluster, 'flow-controller');
+    for (const prefix of ['inference_extension', 'llm_d_epp']) {
+      expect(await metricSum(flow, `${prefix}_flow_control_request_enqueue_duration_seconds_count`, 'outcome="RejectedCapacity"'), prefix).toBe(3);
+      const dispatched = await metricSum(flow, `${prefix}_flow_control_request_queue_duration_seconds_count`, ['outcome="Dispatched"', 'inference_pool="sluice"', 'model_name="qwen3-14b"', 'target_model_name="qwen3-14b"']);
+      expect(dispatched, prefix).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  it('lists every tracked flow at 0 once its queue is empty, under both names', async () => {
+    const flow = serviceUrl(cluster, 'flow-controller');
+    for (const name of [QUEUE_SIZE, 'llm_d_epp_flow_control_queue_size', 'inference_extension_flow_control_queue_bytes']) {
+      const page = await (await fetch(`${flow}/metrics`)).text();
+      const idle = page.split('\n').filter((l) => l.startsWith(`${name}{`) && l.includes('priority="-2"'));
+      expect(idle, name).toHaveLength(1);
+      expect(idle[0], name).toMatch(/inference_pool="sluice".*model_name="qwen3-14b".* 0$/);
+    }
   });
 });
 

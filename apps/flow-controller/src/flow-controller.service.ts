@@ -28,8 +28,7 @@ export class FlowControllerService implements OnModuleInit, OnModuleDestroy {
     @Inject(FLOW_CONTROL_REGISTRY) registry: FlowControlRegistry,
   ) {
     const config = service.config.flowController;
-    const metrics = createFlowControlMetrics(service.metrics, {
-      flows: () => this.stage.flowStats(),
+    const metrics = createFlowControlMetrics(service.metrics, service.config.inferencePool, {
       queuedByModel: () => this.stage.queuedByModel(),
       saturation: () => this.stage.saturation(epochMicros()),
       trackedFlows: () => this.stage.trackedFlows,
