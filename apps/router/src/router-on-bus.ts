@@ -45,8 +45,10 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     return { span, receivedAt: performance.now() };
   }
 
-  decided(_request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView): void {
-    this.metrics.decisionSeconds.observe({ policy }, (performance.now() - receivedAt) / 1000);
+  decided(request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView): void {
+    const seconds = (performance.now() - receivedAt) / 1000;
+    this.metrics.decisionSeconds.observe({ policy }, seconds);
+    this.metrics.scheduled(seconds, request.model, decision?.instance.instanceId);
     span.setAttribute('sluice.router.candidates', view.instances.length);
     if (decision) this.recordDecision(span, policy, decision, view);
     else span.setAttribute('sluice.router.decision', 'none');

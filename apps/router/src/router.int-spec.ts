@@ -119,6 +119,22 @@ describe('least-loaded routing and instance loss', () => {
       const counts = [...(await byInstance(router, 'sluice_router_inflight')).values()];
       expect(counts).toHaveLength(4);
       expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+
+      // The Endpoint Picker's pool view of the same moment: one series per live instance under
+      // both names, averages over the four, the pool named by config inferencePool.
+      const page = await (await fetch(`${router}/metrics`)).text();
+      const lines = (name: string) => page.split('\n').filter((l) => l.startsWith(`${name}{`));
+      for (const [name, label] of [['inference_pool_per_pod_queue_size', 'model_server_pod'], ['llm_d_epp_per_endpoint_queue_size', 'model_server_endpoint']] as const) {
+        const endpoints = lines(name).map((l) => new RegExp(`${label}="([^"]+)"`).exec(l)?.[1]);
+        expect(endpoints.sort(), name).toEqual([...(await byInstance(router, 'sluice_router_inflight')).keys()].sort());
+      }
+      for (const name of ['inference_pool_ready_pods', 'llm_d_epp_ready_endpoints']) expect(await metricSum(router, name, 'name="sluice"'), name).toBe(4);
+      for (const name of ['inference_pool_average_running_requests', 'llm_d_epp_average_running_requests']) {
+        expect(await metricSum(router, name, 'name="sluice"'), name).toBeGreaterThan(0);
+      }
+      expect(await metricSum(router, 'inference_pool_average_kv_cache_utilization', 'name="sluice"')).toBeGreaterThan(0);
+      expect(await metricSum(router, 'llm_d_epp_scheduler_attempts_total', 'status="success"')).toBeGreaterThanOrEqual(14);
+      expect(await metricSum(router, 'inference_extension_scheduler_e2e_duration_seconds_count')).toBe(await metricSum(router, 'llm_d_epp_scheduler_e2e_duration_seconds_count'));
     } finally {
       for (const abort of aborts) abort.abort();
       await Promise.all(running);

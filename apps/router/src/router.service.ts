@@ -29,7 +29,7 @@ export class RouterService implements OnModuleInit, OnModuleDestroy {
     @Inject(ROUTING_REGISTRY) registry: RoutingPolicyRegistry,
   ) {
     const { router } = service.config;
-    const metrics = createRouterMetrics(service.metrics, () => this.stage.instances(epochMicros()));
+    const metrics = createRouterMetrics(service.metrics, service.config.inferencePool, { instances: () => this.stage.instances(epochMicros()) });
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), epochMicros);
     this.intake = new RequestIntake(service, 'router');
     this.onBus = new RouterOnBus(service, metrics, this.logger, router.counterfactualK, (request, carried, instanceId, message, why) =>
