@@ -72,6 +72,7 @@ const CHECKS: readonly Check[] = [
     }),
   },
   {
+    // Every request a worker finished, whatever its finished_reason (length, abort, error), was routed to it.
     what: 'worker completions ≤ router decisions',
     needs: ['router', 'worker'],
     sides: (b) => ({ left: ['workers completed', b.worker.count('vllm:request_success_total')], right: ['router decided', b.router.count('sluice_router_decisions_total')] }),
@@ -79,7 +80,7 @@ const CHECKS: readonly Check[] = [
   {
     what: 'gateway completed ≤ worker completions',
     needs: ['gateway', 'worker'],
-    sides: (b) => ({ left: ['gateway completed', b.gateway.count('sluice_requests_total', { outcome: 'completed' })], right: ['workers completed', b.worker.count('vllm:request_success_total')] }),
+    sides: (b) => ({ left: ['gateway completed', b.gateway.count('sluice_requests_total', { outcome: 'completed' })], right: ['workers completed', b.worker.count('vllm:request_success_total', { finished_reason: 'length' })] }),
   },
   {
     what: "gateway's admission rejections ≤ admission's",
