@@ -144,6 +144,10 @@ describe('with a key', () => {
     expect((await json(refused)).error).toMatchObject({ type: 'rate_limit_exceeded', code: 'api_key_rate_limited', message: expect.stringMatching(/"limited" is over its rate limit of 0.2 requests\/s \(burst 2\)/) });
     await requests.find((r) => r.status === 200)!.text();
     expect(await count('api_key_rate_limited')).toBe(1);
+    // The Endpoint Picker's error count: a 429 is ResourceExhausted, under both names.
+    for (const name of ['inference_objective_request_error_total', 'llm_d_epp_request_error_total']) {
+      expect(await metricSum(cluster.gatewayUrl, name, 'error_code="ResourceExhausted"'), name).toBe(1);
+    }
 
     const perKey = (labels: string[]) => metricSum(cluster.gatewayUrl, 'sluice_gateway_api_key_requests_total', labels);
     expect(await perKey(['key_id="limited"', 'outcome="completed"'])).toBe(2);

@@ -13,7 +13,7 @@ import {
   type SluiceAnswerExtension,
   type Usage,
 } from '@sluice/contracts';
-import { apiError, sendJson, startSse } from './http-io.js';
+import { apiError, sendSizedJson, startSse } from './http-io.js';
 import { tokenText } from './prompt.js';
 import { SseWriter } from './sse-writer.js';
 
@@ -45,6 +45,8 @@ export class Exchange {
   private readonly created = Math.floor(Date.now() / 1000);
   /** The event stream, once it has begun (headers written). */
   private sse: SseWriter | undefined;
+  /** The JSON answer's size, once sent. */
+  private jsonBytes = 0;
 
   constructor(private readonly init: ExchangeInit) {}
 
@@ -89,7 +91,7 @@ export class Exchange {
       sse.end();
     } else {
       const body = kind === 'chat' ? this.chatCompletion(finish) : this.completion(finish);
-      sendJson(res, 200, this.init.reportTimings ? { ...body, sluice: extension } : body, { [httpHeaders.requestId]: this.init.id });
+      this.jsonBytes = sendSizedJson(res, 200, this.init.reportTimings ? { ...body, sluice: extension } : body, { [httpHeaders.requestId]: this.init.id });
     }
     this.settle('ok');
   }
@@ -110,9 +112,14 @@ export class Exchange {
     } else if (!res.destroyed) {
       const headers: Record<string, string> = { [httpHeaders.requestId]: this.init.id };
       if (outcomeOf(reason) === 'dropped' || outcomeOf(reason) === 'rejected') headers[httpHeaders.droppedReason] = reason;
-      sendJson(res, status, body, headers);
+      this.jsonBytes = sendSizedJson(res, status, body, headers);
     }
     this.settle(reason);
+  }
+
+  /** Body bytes sent to the client: the event stream's, or the JSON answer's. */
+  get responseBytes(): number {
+    return this.sse?.bytesWritten ?? this.jsonBytes;
   }
 
   /** The event stream, begun on first use: headers, and for chat the assistant's role first (as OpenAI). */

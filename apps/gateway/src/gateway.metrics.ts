@@ -1,4 +1,21 @@
-import { Counter, Gauge, Histogram, type Registry } from '@sluice/telemetry';
+import type { OutcomeReason } from '@sluice/contracts';
+import {
+  BoundedLabel,
+  Counter,
+  EPP_ITL_BUCKETS,
+  EPP_LATENCY_BUCKETS,
+  EPP_NTPOT_BUCKETS,
+  EPP_OUTPUT_TOKEN_BUCKETS,
+  EPP_REQUEST_SIZE_BUCKETS,
+  EPP_RESPONSE_SIZE_BUCKETS,
+  EPP_TOKEN_BUCKETS,
+  EPP_TTFT_BUCKETS,
+  Gauge,
+  Histogram,
+  deprecatedEppHelp,
+  eppHelp,
+  type Registry,
+} from '@sluice/telemetry';
 
 export interface GatewayMetrics {
   readonly received: Counter<'endpoint'>;
@@ -25,6 +42,10 @@ export interface GatewayMetrics {
   readonly connectionsRefused: Counter<'reason'>;
   /** Client connections open (gateway.limits.maxConnectionsPerClient caps them per address). */
   readonly connectionsOpen: Gauge;
+  /** The Endpoint Picker's objective metrics (both names), bound per model, tenant, priority and streaming. */
+  readonly objective: ObjectiveMetrics;
+  /** The HTTP server's metrics in vLLM's shape (prometheus-fastapi-instrumentator). */
+  readonly http: HttpMetrics;
 }
 
 /** The gateway's metrics as a provider: the inference routes and the HTTP server's limits both count. */
@@ -61,6 +82,8 @@ const ITL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.0
 
 export function createGatewayMetrics(registry: Registry): GatewayMetrics {
   return {
+    objective: createObjectiveMetrics(registry),
+    http: createHttpMetrics(registry),
     received: new Counter({
       name: 'sluice_requests_received_total',
       help: 'Requests that entered the gateway.',
@@ -125,5 +148,246 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
       registers: [registry],
     }),
     connectionsOpen: new Gauge({ name: 'sluice_gateway_connections_open', help: 'Client connections open to the gateway.', registers: [registry] }),
+  };
+}
+
+/**
+ * The Endpoint Picker's `error_code` for a request's terminal outcome: the one table. By the HTTP
+ * status the gateway answered, as llm-d's error codes name them (llm-d/llm-d-router
+ * `pkg/common/error/error.go`); the EPP has no code for a deadline, and its docs map a TTL or
+ * cancelled request to ServiceUnavailable, so 504 is ServiceUnavailable too. A failure the worker
+ * reported is the model server's. `''`: not an error (not counted).
+ */
+export function eppErrorCodeOf(reason: OutcomeReason, status: number): string {
+  if (reason === 'injected_server_error') return 'ModelServerError';
+  if (status < 400) return '';
+  switch (status) {
+    case 400:
+    case 408: // the body came too slowly
+    case 413: // the body is over gateway.limits.maxBodyBytes
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 429:
+      return 'ResourceExhausted';
+    case 503:
+    case 504:
+      return 'ServiceUnavailable';
+    default:
+      return status < 500 ? 'BadRequest' : 'Internal';
+  }
+}
+
+interface Observer {
+  observe(value: number): void;
+}
+interface Incrementer {
+  inc(value?: number): void;
+}
+
+/** One request's objective series: every metric of both names, bound once when the request is taken. */
+export interface ObjectiveSeries {
+  readonly total: Incrementer;
+  readonly requestBytes: Observer;
+  readonly responseBytes: Observer;
+  readonly inputTokens: Observer;
+  readonly outputTokens: Observer;
+  readonly duration: Observer;
+  readonly ntpot: Observer;
+  /** Time to the first token (for a non-streamed answer, its whole duration, as llm-d records it). */
+  readonly ttft: Observer;
+  /** Gaps between the chunks of a streamed answer. */
+  readonly itl: Observer;
+  readonly running: { inc(): void; dec(): void };
+  error(code: string): Incrementer;
+}
+
+export interface ObjectiveMetrics {
+  /** The series of a request of `model` from `fairnessId` at `priority`: one map lookup; a new tenant past 1000 reads `other`. */
+  seriesOf(model: string, fairnessId: string, priority: number | undefined, streaming: boolean): ObjectiveSeries;
+}
+
+const pair = (a: Observer, b: Observer): Observer => ({
+  observe(value) {
+    a.observe(value);
+    b.observe(value);
+  },
+});
+const incPair = (a: Incrementer, b: Incrementer): Incrementer => ({
+  inc(value = 1) {
+    a.inc(value);
+    b.inc(value);
+  },
+});
+
+/**
+ * The Endpoint Picker's request metrics: the current `llm_d_epp_request_*` names (labels model,
+ * target model, fairness id, priority) and the deprecated `inference_objective_*` ones (the model
+ * pair), as llm-d/llm-d-router `pkg/epp/metrics/llm_d_router_metrics.go` and `metrics.go` define
+ * them. sluice rewrites no model, so `target_model_name` is the model. `fairness_id` is capped at
+ * 1000 distinct values (then `other`), as llm-d caps it, so tenant ids a client invents cannot
+ * grow the page.
+ */
+function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
+  const LLMD = ['model_name', 'target_model_name', 'fairness_id', 'priority'] as const;
+  const GAIE = ['model_name', 'target_model_name'] as const;
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  const twins = (current: string, legacy: string, help: string, buckets: number[], legacyBuckets = buckets) =>
+    [histogram(current, eppHelp(help), LLMD, buckets), histogram(legacy, deprecatedEppHelp(current, help), GAIE, legacyBuckets)] as const;
+
+  const requests = [
+    new Counter({ name: 'llm_d_epp_request_total', help: eppHelp('Requests the gateway took, at their terminal outcome.'), labelNames: LLMD, registers: [registry] }),
+    // llm-d's copy of the GAIE counter adds priority.
+    new Counter({
+      name: 'inference_objective_request_total',
+      help: deprecatedEppHelp('llm_d_epp_request_total', 'Requests the gateway took, at their terminal outcome.'),
+      labelNames: ['model_name', 'target_model_name', 'priority'],
+      registers: [registry],
+    }),
+  ] as const;
+  const errorHelp = 'Requests that ended in an error, by the Endpoint Picker’s error code.';
+  const errors = [
+    new Counter({ name: 'llm_d_epp_request_error_total', help: eppHelp(errorHelp), labelNames: [...LLMD, 'error_code'], registers: [registry] }),
+    new Counter({ name: 'inference_objective_request_error_total', help: deprecatedEppHelp('llm_d_epp_request_error_total', errorHelp), labelNames: [...GAIE, 'error_code'], registers: [registry] }),
+  ] as const;
+  const duration = twins('llm_d_epp_request_duration_seconds', 'inference_objective_request_duration_seconds', 'Arrival to the last byte of a completed answer, in seconds.', EPP_LATENCY_BUCKETS);
+  const requestBytes = twins('llm_d_epp_request_size_bytes', 'inference_objective_request_sizes', 'Request body size in bytes.', EPP_REQUEST_SIZE_BUCKETS);
+  const responseBytes = twins('llm_d_epp_response_size_bytes', 'inference_objective_response_sizes', 'Response body bytes sent to the client for a completed answer.', EPP_RESPONSE_SIZE_BUCKETS);
+  const inputTokens = twins('llm_d_epp_request_input_tokens', 'inference_objective_input_tokens', 'Prompt tokens per request.', EPP_TOKEN_BUCKETS);
+  const outputTokens = twins('llm_d_epp_request_output_tokens', 'inference_objective_output_tokens', 'Output tokens per completed request.', EPP_OUTPUT_TOKEN_BUCKETS);
+  const ntpot = twins(
+    'llm_d_epp_request_ntpot_seconds',
+    'inference_objective_normalized_time_per_output_token_seconds',
+    'Normalized time per output token: a completed request’s duration over its output tokens, in seconds.',
+    EPP_NTPOT_BUCKETS,
+  );
+  const runningHelp = 'Requests the gateway holds now (taken, no terminal outcome yet).';
+  const running = [
+    new Gauge({ name: 'llm_d_epp_request_running', help: eppHelp(runningHelp), labelNames: LLMD, registers: [registry] }),
+    new Gauge({ name: 'inference_objective_running_requests', help: deprecatedEppHelp('llm_d_epp_request_running', runningHelp), labelNames: ['model_name'], registers: [registry] }),
+  ] as const;
+  const ttft = histogram('llm_d_epp_request_ttft_seconds', eppHelp('Time to the first token; for a non-streamed answer, its whole duration.'), [...LLMD, 'streaming'], EPP_TTFT_BUCKETS);
+  const itl = histogram('llm_d_epp_request_streaming_itl_seconds', eppHelp('Time between consecutive chunks of a streamed answer.'), LLMD, EPP_ITL_BUCKETS);
+
+  const fairness = new BoundedLabel(1000, 'other');
+  const known = new Map<string, ObjectiveSeries>();
+  return {
+    seriesOf(model, fairnessId, priority, streaming) {
+      const tenant = fairness.of(fairnessId);
+      const key = `${model}\u0000${tenant}\u0000${priority ?? ''}\u0000${streaming}`;
+      let series = known.get(key);
+      if (series === undefined) {
+        const llmd = { model_name: model, target_model_name: model, fairness_id: tenant, priority: priority === undefined ? '' : String(priority) };
+        const gaie = { model_name: model, target_model_name: model };
+        const bind = (h: readonly [Histogram<(typeof LLMD)[number]>, Histogram<(typeof GAIE)[number]>]) => pair(h[0].labels(llmd), h[1].labels(gaie));
+        const errorSeries = new Map<string, Incrementer>();
+        const runningNow = running[0].labels(llmd);
+        const runningByModel = running[1].labels({ model_name: model });
+        series = {
+          total: incPair(requests[0].labels(llmd), requests[1].labels({ ...gaie, priority: llmd.priority })),
+          requestBytes: bind(requestBytes),
+          responseBytes: bind(responseBytes),
+          inputTokens: bind(inputTokens),
+          outputTokens: bind(outputTokens),
+          duration: bind(duration),
+          ntpot: bind(ntpot),
+          ttft: ttft.labels({ ...llmd, streaming: String(streaming) }),
+          itl: itl.labels(llmd),
+          running: {
+            inc() {
+              runningNow.inc();
+              runningByModel.inc();
+            },
+            dec() {
+              runningNow.dec();
+              runningByModel.dec();
+            },
+          },
+          error(code) {
+            let counter = errorSeries.get(code);
+            if (counter === undefined) {
+              counter = incPair(errors[0].labels({ ...llmd, error_code: code }), errors[1].labels({ ...gaie, error_code: code }));
+              errorSeries.set(code, counter);
+            }
+            return counter;
+          },
+        };
+        known.set(key, series);
+      }
+      return series;
+    },
+  };
+}
+
+/** vLLM's excluded handlers, in sluice's paths: health and metrics are not instrumented. */
+const UNINSTRUMENTED = new Set(['/metrics', '/healthz', '/readyz']);
+/** The gateway's routes, by path: the `handler` label is the route, anything else is `none`. */
+const ROUTES = new Set(['/v1/completions', '/v1/chat/completions', '/v1/models', '/busy_threshold']);
+
+/** The handler label of a request URL (no query, case-insensitive, one trailing slash allowed, as the routes match), or undefined when not instrumented. */
+export function httpHandlerOf(url: string | undefined): string | undefined {
+  if (url === undefined) return 'none';
+  const query = url.indexOf('?');
+  let path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+  if (UNINSTRUMENTED.has(path)) return undefined;
+  return ROUTES.has(path) ? path : 'none';
+}
+
+export interface HttpMetrics {
+  /** Records one finished request: `seconds` from its first byte to the end of its answer. */
+  record(handler: string, method: string, status: number, seconds: number): void;
+}
+
+/** prometheus-fastapi-instrumentator's high-resolution latency buckets (vLLM's API server). */
+const HIGHR_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 7.5, 10, 30, 60];
+
+/**
+ * The HTTP metrics vLLM's API server exposes through prometheus-fastapi-instrumentator
+ * (vllm `vllm/entrypoints/serve/instrumentator/metrics.py`; the instrumentator's defaults): status
+ * grouped by its first digit (`2xx`), handler the route, `none` for a path no route serves.
+ * The request and response size summaries are left out: prom-client's Summary hashes its labels
+ * and feeds a t-digest on every observation, too much for the gateway's hot path.
+ */
+function createHttpMetrics(registry: Registry): HttpMetrics {
+  const total = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route (handler), method and status class.',
+    labelNames: ['handler', 'method', 'status'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from a request to the end of its answer, by route and method (few buckets).',
+    labelNames: ['handler', 'method'],
+    buckets: [0.1, 0.5, 1],
+    registers: [registry],
+  });
+  const highr = new Histogram({
+    name: 'http_request_duration_highr_seconds',
+    help: 'Time from a request to the end of its answer, over every route (many buckets, for quantiles).',
+    buckets: HIGHR_BUCKETS,
+    registers: [registry],
+  });
+  // Bound per (handler, method); the counter's status series by the status's first digit.
+  const known = new Map<string, { duration: Observer; byStatus: Incrementer[] }>();
+  return {
+    record(handler, method, status, seconds) {
+      const key = `${handler} ${method}`;
+      let series = known.get(key);
+      if (series === undefined) {
+        series = { duration: duration.labels({ handler, method }), byStatus: [] };
+        known.set(key, series);
+      }
+      const digit = Math.min(5, Math.max(1, Math.floor(status / 100)));
+      const counter = (series.byStatus[digit] ??= total.labels({ handler, method, status: `${digit}xx` }));
+      counter.inc();
+      series.duration.observe(seconds);
+      highr.observe(seconds);
+    },
   };
 }

@@ -81,9 +81,16 @@ export function apiError(message: string, type: string, param: string | null = n
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  sendSizedJson(res, status, body, headers);
+}
+
+/** Answers with a JSON body; returns the body's size in bytes (the Endpoint Picker's response size). */
+export function sendSizedJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  const bytes = Buffer.byteLength(text);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': bytes, ...headers });
   res.end(text);
+  return bytes;
 }
 
 /** Starts a server-sent event stream (its events: `SseWriter`). */

@@ -26,7 +26,7 @@ import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/tel
 import { CustodyOnBus } from './custody-on-bus.js';
 import { Exchange, type ApiKind } from './exchange.js';
 import { ApiKeys, type ApiKey } from './api-keys.js';
-import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
+import { GATEWAY_METRICS, eppErrorCodeOf, tokenSeriesOf, type GatewayMetrics, type ObjectiveSeries } from './gateway.metrics.js';
 import { apiError, sendJson } from './http-io.js';
 import { RequestIds } from './request-ids.js';
 import { RequestIntake } from './request-intake.js';
@@ -113,7 +113,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         const headers = { [httpHeaders.requestId]: id, [httpHeaders.droppedReason]: taken.reason, ...taken.headers };
         sendJson(res, status, apiError(taken.message, errorTypeOf(taken.reason), taken.param, taken.reason), headers);
       }
-      return this.recordOutcome(span, arrivalMs, taken.reason, status, { key: taken.key, promptTokens: 0, outputTokens: 0 });
+      // Counted for the Endpoint Picker too, with no model: the request was refused before one was known.
+      const objective = this.metrics.objective.seriesOf('', '', undefined, false);
+      return this.recordOutcome(span, arrivalMs, taken.reason, status, { key: taken.key, promptTokens: 0, outputTokens: 0 }, { series: objective, taken: false, streaming: false, responseBytes: 0 });
     }
     const { scheduling, key } = taken;
     const inputTokens = taken.tokenIds.length;
@@ -128,6 +130,10 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     });
     const priority = priorityFor(scheduling.objective, scheduling.sloClass, this.objectives);
     span.setAttribute('sluice.priority', priority);
+    const objective = this.metrics.objective.seriesOf(taken.model, scheduling.fairnessId, priority, taken.stream);
+    objective.running.inc();
+    objective.requestBytes.observe(taken.bodyBytes);
+    objective.inputTokens.observe(inputTokens);
     if (scheduling.objective !== undefined) span.setAttribute('sluice.objective', scheduling.objective);
 
     const { requestTimeoutMs } = this.service.config.gateway;
@@ -167,12 +173,12 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         this.custody.close(id);
         // Ended here other than by its last token: every copy downstream lets it go.
         if (reason !== 'ok') this.cancelDownstream(id, reason === 'client_disconnected' || reason === 'timeout' ? reason : 'ended');
-        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), { key, promptTokens: inputTokens, outputTokens });
+        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), { key, promptTokens: inputTokens, outputTokens }, { series: objective, taken: true, streaming: taken.stream, responseBytes: exchange.responseBytes });
       },
     });
     const end = endOf(taken.stream, requestTimeoutMs, this.service.config.gateway.limits.maxStreamDurationMs);
     const deadline = setTimeout(() => exchange.fail(end.reason, end.message), end.afterMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: scheduling.sloClass, original: request, promptTokenIds: taken.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass) });
+    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: scheduling.sloClass, original: request, promptTokenIds: taken.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass), objective: taken.stream ? objective : undefined });
     this.custody.open(id);
     res.on('close', () => {
       if (!exchange.isSettled) exchange.abandon();
@@ -236,12 +242,33 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private observeTokens(entry: PendingRequest, count: number): void {
     const now = Date.now();
     if (entry.lastTokenMs === undefined) {
-      entry.tokenSeries.ttft.observe((now - entry.arrivalMs) / 1000);
+      const ttft = (now - entry.arrivalMs) / 1000;
+      entry.tokenSeries.ttft.observe(ttft);
+      entry.objective?.ttft.observe(ttft);
     } else {
-      const gap = (now - entry.lastTokenMs) / 1000 / count;
+      const frameGap = (now - entry.lastTokenMs) / 1000;
+      const gap = frameGap / count;
       for (let i = 0; i < count; i++) entry.tokenSeries.itl.observe(gap);
+      // The Endpoint Picker times the gaps between the chunks it relays: one per frame.
+      entry.objective?.itl.observe(frameGap);
     }
     entry.lastTokenMs = now;
+  }
+
+  /** The Endpoint Picker's objective metrics of a request at its terminal outcome; answer sizes and times of completed ones. */
+  private recordObjective(epp: { series: ObjectiveSeries; taken: boolean; streaming: boolean; responseBytes: number }, reason: OutcomeReason, status: number, seconds: number, outputTokens: number): void {
+    const { series } = epp;
+    series.total.inc();
+    const code = eppErrorCodeOf(reason, status);
+    if (code !== '') series.error(code).inc();
+    if (!epp.taken) return;
+    series.running.dec();
+    if (reason !== 'ok') return;
+    series.duration.observe(seconds);
+    series.responseBytes.observe(epp.responseBytes);
+    series.outputTokens.observe(outputTokens);
+    if (outputTokens > 0) series.ntpot.observe(seconds / outputTokens);
+    if (!epp.streaming) series.ttft.observe(seconds);
   }
 
   private cancelDownstream(requestId: string, reason: CancelRequest['reason']): void {
@@ -249,11 +276,20 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.service.bus.publish(subjects.requestCancel(), cancel);
   }
 
-  private recordOutcome(span: Span, arrivalMs: number, reason: OutcomeReason, status: number, usage: { key: ApiKey | undefined; promptTokens: number; outputTokens: number }): void {
+  private recordOutcome(
+    span: Span,
+    arrivalMs: number,
+    reason: OutcomeReason,
+    status: number,
+    usage: { key: ApiKey | undefined; promptTokens: number; outputTokens: number },
+    epp: { series: ObjectiveSeries; taken: boolean; streaming: boolean; responseBytes: number },
+  ): void {
     const outcome = outcomeOf(reason);
+    const seconds = (Date.now() - arrivalMs) / 1000;
     this.metrics.terminal.inc({ outcome, reason });
     this.metrics.inFlight.dec();
-    this.metrics.duration.observe({ outcome }, (Date.now() - arrivalMs) / 1000);
+    this.metrics.duration.observe({ outcome }, seconds);
+    this.recordObjective(epp, reason, status, seconds, usage.outputTokens);
     if (usage.key !== undefined) {
       const keyId = usage.key.id;
       this.metrics.apiKeyRequests.inc({ key_id: keyId, outcome });

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { sseData } from '@sluice/testing';
+import { eventually, metricSum, sseData } from '@sluice/testing';
 
 /**
  * The OpenAI-compatible surface against a real cluster: nats-server and the five services as
@@ -190,6 +190,33 @@ describe('accounting', () => {
     expect(await metric('sluice_requests_total', 'outcome="rejected",reason="invalid_request"')).toBe(invalidBefore + 1);
     expect(await metric('sluice_requests_received_total', 'endpoint="/v1/completions"')).toBe(receivedBefore + 3);
     expect(await metric('sluice_requests_in_flight', '')).toBe(0);
+  });
+
+  it('counts each request for the Endpoint Picker at its end: the model pair, the error code of a failure, answer sizes and tokens', async () => {
+    const total = () => metricSum(cluster.gatewayUrl, 'inference_objective_request_total', ['model_name="qwen3-14b"', 'target_model_name="qwen3-14b"']);
+    const current = () => metricSum(cluster.gatewayUrl, 'llm_d_epp_request_total', ['model_name="qwen3-14b"', 'fairness_id="default"']);
+    const badBefore = await metricSum(cluster.gatewayUrl, 'inference_objective_request_error_total', 'error_code="BadRequest"');
+    const [totalBefore, currentBefore] = [await total(), await current()];
+    await post('/v1/completions', { model: 'qwen3-14b', prompt: 'a', max_tokens: 3 }).then((r) => r.text());
+    await post('/v1/completions', { model: 'nope', prompt: 'c' }).then((r) => r.text());
+    expect(await total()).toBe(totalBefore + 1);
+    expect(await current()).toBe(currentBefore + 1);
+    expect(await metricSum(cluster.gatewayUrl, 'inference_objective_request_error_total', 'error_code="BadRequest"')).toBe(badBefore + 1);
+    expect(await metricSum(cluster.gatewayUrl, 'inference_objective_running_requests')).toBe(0);
+    expect(await metricSum(cluster.gatewayUrl, 'llm_d_epp_request_output_tokens_sum', 'model_name="qwen3-14b"')).toBeGreaterThanOrEqual(3);
+    expect(await metricSum(cluster.gatewayUrl, 'inference_objective_response_sizes_sum')).toBeGreaterThan(0);
+  });
+
+  it('counts HTTP requests as vLLM\'s API server does: by route, method and status class, not health or metrics', async () => {
+    const models = () => metricSum(cluster.gatewayUrl, 'http_requests_total', ['handler="/v1/models"', 'method="GET"', 'status="2xx"']);
+    const before = await models();
+    expect((await fetch(`${cluster.gatewayUrl}/v1/models`)).status).toBe(200);
+    await eventually(async () => (await models()) === before + 1, 2_000, '/v1/models counted');
+    expect((await fetch(`${cluster.gatewayUrl}/no/such/route`)).status).toBe(404);
+    await eventually(async () => (await metricSum(cluster.gatewayUrl, 'http_requests_total', ['handler="none"', 'status="4xx"'])) >= 1, 2_000, 'an unmatched path counted as none');
+    const page = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();
+    expect(page).not.toMatch(/http_requests_total\{handler="\/(metrics|healthz|readyz)"/);
+    expect(await metricSum(cluster.gatewayUrl, 'http_request_duration_highr_seconds_count')).toBeGreaterThan(0);
   });
 
   it('serves /healthz, /readyz and /metrics on every service', async () => {

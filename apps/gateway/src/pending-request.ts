@@ -1,7 +1,7 @@
 import type { InferenceRequest, Stage } from '@sluice/contracts';
 import type { Span } from '@sluice/telemetry';
 import type { Exchange } from './exchange.js';
-import type { TokenSeries } from './gateway.metrics.js';
+import type { ObjectiveSeries, TokenSeries } from './gateway.metrics.js';
 
 /** What the gateway keeps of a request it owns, from its arrival to its terminal outcome. */
 export interface PendingRequest {
@@ -22,4 +22,6 @@ export interface PendingRequest {
   lastTokenMs: number | undefined;
   /** The TTFT and ITL histograms' series of this request's model and SLO class. */
   readonly tokenSeries: TokenSeries;
+  /** A streamed request's Endpoint Picker series (its TTFT and chunk gaps); undefined when not streamed. */
+  readonly objective: ObjectiveSeries | undefined;
 }

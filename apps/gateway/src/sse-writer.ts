@@ -13,6 +13,8 @@ import type { ServerResponse } from 'node:http';
  */
 export class SseWriter {
   private pending = '';
+  /** Body bytes written so far (counted per write, not per event). */
+  bytesWritten = 0;
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -30,6 +32,7 @@ export class SseWriter {
   end(): void {
     const text = this.pending;
     this.pending = '';
+    if (!this.res.writableEnded && !this.res.destroyed) this.bytesWritten += Buffer.byteLength(text);
     this.res.end(text);
   }
 
@@ -37,7 +40,10 @@ export class SseWriter {
   flush(): void {
     const text = this.pending;
     this.pending = '';
-    if (text !== '' && !this.res.writableEnded && !this.res.destroyed) this.res.write(text);
+    if (text !== '' && !this.res.writableEnded && !this.res.destroyed) {
+      this.bytesWritten += Buffer.byteLength(text);
+      this.res.write(text);
+    }
   }
 }
 
