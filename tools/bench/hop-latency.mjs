@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { Bus } from '@sluice/bus';
 import { InferenceRequestSchema } from '@sluice/contracts';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startNats } from '@sluice/launcher';
 import { benchInferenceRequest, openRawEcho } from './raw-nats.mjs';
 
 const n = Number(process.argv[process.argv.indexOf('--n') + 1]) || 2000;
@@ -25,13 +25,15 @@ try {
   const request = benchInferenceRequest();
   const payload = JSON.stringify(request);
 
-  // 1. raw NATS
-  const echo = await openRawEcho(cluster.natsUrl);
+  // 1. raw NATS, and 2. the sluice handoff, on a nats-server of their own: the cluster's bus admits
+  // only its services' identities (nats.auth, issue 27), none of which may use the benchmark's subjects.
+  const baselineNats = await startNats();
+  const echo = await openRawEcho(baselineNats.url);
   const raw = await echo.sequential(payload, n);
 
   // 2. sluice handoff
-  const serving = await Bus.connect({ url: cluster.natsUrl, name: 'bench-serve', ackTimeoutMs: 2000 });
-  const sending = await Bus.connect({ url: cluster.natsUrl, name: 'bench-send', ackTimeoutMs: 2000 });
+  const serving = await Bus.connect({ url: baselineNats.url, name: 'bench-serve', ackTimeoutMs: 2000 });
+  const sending = await Bus.connect({ url: baselineNats.url, name: 'bench-send', ackTimeoutMs: 2000 });
   serving.serve('bench.handoff', InferenceRequestSchema, () => undefined);
   await serving.flush();
   const handoff = [];
@@ -61,6 +63,7 @@ try {
   console.log(`sluice handoff             p50 ${fmt(h.p50)}  p99 ${fmt(h.p99)}  ${(h.p50 / r.p50).toFixed(2)}× raw at p50`);
   console.log(`HTTP request, 4 hops + 0.1 ms step  p50 ${fmt(e.p50)}  p99 ${fmt(e.p99)}  ${(e.p50 / (5 * r.p50)).toFixed(2)}× five raw round trips at p50`);
   await Promise.all([echo.close(), serving.drain(), sending.drain()]);
+  await baselineNats.stop();
 } finally {
   await cluster.stop();
 }

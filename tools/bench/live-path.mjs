@@ -19,7 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startNats } from '@sluice/launcher';
 import {
   completionRequest,
   countBy,
@@ -166,10 +166,13 @@ try {
   firstAgent.destroy();
   results.firstRequests = first.map((r) => ({ status: r.status ?? r.error, latencyMs: r.latencyMs, timings: r.sluice?.timings }));
 
-  // 1. raw NATS baseline against the cluster's server.
+  // 1. raw NATS baseline on a nats-server of its own: the same binary and machine as the cluster's,
+  // but open, since the cluster's bus admits only its services' identities (nats.auth, issue 27)
+  // and none of them may answer on a subject of the benchmark's. Authorization costs only at connect.
   log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
   const payload = JSON.stringify(benchInferenceRequest());
-  const echo = await openRawEcho(cluster.natsUrl);
+  const baselineNats = await startNats();
+  const echo = await openRawEcho(baselineNats.url);
   const rtt = await echo.sequential(payload, n);
   let replies = 0;
   const tputEnd = performance.now() + throughputSeconds * 1000;
@@ -182,6 +185,7 @@ try {
     }),
   );
   await echo.close();
+  await baselineNats.stop();
   const raw = { rtt: stats(rtt), throughput: replies / throughputSeconds };
   results.baseline = { rawRoundTripMs: raw.rtt, rawThroughputPerSecond: raw.throughput, payloadBytes: payload.length, inFlight: 64, throughputSeconds };
   const fiveRtt = RTT_HOPS * raw.rtt.p50;
