@@ -1,6 +1,6 @@
 import type { FlowKey } from '@sluice/policies';
 import type { FlowArrival, FlowEviction } from '@sluice/stages';
-import { Counter, EPP_FAST_BUCKETS, EPP_QUEUE_BUCKETS, Gauge, Histogram, deprecatedEppHelp, eppHelp, type Registry } from '@sluice/telemetry';
+import { EPP_FAST_BUCKETS, EPP_QUEUE_BUCKETS, Gauge, LeanCounter, LeanHistogram, deprecatedEppHelp, eppHelp, type Registry } from '@sluice/telemetry';
 
 /** How a request left the queue, in sluice's words (`sluice_flow_queue_exits_total`'s `outcome`). */
 export type QueueExit = 'dispatched' | FlowEviction | 'handed_back';
@@ -73,7 +73,7 @@ export interface FlowControlMetrics {
   left(request: FlowRequest, exit: QueueExit, seconds: number): void;
   dispatchCycle(seconds: number): void;
   /** Handoffs to the router, by result (dispatched, router_unavailable, handed_back). */
-  readonly handoffs: Counter<'outcome'>;
+  readonly handoffs: LeanCounter<'outcome'>;
   /** Removes a forgotten flow's series, of every model and outcome (docs/security.md, "Bounded state"). */
   forgetFlow(flow: FlowKey): void;
 }
@@ -128,8 +128,8 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
   const histograms = <L extends string>(suffix: string, help: string, labelNames: readonly L[], buckets: number[]) => {
     const { current, legacy } = names(suffix);
     return [
-      new Histogram<L>({ name: current, help: eppHelp(help), labelNames, buckets, registers: [registry] }),
-      new Histogram<L>({ name: legacy, help: deprecatedEppHelp(current, help), labelNames, buckets, registers: [registry] }),
+      new LeanHistogram<L>({ name: current, help: eppHelp(help), labelNames, buckets, registers: [registry] }),
+      new LeanHistogram<L>({ name: legacy, help: deprecatedEppHelp(current, help), labelNames, buckets, registers: [registry] }),
     ] as const;
   };
   /** A per-(flow, model) gauge pair read from the counts at scrape time; every tracked flow's models are listed, at 0 when empty. */
@@ -206,13 +206,13 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
       tracked.set(readings.trackedFlows());
     },
   });
-  const arrivals = new Counter({
+  const arrivals = new LeanCounter({
     name: 'sluice_flow_arrivals_total',
     help: 'Requests that reached flow control, by what became of them on arrival (sluice’s enqueue outcomes, over all flows).',
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const queueExits = new Counter({
+  const queueExits = new LeanCounter({
     name: 'sluice_flow_queue_exits_total',
     help: 'Requests that left a flow-control queue, by how (sluice’s queue-exit outcomes, over all flows).',
     labelNames: ['outcome'],
@@ -254,7 +254,7 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
     return series;
   };
   const untracked = new Map<EppQueueOutcome, Observer>();
-  const cycle = both(dispatchCycle[0], dispatchCycle[1]);
+  const cycle = both(dispatchCycle[0].labels(), dispatchCycle[1].labels());
 
   return {
     arrived(request, outcome, seconds) {
@@ -298,7 +298,7 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
     dispatchCycle(seconds) {
       cycle.observe(seconds);
     },
-    handoffs: new Counter({
+    handoffs: new LeanCounter({
       name: 'sluice_flow_dispatched_total',
       help: 'Requests the flow controller passed to the router, by handoff outcome.',
       labelNames: ['outcome'],

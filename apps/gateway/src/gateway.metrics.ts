@@ -1,7 +1,6 @@
 import type { OutcomeReason } from '@sluice/contracts';
 import {
   BoundedLabel,
-  Counter,
   EPP_ITL_BUCKETS,
   EPP_LATENCY_BUCKETS,
   EPP_NTPOT_BUCKETS,
@@ -10,38 +9,40 @@ import {
   EPP_RESPONSE_SIZE_BUCKETS,
   EPP_TOKEN_BUCKETS,
   EPP_TTFT_BUCKETS,
-  Gauge,
-  Histogram,
+  LeanCounter,
+  LeanGauge,
+  LeanHistogram,
+  pythonFloatString,
   deprecatedEppHelp,
   eppHelp,
   type Registry,
 } from '@sluice/telemetry';
 
 export interface GatewayMetrics {
-  readonly received: Counter<'endpoint'>;
+  readonly received: LeanCounter<'endpoint'>;
   /** One increment per request, at its terminal outcome: the books balance against `received`. */
-  readonly terminal: Counter<'outcome' | 'reason'>;
-  readonly inFlight: Gauge;
+  readonly terminal: LeanCounter<'outcome' | 'reason'>;
+  readonly inFlight: LeanGauge;
   /** By SLO class too, so dashboards show each class's TTFT against its objective. */
-  readonly ttft: Histogram<'model' | 'slo_class'>;
+  readonly ttft: LeanHistogram<'model' | 'slo_class'>;
   /** Gap between consecutive token frames as the gateway receives them, by SLO class. */
-  readonly itl: Histogram<'model' | 'slo_class'>;
-  readonly duration: Histogram<'outcome'>;
+  readonly itl: LeanHistogram<'model' | 'slo_class'>;
+  readonly duration: LeanHistogram<'outcome'>;
   /** Requests whose scheduling headers came from an untrusted source and were dropped. */
-  readonly headersStripped: Counter;
+  readonly headersStripped: LeanCounter;
   /**
    * Re-submissions (docs/behaviour.md §6), by why and by Dynamo's `type`: `new_request` when no
    * token had reached the client yet, `ongoing_request` when the stream continues elsewhere.
    */
-  readonly migrations: Counter<'reason' | 'type'>;
+  readonly migrations: LeanCounter<'reason' | 'type'>;
   /** Requests with an API key (gateway.auth), by the key's id (never the key) and terminal outcome. */
-  readonly apiKeyRequests: Counter<'key_id' | 'outcome'>;
+  readonly apiKeyRequests: LeanCounter<'key_id' | 'outcome'>;
   /** Tokens of those requests: the prompt's once it was taken, the completion's as sent. */
-  readonly apiKeyTokens: Counter<'key_id' | 'kind'>;
+  readonly apiKeyTokens: LeanCounter<'key_id' | 'kind'>;
   /** Connections closed before a request entered: one address over its cap, headers too slow, too large or malformed. */
-  readonly connectionsRefused: Counter<'reason'>;
+  readonly connectionsRefused: LeanCounter<'reason'>;
   /** Client connections open (gateway.limits.maxConnectionsPerClient caps them per address). */
-  readonly connectionsOpen: Gauge;
+  readonly connectionsOpen: LeanGauge;
   /** The Endpoint Picker's objective metrics (both names), bound per model, tenant, priority and streaming. */
   readonly objective: ObjectiveMetrics;
   /** The HTTP server's metrics in vLLM's shape (prometheus-fastapi-instrumentator). */
@@ -84,70 +85,70 @@ export function createGatewayMetrics(registry: Registry): GatewayMetrics {
   return {
     objective: createObjectiveMetrics(registry),
     http: createHttpMetrics(registry),
-    received: new Counter({
+    received: new LeanCounter({
       name: 'sluice_requests_received_total',
       help: 'Requests that entered the gateway.',
       labelNames: ['endpoint'],
       registers: [registry],
     }),
-    terminal: new Counter({
+    terminal: new LeanCounter({
       name: 'sluice_requests_total',
       help: 'Requests by terminal outcome (completed, rejected, dropped, failed) and reason.',
       labelNames: ['outcome', 'reason'],
       registers: [registry],
     }),
-    inFlight: new Gauge({ name: 'sluice_requests_in_flight', help: 'Requests without a terminal outcome yet.', registers: [registry] }),
-    ttft: new Histogram({
+    inFlight: new LeanGauge({ name: 'sluice_requests_in_flight', help: 'Requests without a terminal outcome yet.', registers: [registry] }),
+    ttft: new LeanHistogram({
       name: 'sluice_time_to_first_token_seconds',
       help: 'Gateway-measured time from arrival to the first token, by model and SLO class.',
       labelNames: ['model', 'slo_class'],
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
-    itl: new Histogram({
+    itl: new LeanHistogram({
       name: 'sluice_inter_token_latency_seconds',
       help: 'Gateway-measured time between consecutive tokens of a request, by model and SLO class.',
       labelNames: ['model', 'slo_class'],
       buckets: ITL_BUCKETS,
       registers: [registry],
     }),
-    duration: new Histogram({
+    duration: new LeanHistogram({
       name: 'sluice_request_duration_seconds',
       help: 'Gateway-measured time from arrival to the terminal outcome.',
       labelNames: ['outcome'],
       buckets: LATENCY_BUCKETS,
       registers: [registry],
     }),
-    headersStripped: new Counter({
+    headersStripped: new LeanCounter({
       name: 'sluice_gateway_untrusted_headers_stripped_total',
       help: 'Requests whose tenant / objective / SLO headers came from an untrusted address and were ignored.',
       registers: [registry],
     }),
-    migrations: new Counter({
+    migrations: new LeanCounter({
       name: 'sluice_migrations_total',
       help: 'Requests re-submitted because their worker or stage was lost, drained or handed them back, by reason and type (new_request / ongoing_request).',
       labelNames: ['reason', 'type'],
       registers: [registry],
     }),
-    apiKeyRequests: new Counter({
+    apiKeyRequests: new LeanCounter({
       name: 'sluice_gateway_api_key_requests_total',
       help: 'Requests by API key id (gateway.auth; never the key) and terminal outcome.',
       labelNames: ['key_id', 'outcome'],
       registers: [registry],
     }),
-    apiKeyTokens: new Counter({
+    apiKeyTokens: new LeanCounter({
       name: 'sluice_gateway_api_key_tokens_total',
       help: 'Tokens of requests by API key id: prompt (of requests handed on) and completion (sent to the client).',
       labelNames: ['key_id', 'kind'],
       registers: [registry],
     }),
-    connectionsRefused: new Counter({
+    connectionsRefused: new LeanCounter({
       name: 'sluice_gateway_connections_refused_total',
       help: 'Connections the gateway closed before a request entered, by reason (too_many_connections, headers_timeout, headers_too_large, malformed_http).',
       labelNames: ['reason'],
       registers: [registry],
     }),
-    connectionsOpen: new Gauge({ name: 'sluice_gateway_connections_open', help: 'Client connections open to the gateway.', registers: [registry] }),
+    connectionsOpen: new LeanGauge({ name: 'sluice_gateway_connections_open', help: 'Client connections open to the gateway.', registers: [registry] }),
   };
 }
 
@@ -235,14 +236,14 @@ const incPair = (a: Incrementer, b: Incrementer): Incrementer => ({
 function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
   const LLMD = ['model_name', 'target_model_name', 'fairness_id', 'priority'] as const;
   const GAIE = ['model_name', 'target_model_name'] as const;
-  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new LeanHistogram<L>({ name, help, labelNames, buckets, registers: [registry] });
   const twins = (current: string, legacy: string, help: string, buckets: number[], legacyBuckets = buckets) =>
     [histogram(current, eppHelp(help), LLMD, buckets), histogram(legacy, deprecatedEppHelp(current, help), GAIE, legacyBuckets)] as const;
 
   const requests = [
-    new Counter({ name: 'llm_d_epp_request_total', help: eppHelp('Requests the gateway took, at their terminal outcome.'), labelNames: LLMD, registers: [registry] }),
+    new LeanCounter({ name: 'llm_d_epp_request_total', help: eppHelp('Requests the gateway took, at their terminal outcome.'), labelNames: LLMD, registers: [registry] }),
     // llm-d's copy of the GAIE counter adds priority.
-    new Counter({
+    new LeanCounter({
       name: 'inference_objective_request_total',
       help: deprecatedEppHelp('llm_d_epp_request_total', 'Requests the gateway took, at their terminal outcome.'),
       labelNames: ['model_name', 'target_model_name', 'priority'],
@@ -251,8 +252,8 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
   ] as const;
   const errorHelp = 'Requests that ended in an error, by the Endpoint Picker’s error code.';
   const errors = [
-    new Counter({ name: 'llm_d_epp_request_error_total', help: eppHelp(errorHelp), labelNames: [...LLMD, 'error_code'], registers: [registry] }),
-    new Counter({ name: 'inference_objective_request_error_total', help: deprecatedEppHelp('llm_d_epp_request_error_total', errorHelp), labelNames: [...GAIE, 'error_code'], registers: [registry] }),
+    new LeanCounter({ name: 'llm_d_epp_request_error_total', help: eppHelp(errorHelp), labelNames: [...LLMD, 'error_code'], registers: [registry] }),
+    new LeanCounter({ name: 'inference_objective_request_error_total', help: deprecatedEppHelp('llm_d_epp_request_error_total', errorHelp), labelNames: [...GAIE, 'error_code'], registers: [registry] }),
   ] as const;
   const duration = twins('llm_d_epp_request_duration_seconds', 'inference_objective_request_duration_seconds', 'Arrival to the last byte of a completed answer, in seconds.', EPP_LATENCY_BUCKETS);
   const requestBytes = twins('llm_d_epp_request_size_bytes', 'inference_objective_request_sizes', 'Request body size in bytes.', EPP_REQUEST_SIZE_BUCKETS);
@@ -267,8 +268,8 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
   );
   const runningHelp = 'Requests the gateway holds now (taken, no terminal outcome yet).';
   const running = [
-    new Gauge({ name: 'llm_d_epp_request_running', help: eppHelp(runningHelp), labelNames: LLMD, registers: [registry] }),
-    new Gauge({ name: 'inference_objective_running_requests', help: deprecatedEppHelp('llm_d_epp_request_running', runningHelp), labelNames: ['model_name'], registers: [registry] }),
+    new LeanGauge({ name: 'llm_d_epp_request_running', help: eppHelp(runningHelp), labelNames: LLMD, registers: [registry] }),
+    new LeanGauge({ name: 'inference_objective_running_requests', help: deprecatedEppHelp('llm_d_epp_request_running', runningHelp), labelNames: ['model_name'], registers: [registry] }),
   ] as const;
   const ttft = histogram('llm_d_epp_request_ttft_seconds', eppHelp('Time to the first token; for a non-streamed answer, its whole duration.'), [...LLMD, 'streaming'], EPP_TTFT_BUCKETS);
   const itl = histogram('llm_d_epp_request_streaming_itl_seconds', eppHelp('Time between consecutive chunks of a streamed answer.'), LLMD, EPP_ITL_BUCKETS);
@@ -283,7 +284,7 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
       if (series === undefined) {
         const llmd = { model_name: model, target_model_name: model, fairness_id: tenant, priority: priority === undefined ? '' : String(priority) };
         const gaie = { model_name: model, target_model_name: model };
-        const bind = (h: readonly [Histogram<(typeof LLMD)[number]>, Histogram<(typeof GAIE)[number]>]) => pair(h[0].labels(llmd), h[1].labels(gaie));
+        const bind = (h: readonly [LeanHistogram<(typeof LLMD)[number]>, LeanHistogram<(typeof GAIE)[number]>]) => pair(h[0].labels(llmd), h[1].labels(gaie));
         const errorSeries = new Map<string, Incrementer>();
         const runningNow = running[0].labels(llmd);
         const runningByModel = running[1].labels({ model_name: model });
@@ -354,25 +355,27 @@ const HIGHR_BUCKETS = [0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2
  * and feeds a t-digest on every observation, too much for the gateway's hot path.
  */
 function createHttpMetrics(registry: Registry): HttpMetrics {
-  const total = new Counter({
+  const total = new LeanCounter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by route (handler), method and status class.',
     labelNames: ['handler', 'method', 'status'],
     registers: [registry],
   });
-  const duration = new Histogram({
+  const duration = new LeanHistogram({
     name: 'http_request_duration_seconds',
     help: 'Time from a request to the end of its answer, by route and method (few buckets).',
     labelNames: ['handler', 'method'],
     buckets: [0.1, 0.5, 1],
+    formatLe: pythonFloatString,
     registers: [registry],
   });
-  const highr = new Histogram({
+  const highr = new LeanHistogram({
     name: 'http_request_duration_highr_seconds',
     help: 'Time from a request to the end of its answer, over every route (many buckets, for quantiles).',
     buckets: HIGHR_BUCKETS,
+    formatLe: pythonFloatString,
     registers: [registry],
-  });
+  }).labels();
   // Bound per (handler, method); the counter's status series by the status's first digit.
   const known = new Map<string, { duration: Observer; byStatus: Incrementer[] }>();
   return {

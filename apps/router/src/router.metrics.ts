@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { InstanceView } from '@sluice/policies';
-import { Counter, EPP_FAST_BUCKETS, Gauge, Histogram, deprecatedEppHelp, eppHelp, type Registry } from '@sluice/telemetry';
+import { EPP_FAST_BUCKETS, Gauge, LeanCounter, LeanHistogram, deprecatedEppHelp, eppHelp, type Registry } from '@sluice/telemetry';
 
 /**
  * The chosen worker instance is the label `worker_instance`, not `instance`: Prometheus sets
  * `instance` on every scraped series (the target) and would rename ours to `exported_instance`.
  */
 export interface RouterMetrics {
-  readonly decisions: Counter<'policy' | 'worker_instance'>;
-  readonly decisionSeconds: Histogram<'policy'>;
+  readonly decisions: LeanCounter<'policy' | 'worker_instance'>;
+  readonly decisionSeconds: LeanHistogram<'policy'>;
   /** Counterfactual regret per decision, in the policy's score unit. */
-  readonly regret: Histogram<'policy'>;
+  readonly regret: LeanHistogram<'policy'>;
   /** The Endpoint Picker's scheduler metrics: how long the choice took, and whether one was made (`instanceId` the chosen, or none). */
   scheduled(seconds: number, model: string, instanceId: string | undefined): void;
 }
@@ -111,17 +111,17 @@ export function createRouterMetrics(registry: Registry, pool: string, readings: 
   // Scheduler: the routing decision is the EPP's scheduling cycle.
   const e2eHelp = 'Time to pick an instance for a request (the routing decision), in seconds.';
   const e2e = [
-    new Histogram({ name: 'llm_d_epp_scheduler_e2e_duration_seconds', help: eppHelp(e2eHelp), buckets: EPP_FAST_BUCKETS, registers: [registry] }),
-    new Histogram({ name: 'inference_extension_scheduler_e2e_duration_seconds', help: deprecatedEppHelp('llm_d_epp_scheduler_e2e_duration_seconds', e2eHelp), buckets: EPP_FAST_BUCKETS, registers: [registry] }),
-  ];
+    new LeanHistogram({ name: 'llm_d_epp_scheduler_e2e_duration_seconds', help: eppHelp(e2eHelp), buckets: EPP_FAST_BUCKETS, registers: [registry] }),
+    new LeanHistogram({ name: 'inference_extension_scheduler_e2e_duration_seconds', help: deprecatedEppHelp('llm_d_epp_scheduler_e2e_duration_seconds', e2eHelp), buckets: EPP_FAST_BUCKETS, registers: [registry] }),
+  ].map((h) => h.labels());
   const attemptsHelp = 'Routing attempts by status (success: an instance was picked; failure: none could be), with the picked instance.';
-  const attempts = new Counter({
+  const attempts = new LeanCounter({
     name: 'llm_d_epp_scheduler_attempts_total',
     help: eppHelp(attemptsHelp),
     labelNames: ['status', 'target_model_name', 'endpoint_name', 'namespace', 'port'],
     registers: [registry],
   });
-  const legacyAttempts = new Counter({
+  const legacyAttempts = new LeanCounter({
     name: 'inference_extension_scheduler_attempts_total',
     help: deprecatedEppHelp('llm_d_epp_scheduler_attempts_total', attemptsHelp),
     labelNames: ['status', 'target_model_name', 'pod_name', 'namespace', 'port'],
@@ -154,20 +154,20 @@ export function createRouterMetrics(registry: Registry, pool: string, readings: 
   new Gauge({ name: 'inference_extension_info', help: eppHelp('The build of the router playing the Endpoint Picker (always 1).'), labelNames: ['commit', 'build_ref'], registers: [registry] }).set(info, 1);
 
   return {
-    decisions: new Counter({
+    decisions: new LeanCounter({
       name: 'sluice_router_decisions_total',
       help: 'Routing decisions by policy and chosen instance.',
       labelNames: ['policy', 'worker_instance'],
       registers: [registry],
     }),
-    decisionSeconds: new Histogram({
+    decisionSeconds: new LeanHistogram({
       name: 'sluice_router_decision_seconds',
       help: 'Time to pick an instance, excluding the handoff.',
       labelNames: ['policy'],
       buckets: [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2],
       registers: [registry],
     }),
-    regret: new Histogram({
+    regret: new LeanHistogram({
       name: 'sluice_router_regret',
       help: 'Counterfactual regret per decision: best candidate score minus the chosen one (weighted: score in [0,1]; others: effective load).',
       labelNames: ['policy'],

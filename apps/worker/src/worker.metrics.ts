@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, PythonBucketHistogram, type Registry } from '@sluice/telemetry';
+import { LeanCounter, LeanGauge, LeanHistogram, pythonFloatString, type CounterChild, type GaugeChild, type HistogramChild, type Registry } from '@sluice/telemetry';
 
 /**
  * The metrics a vLLM server (v1 engine) exposes for what sluice's engine models, under vLLM's
@@ -101,61 +101,61 @@ export interface WorkerMetricsOptions {
 
 /** The metric families of one worker process. Per-instance series come from `bindEngine`. */
 export interface WorkerMetrics {
-  readonly running: Gauge<L>;
-  readonly waiting: Gauge<L>;
-  readonly waitingByReason: Gauge<L | 'reason'>;
-  readonly kvUsage: Gauge<L>;
-  readonly sleepState: Gauge<L | 'sleep_state'>;
-  readonly cacheConfig: Gauge<(typeof CACHE_CONFIG_LABELS)[number]>;
-  readonly prefixQueries: Counter<L>;
-  readonly prefixHits: Counter<L>;
-  readonly externalPrefixQueries: Counter<L>;
-  readonly externalPrefixHits: Counter<L>;
-  readonly mmCacheQueries: Counter<L>;
-  readonly mmCacheHits: Counter<L>;
-  readonly preemptions: Counter<L>;
+  readonly running: LeanGauge<L>;
+  readonly waiting: LeanGauge<L>;
+  readonly waitingByReason: LeanGauge<L | 'reason'>;
+  readonly kvUsage: LeanGauge<L>;
+  readonly sleepState: LeanGauge<L | 'sleep_state'>;
+  readonly cacheConfig: LeanGauge<(typeof CACHE_CONFIG_LABELS)[number]>;
+  readonly prefixQueries: LeanCounter<L>;
+  readonly prefixHits: LeanCounter<L>;
+  readonly externalPrefixQueries: LeanCounter<L>;
+  readonly externalPrefixHits: LeanCounter<L>;
+  readonly mmCacheQueries: LeanCounter<L>;
+  readonly mmCacheHits: LeanCounter<L>;
+  readonly preemptions: LeanCounter<L>;
   /** sluice's own (vLLM has none): requests refused KV blocks in a step, the engine's counter. */
-  readonly kvAllocationFailures: Counter<L>;
-  readonly promptTokens: Counter<L>;
-  readonly promptTokensBySource: Counter<L | 'source'>;
-  readonly promptTokensCached: Counter<L>;
-  readonly generationTokens: Counter<L>;
-  readonly requestSuccess: Counter<L | 'finished_reason'>;
-  readonly ttft: Histogram<L>;
-  readonly itl: Histogram<L>;
-  readonly timePerOutputToken: Histogram<L>;
-  readonly e2e: Histogram<L>;
-  readonly queueTime: Histogram<L>;
-  readonly inferenceTime: Histogram<L>;
-  readonly prefillTime: Histogram<L>;
-  readonly decodeTime: Histogram<L>;
-  readonly iterationTokens: Histogram<L>;
-  readonly paramsN: Histogram<L>;
-  readonly numPreemptions: Histogram<L>;
-  readonly requestPromptTokens: Histogram<L>;
-  readonly requestGenerationTokens: Histogram<L>;
-  readonly maxNumGenerationTokens: Histogram<L>;
-  readonly paramsMaxTokens: Histogram<L>;
-  readonly prefillKvComputedTokens: Histogram<L>;
+  readonly kvAllocationFailures: LeanCounter<L>;
+  readonly promptTokens: LeanCounter<L>;
+  readonly promptTokensBySource: LeanCounter<L | 'source'>;
+  readonly promptTokensCached: LeanCounter<L>;
+  readonly generationTokens: LeanCounter<L>;
+  readonly requestSuccess: LeanCounter<L | 'finished_reason'>;
+  readonly ttft: LeanHistogram<L>;
+  readonly itl: LeanHistogram<L>;
+  readonly timePerOutputToken: LeanHistogram<L>;
+  readonly e2e: LeanHistogram<L>;
+  readonly queueTime: LeanHistogram<L>;
+  readonly inferenceTime: LeanHistogram<L>;
+  readonly prefillTime: LeanHistogram<L>;
+  readonly decodeTime: LeanHistogram<L>;
+  readonly iterationTokens: LeanHistogram<L>;
+  readonly paramsN: LeanHistogram<L>;
+  readonly numPreemptions: LeanHistogram<L>;
+  readonly requestPromptTokens: LeanHistogram<L>;
+  readonly requestGenerationTokens: LeanHistogram<L>;
+  readonly maxNumGenerationTokens: LeanHistogram<L>;
+  readonly paramsMaxTokens: LeanHistogram<L>;
+  readonly prefillKvComputedTokens: LeanHistogram<L>;
   /** Only when residency is sampled. */
-  readonly kvBlockLifetime: Histogram<L> | undefined;
-  readonly kvBlockIdleBeforeEvict: Histogram<L> | undefined;
-  readonly kvBlockReuseGap: Histogram<L> | undefined;
+  readonly kvBlockLifetime: LeanHistogram<L> | undefined;
+  readonly kvBlockIdleBeforeEvict: LeanHistogram<L> | undefined;
+  readonly kvBlockReuseGap: LeanHistogram<L> | undefined;
   /** The API server's, as a vLLM pod's would count the requests it serves (see worker-on-bus.ts). */
-  readonly httpRequests: Counter<'handler' | 'method' | 'status'>;
-  readonly httpDuration: Histogram<'handler' | 'method'>;
-  readonly httpDurationHighr: Histogram;
+  readonly httpRequests: LeanCounter<'handler' | 'method' | 'status'>;
+  readonly httpDuration: LeanHistogram<'handler' | 'method'>;
+  readonly httpDurationHighr: LeanHistogram;
   /** sluice's own: |actual − modelled| real duration of each step. */
-  readonly stepError: Histogram;
+  readonly stepError: LeanHistogram;
 }
 
 const labelNames = ['model_name', 'engine'] as const;
 
 export function createWorkerMetrics(registers: Registry, options: WorkerMetricsOptions): WorkerMetrics {
   const r = [registers];
-  const gauge = <X extends string = never>(name: string, help: string, extra: X[] = []) => new Gauge<L | X>({ name, help, labelNames: [...labelNames, ...extra], registers: r });
-  const counter = <X extends string = never>(name: string, help: string, extra: X[] = []) => new Counter<L | X>({ name, help, labelNames: [...labelNames, ...extra], registers: r });
-  const histogram = (name: string, help: string, buckets: number[]) => new PythonBucketHistogram<L>({ name, help, labelNames, buckets, registers: r });
+  const gauge = <X extends string = never>(name: string, help: string, extra: X[] = []) => new LeanGauge<L | X>({ name, help, labelNames: [...labelNames, ...extra], registers: r });
+  const counter = <X extends string = never>(name: string, help: string, extra: X[] = []) => new LeanCounter<L | X>({ name, help, labelNames: [...labelNames, ...extra], registers: r });
+  const histogram = (name: string, help: string, buckets: number[]) => new LeanHistogram<L>({ name, help, labelNames, buckets, formatLe: pythonFloatString, registers: r });
   const requestTokens = oneTwoFiveBuckets(options.maxModelLen);
   const residency = (name: string, help: string) => (options.kvResidency ? histogram(name, help, KV_CACHE_RESIDENCY) : undefined);
   return {
@@ -168,7 +168,7 @@ export function createWorkerMetrics(registers: Registry, options: WorkerMetricsO
     ),
     kvUsage: gauge('vllm:kv_cache_usage_perc', 'KV-cache usage. 1 means 100 percent usage.'),
     sleepState: gauge('vllm:engine_sleep_state', 'Engine sleep state: awake = 1 while the engine is awake; weights_offloaded = 1 at sleep level 1, discard_all = 1 at level 2 (sluice instances never sleep).', ['sleep_state']),
-    cacheConfig: new Gauge({ name: 'vllm:cache_config_info', help: 'Information of the LLMEngine CacheConfig', labelNames: CACHE_CONFIG_LABELS, registers: r }),
+    cacheConfig: new LeanGauge({ name: 'vllm:cache_config_info', help: 'Information of the LLMEngine CacheConfig', labelNames: CACHE_CONFIG_LABELS, registers: r }),
     prefixQueries: counter('vllm:prefix_cache_queries_total', 'Prefix cache queries, in terms of number of queried tokens.'),
     prefixHits: counter('vllm:prefix_cache_hits_total', 'Prefix cache hits, in terms of number of cached tokens.'),
     externalPrefixQueries: counter('vllm:external_prefix_cache_queries_total', 'External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens (sluice has no KV connector: 0).'),
@@ -204,21 +204,23 @@ export function createWorkerMetrics(registers: Registry, options: WorkerMetricsO
       'vllm:kv_block_reuse_gap_seconds',
       'Histogram of time gaps between consecutive KV cache block accesses. Only the most recent accesses are recorded. Sampled metrics (controlled by worker.kvCacheMetricsSample).',
     ),
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'Total number of requests by method, status and handler.', labelNames: ['handler', 'method', 'status'], registers: r }),
-    httpDuration: new PythonBucketHistogram({
+    httpRequests: new LeanCounter({ name: 'http_requests_total', help: 'Total number of requests by method, status and handler.', labelNames: ['handler', 'method', 'status'], registers: r }),
+    httpDuration: new LeanHistogram({
+      formatLe: pythonFloatString,
       name: 'http_request_duration_seconds',
       help: 'Latency with only few buckets by handler. Made to be only used if aggregation by handler is important.',
       labelNames: ['handler', 'method'],
       buckets: HTTP_DURATION,
       registers: r,
     }),
-    httpDurationHighr: new PythonBucketHistogram({
+    httpDurationHighr: new LeanHistogram({
+      formatLe: pythonFloatString,
       name: 'http_request_duration_highr_seconds',
       help: 'Latency with many buckets but no API specific labels. Made for more accurate percentile calculations.',
       buckets: HTTP_DURATION_HIGHR,
       registers: r,
     }),
-    stepError: new Histogram({
+    stepError: new LeanHistogram({
       name: 'sluice_worker_step_timing_error_seconds',
       help: 'Absolute difference between the real and the modelled duration of each engine step.',
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.05],
@@ -227,9 +229,9 @@ export function createWorkerMetrics(registers: Registry, options: WorkerMetricsO
   };
 }
 
-type BoundCounter = ReturnType<Counter<string>['labels']>;
-type BoundGauge = ReturnType<Gauge<string>['labels']>;
-type BoundHistogram = ReturnType<Histogram<string>['labels']>;
+type BoundCounter = CounterChild;
+type BoundGauge = GaugeChild;
+type BoundHistogram = HistogramChild;
 
 /**
  * One instance's series, looked up once: the worker's hot paths (each step, each token) observe
@@ -280,26 +282,25 @@ export interface EngineMetrics {
  */
 export function bindEngine(m: WorkerMetrics, model: string, engine: string, cache: CacheConfigInfo): EngineMetrics {
   const l = { model_name: model, engine };
-  const counter = (c: Counter<L>) => zeroed(c.labels(l));
-  const gauge = (g: Gauge<L>) => {
+  const counter = (c: LeanCounter<L>) => c.labels(l);
+  const gauge = (g: LeanGauge<L>) => {
     const bound = g.labels(l);
     bound.set(0);
     return bound;
   };
-  const histogram = (h: Histogram<L>) => {
-    h.zero(l);
-    return h.labels(l);
-  };
+  // A series exists, empty, from its first labels() on.
+  const histogram = (h: LeanHistogram<L>) => h.labels(l);
   for (const c of [m.externalPrefixQueries, m.externalPrefixHits, m.mmCacheQueries, m.mmCacheHits]) c.inc(l, 0);
   for (const state of SLEEP_STATES) m.sleepState.set({ ...l, sleep_state: state }, state === 'awake' ? 1 : 0);
   m.cacheConfig.set({ engine, ...cache }, 1);
-  const finished = Object.fromEntries(FINISHED_REASONS.map((reason) => [reason, zeroed(m.requestSuccess.labels({ ...l, finished_reason: reason }))])) as Record<FinishedReason, BoundCounter>;
+  const finished = {} as Record<FinishedReason, BoundCounter>;
+  for (const reason of FINISHED_REASONS) finished[reason] = m.requestSuccess.labels({ ...l, finished_reason: reason });
   const waitingFor = (reason: (typeof WAITING_REASONS)[number]) => {
     const bound = m.waitingByReason.labels({ ...l, reason });
     bound.set(0);
     return bound;
   };
-  const bySource = PROMPT_TOKEN_SOURCES.map((source) => zeroed(m.promptTokensBySource.labels({ ...l, source })));
+  const bySource = PROMPT_TOKEN_SOURCES.map((source) => m.promptTokensBySource.labels({ ...l, source }));
   return {
     running: gauge(m.running),
     waiting: gauge(m.waiting),
@@ -351,31 +352,24 @@ export function bindHttp(m: WorkerMetrics): HttpMetrics {
   const countOf = (handler: HttpHandler, status: HttpStatusGroup) => {
     const key = `${handler} ${status}`;
     let bound = counts.get(key);
-    if (!bound) counts.set(key, (bound = zeroed(m.httpRequests.labels({ handler, method, status }))));
+    if (!bound) counts.set(key, (bound = m.httpRequests.labels({ handler, method, status })));
     return bound;
   };
   const durationOf = (handler: HttpHandler) => {
     let bound = durations.get(handler);
-    if (!bound) {
-      m.httpDuration.zero({ handler, method });
-      durations.set(handler, (bound = m.httpDuration.labels({ handler, method })));
-    }
+    if (!bound) durations.set(handler, (bound = m.httpDuration.labels({ handler, method })));
     return bound;
   };
   for (const handler of HTTP_HANDLERS) {
     countOf(handler, '2xx');
     durationOf(handler);
   }
+  const highr = m.httpDurationHighr.labels();
   return {
     served(handler, status, seconds) {
       countOf(handler, status).inc();
       durationOf(handler).observe(seconds);
-      m.httpDurationHighr.observe(seconds);
+      highr.observe(seconds);
     },
   };
-}
-
-function zeroed(bound: BoundCounter): BoundCounter {
-  bound.inc(0);
-  return bound;
 }

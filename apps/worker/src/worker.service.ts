@@ -49,7 +49,8 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     // The request_tokens buckets end at the context length the instances enforce (vLLM's max_model_len).
     const metrics = createWorkerMetrics(service.metrics, { maxModelLen: settings.maxModelLen, kvResidency: worker.kvCacheMetricsSample > 0 });
     // How far from its modelled end each step really ended: the timing-error figure.
-    this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale, (lateRealUs) => metrics.stepError.observe(Math.abs(lateRealUs) / 1e6));
+    const stepError = metrics.stepError.labels();
+    this.scheduler = new RealTimeWakeUps(() => performance.now() * 1000, timeScale, (lateRealUs) => stepError.observe(Math.abs(lateRealUs) / 1e6));
     const clock: EngineClock = {
       // The engine clock is the process's monotonic one; the wire's is the shared wall clock
       // (epochMicros): a time is carried over as its distance from now.

@@ -6,3 +6,4 @@ export { Registry, Counter, Gauge, Histogram, Summary } from 'prom-client';
 export * from './python-buckets.js';
 export * from './bounded-label.js';
 export * from './endpoint-picker.js';
+export * from './lean-metrics.js';
