@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Registry } from 'prom-client';
-import { PythonBucketHistogram, pythonFloatString } from './python-buckets.js';
+import { pythonFloatString } from './python-buckets.js';
 
 describe('pythonFloatString', () => {
   // Expected strings: Python 3's prometheus_client.utils.floatToGoString on the same values.
@@ -18,19 +17,5 @@ describe('pythonFloatString', () => {
     [Infinity, '+Inf'],
   ])('%s → %s', (value, expected) => {
     expect(pythonFloatString(value)).toBe(expected);
-  });
-});
-
-describe('PythonBucketHistogram', () => {
-  it('writes le as vLLM does and counts as prom-client does', async () => {
-    const registry = new Registry();
-    const h = new PythonBucketHistogram({ name: 'vllm:x_seconds', help: 'x', labelNames: ['engine'], buckets: [0.5, 1, 8], registers: [registry] });
-    h.observe({ engine: '0' }, 0.7);
-    const page = await registry.metrics();
-    expect(page).toContain('vllm:x_seconds_bucket{le="0.5",engine="0"} 0');
-    expect(page).toContain('vllm:x_seconds_bucket{le="1.0",engine="0"} 1');
-    expect(page).toContain('vllm:x_seconds_bucket{le="8.0",engine="0"} 1');
-    expect(page).toContain('vllm:x_seconds_bucket{le="+Inf",engine="0"} 1');
-    expect(page).not.toMatch(/le="1"/);
   });
 });

@@ -1,5 +1,3 @@
-import { Histogram } from 'prom-client';
-
 /**
  * A bucket bound as Python's prometheus_client writes it (`floatToGoString`): `1.0` for 1,
  * `0.001`, `2500.0`, `1e+06` past six integer digits, `1e-05` below 1e-4. vLLM serves its
@@ -31,29 +29,4 @@ function pythonRepr(value: number): string {
   }
   const text = String(value);
   return Number.isInteger(value) ? `${text}.0` : text;
-}
-
-/** The exposition hook prom-client's registry calls (untyped in prom-client's declarations). */
-interface ForPromString {
-  getForPromString(): Promise<{ values: { labels: Record<string, string | number> }[] }>;
-}
-
-/**
- * A histogram whose `le` labels read as vLLM's do (see `pythonFloatString`), for metrics under
- * vLLM's names. Observing costs the same as prom-client's; only the page is written differently.
- */
-export class PythonBucketHistogram<T extends string = string> extends Histogram<T> {
-  constructor(configuration: ConstructorParameters<typeof Histogram<T>>[0]) {
-    super(configuration);
-    const self = this as unknown as ForPromString;
-    const write = self.getForPromString.bind(this);
-    self.getForPromString = async () => {
-      const data = await write();
-      for (const value of data.values) {
-        const { le } = value.labels;
-        if (typeof le === 'number') value.labels.le = pythonFloatString(le);
-      }
-      return data;
-    };
-  }
 }
