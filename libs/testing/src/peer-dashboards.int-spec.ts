@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster, type ServiceName } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
+import { parseSamples } from './prometheus-exposition.js';
 import { natsArgsAs } from './nats-identities.js';
 import { checkFact } from './peer-metrics/check-fact.js';
 import { EPP_FACTS } from './peer-metrics/epp-facts.js';
@@ -64,10 +65,25 @@ afterAll(async () => {
 });
 
 describe('the workload', () => {
+  /** The sum of a series over every sample of a service's page whose labels include `where`. */
+  const total = (service: ServiceName, series: string, where: Record<string, string> = {}) =>
+    parseSamples(pages.get(service) ?? '')
+      .filter((s) => s.series === series && Object.entries(where).every(([k, v]) => s.labels[k] === v))
+      .reduce((sum, s) => sum + s.value, 0);
+
   it('made every kind of event the dashboards plot: successes, capacity rejections and errors', () => {
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(5);
     expect(statuses).toContain(429);
     expect(statuses.some((s) => s >= 500)).toBe(true);
+  });
+
+  it('preempted, hit the prefix cache, and queued in flow control', () => {
+    expect(total('worker', 'vllm:num_preemptions_total')).toBeGreaterThan(0);
+    expect(total('worker', 'vllm:prefix_cache_hits_total')).toBeGreaterThan(0);
+    const dispatched = { outcome: 'Dispatched' };
+    const queued = 'inference_extension_flow_control_request_queue_duration_seconds';
+    // Dispatched after more than a millisecond in a queue: held while the pool was saturated.
+    expect(total('flow-controller', `${queued}_count`, dispatched) - total('flow-controller', `${queued}_bucket`, { ...dispatched, le: '0.001' })).toBeGreaterThan(0);
   });
 });
 
