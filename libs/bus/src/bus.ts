@@ -69,6 +69,8 @@ export interface BusOptions {
   readonly random?: () => number;
   /** The identity to connect as, when the server requires one (docs/security.md); anonymous otherwise. */
   readonly credentials?: { readonly user: string; readonly password: string };
+  /** TLS to the server: the CA that signed its certificate, and this process's own for mutual TLS. Absent: plain TCP. */
+  readonly tls?: { readonly caFile: string; readonly certFile?: string; readonly keyFile?: string };
   /**
    * Where this process's request replies (acks, control answers) arrive: its identity's own inbox
    * prefix (`inboxPrefixOf`), which the server lets no other identity read. Default `_INBOX`.
@@ -136,6 +138,7 @@ export class Bus {
       servers: natsServerList(options.url),
       name: options.name,
       ...(options.credentials ? { user: options.credentials.user, pass: options.credentials.password } : {}),
+      ...(options.tls ? { tls: { ...options.tls } } : {}),
       ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
       // Reconnect forever: a NATS restart must not kill a service (docs/architecture.md, "Faults").
       maxReconnectAttempts: wait ? -1 : 0,
@@ -143,6 +146,30 @@ export class Bus {
       waitOnFirstConnect: wait,
     });
     return new Bus(nc, options);
+  }
+
+  /**
+   * What stops TLS with this server, or undefined: one connection attempt, no retries, closed at
+   * once. A service that waits for its server retries a failed handshake for ever, so it asks this
+   * first and can say at start-up that the server wants TLS, does not offer it, or presents a
+   * certificate its CA does not verify. Any other failure (no server yet) is left to the waiting
+   * connect.
+   */
+  static async tlsProblem(options: Pick<BusOptions, 'url' | 'tls' | 'credentials'>): Promise<Error | undefined> {
+    try {
+      const nc = await connect({
+        servers: natsServerList(options.url),
+        name: 'sluice-tls-check',
+        ...(options.credentials ? { user: options.credentials.user, pass: options.credentials.password } : {}),
+        ...(options.tls ? { tls: { ...options.tls } } : {}),
+        maxReconnectAttempts: 0,
+        waitOnFirstConnect: false,
+      });
+      await nc.close();
+      return undefined;
+    } catch (error) {
+      return isTlsError(error) ? (error as Error) : undefined;
+    }
   }
 
   get connection(): NatsConnection {
@@ -444,4 +471,11 @@ export function natsServerList(url: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** A failure of TLS itself (Node's certificate and handshake errors, nats.js's "requires TLS"), not of reaching the server. */
+export function isTlsError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return /CERT|SSL|TLS|SELF_SIGNED|LEAF_SIGNATURE/i.test(code) || /\btls\b|certificate|self[- ]signed/i.test(error.message);
 }

@@ -115,6 +115,15 @@ const ConfigBody = z.strictObject({
       password: z.string().min(1).optional(),
       /** A file holding its password (the first line; `sluice up` writes one per identity, mode 0600). */
       passwordFile: z.string().min(1).optional(),
+      /**
+       * TLS to a NATS that requires it (docs/security.md, "TLS"): the CA file that signed the
+       * server's certificate (PEM), and for mutual TLS this process's certificate and key. Absent:
+       * plain TCP, as `sluice up`'s own NATS on loopback is.
+       */
+      tls: z
+        .strictObject({ caFile: z.string().min(1), certFile: z.string().min(1).optional(), keyFile: z.string().min(1).optional() })
+        .refine((tls) => (tls.certFile === undefined) === (tls.keyFile === undefined), { message: 'give nats.tls.certFile and nats.tls.keyFile together (mutual TLS), or neither', path: ['certFile'] })
+        .optional(),
     })
     .superRefine((nats, ctx) => {
       if (nats.password !== undefined && nats.passwordFile !== undefined) ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: 'give nats.password or nats.passwordFile, not both' });

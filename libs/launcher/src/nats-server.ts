@@ -41,6 +41,11 @@ export interface StartNatsOptions {
    * cluster's routes authenticate too. Absent: an open server.
    */
   readonly auth?: Pick<NatsAuth, 'configFile' | 'route'>;
+  /**
+   * Clients must speak TLS, with this server certificate and key (PEM): the nats-server binary
+   * only (`--tls --tlscert --tlskey`). Clients verify it against the CA that signed it (nats.tls.caFile).
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
 
 export interface NatsServerHandle {
@@ -136,6 +141,7 @@ export async function startNats(options: StartNatsOptions = {}): Promise<NatsSer
   }
 
   const binary = options.binary === false ? undefined : (options.binary ?? findNatsServer(options.env));
+  if (options.tls && (!binary || clusterSize > 1)) throw new NatsUnavailableError('a NATS with TLS is started from the nats-server binary, as one server (not a cluster, not in Docker)');
   if (binary && clusterSize > 1) return startCluster(binary, clusterSize, options);
   if (binary) return startProcess(binary, options);
   if (clusterSize > 1) throw new NatsUnavailableError(`nats.clusterSize ${clusterSize} needs the nats-server binary (a local cluster is not started in Docker).\n${NATS_INSTALL_HINT}`);
@@ -217,7 +223,8 @@ async function startProcess(binary: string, options: StartNatsOptions, extraArgs
     // Its own process group: a Ctrl-C in the terminal reaches the launcher, which stops NATS only
     // after the services have drained their connections.
     const authArgs = options.auth ? ['-c', options.auth.configFile] : [];
-    const child = spawn(binary, [...authArgs, '-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
+    const tlsArgs = options.tls ? ['--tls', '--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile] : [];
+    const child = spawn(binary, [...authArgs, ...tlsArgs, '-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { identityOfService, type ServiceName } from '@sluice/contracts';
-import { ConfigError, loadConfigOrExit, natsCredentialsOf, type NatsCredentials, type SluiceConfig } from '@sluice/config';
+import { ConfigError, loadConfigOrExit, natsCredentialsOf, natsTlsOf, type NatsCredentials, type NatsTlsFiles, type SluiceConfig } from '@sluice/config';
 import { bootstrapService, type RunningService } from './service-bootstrap.js';
 import type { InboundRoute } from './bus.transport.js';
 
@@ -19,8 +19,10 @@ export async function runService(name: `sluice-${ServiceName}`, wire: (config: S
   const config = loadConfigOrExit();
   let wiring: ServiceWiring;
   let credentials: NatsCredentials | undefined;
+  let tls: NatsTlsFiles | undefined;
   try {
     credentials = natsCredentialsOf(config.nats);
+    tls = natsTlsOf(config.nats);
     wiring = wire(config);
   } catch (error) {
     // Wiring may load more config (a worker's latency profile): bad input there exits 2 as well.
@@ -33,6 +35,7 @@ export async function runService(name: `sluice-${ServiceName}`, wire: (config: S
     config,
     natsUrl: config.nats.url ?? 'nats://127.0.0.1:4222',
     ...(credentials ? { natsAuth: { identity: identityOfService(serviceOf(name)), credentials } } : {}),
+    ...(tls ? { natsTls: tls } : {}),
     ackTimeoutMs: config.nats.ackTimeoutMs,
     presence: { service: serviceOf(name), intervalMs: config[SECTIONS[serviceOf(name)]].heartbeatIntervalMs },
     ...wiring,

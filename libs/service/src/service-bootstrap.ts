@@ -16,9 +16,9 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { epochMicros } from '@sluice/bus';
 import { inboxPrefixOf, subjectPatterns, subjects, type BusIdentity, type PresenceEvent, type ServiceName } from '@sluice/contracts';
-import { ConfigError, type NatsCredentials } from '@sluice/config';
+import { ConfigError, type NatsCredentials, type NatsTlsFiles } from '@sluice/config';
 import { createMetricsRegistry, startTracing } from '@sluice/telemetry';
-import { Bus } from '@sluice/bus';
+import { Bus, isTlsError } from '@sluice/bus';
 import { BusTransport, type InboundRoute } from './bus.transport.js';
 import { listenWithAcceptors } from './http-listen.js';
 import { reclaimWhenIdle } from './idle-reclaim.js';
@@ -32,6 +32,8 @@ export interface ServiceSpec<C extends object> {
   readonly natsUrl: string;
   /** The bus identity to connect as, and its password (docs/security.md); anonymous when absent. */
   readonly natsAuth?: { readonly identity: BusIdentity; readonly credentials: NatsCredentials };
+  /** TLS to NATS (`nats.tls`), its files already found readable; absent: plain TCP. */
+  readonly natsTls?: NatsTlsFiles;
   readonly ackTimeoutMs: number;
   readonly http: { readonly host: string; readonly port: number };
   /** The service's own module: controllers and providers; it can inject SERVICE_CONTEXT. */
@@ -75,6 +77,9 @@ const ACCEPTORS = 32;
  */
 async function connectBus<C extends object>(spec: ServiceSpec<C>, instanceId: string, logger: ConsoleLogger): Promise<Bus> {
   const auth = spec.natsAuth;
+  // The waiting connect below retries a failed TLS handshake for ever: ask once first.
+  const tlsProblem = await Bus.tlsProblem({ url: spec.natsUrl, ...(auth ? { credentials: auth.credentials } : {}), ...(spec.natsTls ? { tls: spec.natsTls } : {}) });
+  if (tlsProblem) tlsRefused(spec, tlsProblem);
   try {
     return await Bus.connect({
       url: spec.natsUrl,
@@ -82,13 +87,22 @@ async function connectBus<C extends object>(spec: ServiceSpec<C>, instanceId: st
       ackTimeoutMs: spec.ackTimeoutMs,
       log: (line) => logger.warn(line),
       ...(auth ? { credentials: auth.credentials, inboxPrefix: inboxPrefixOf(auth.identity) } : {}),
+      ...(spec.natsTls ? { tls: spec.natsTls } : {}),
     });
   } catch (error) {
+    if (isTlsError(error)) tlsRefused(spec, error as Error);
     if (!isAuthorizationError(error)) throw error;
     const who = auth ? `as user "${auth.credentials.user}" (nats.user with nats.password or nats.passwordFile)` : 'without credentials: it requires a user (set nats.user and nats.passwordFile, as `sluice up` does for its own NATS)';
     process.stderr.write(`${spec.name}: the NATS server at ${spec.natsUrl} refused to connect ${who}: ${(error as Error).message}\n`);
     process.exit(ConfigError.EXIT_CODE);
   }
+}
+
+/** TLS with NATS failed (it wants TLS, does not offer it, or its certificate does not verify): a start-up error, exit 2. */
+function tlsRefused(spec: { name: string; natsUrl: string; natsTls?: NatsTlsFiles }, error: Error): never {
+  const how = spec.natsTls ? `over TLS with the CA in ${spec.natsTls.caFile} (nats.tls.caFile)` : 'without TLS (if it requires TLS, set nats.tls.caFile to the CA that signed its certificate)';
+  process.stderr.write(`${spec.name}: could not connect to the NATS server at ${spec.natsUrl} ${how}: ${error.message}\n`);
+  process.exit(ConfigError.EXIT_CODE);
 }
 
 function isAuthorizationError(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import { Bus, type ControlAnswer } from '@sluice/bus';
-import { ConfigError, loadConfig, natsCredentialsOf, type NatsCredentials } from '@sluice/config';
+import { ConfigError, loadConfig, natsCredentialsOf, natsTlsOf, type NatsCredentials, type NatsTlsFiles } from '@sluice/config';
 import { inboxPrefixOf } from '@sluice/contracts';
 import { readClusterState } from './cluster-state.js';
 import { EXIT, type CliContext } from './command.js';
@@ -22,10 +22,12 @@ export class ControlError extends Error {
 export async function withControlBus<T>(configArgs: readonly string[], ctx: CliContext, fn: (bus: Bus) => Promise<T>): Promise<T> {
   let configured: string | undefined;
   let credentials: NatsCredentials | undefined;
+  let tls: NatsTlsFiles | undefined;
   const state = readClusterState(ctx.rootDir);
   try {
     const { nats } = loadConfig({ argv: configArgs, env: ctx.env });
     configured = nats.url;
+    tls = natsTlsOf(nats);
     // Asked as the control identity (docs/security.md): the config's, else the one `sluice up` wrote.
     credentials = natsCredentialsOf(nats) ?? (configured === undefined && state?.natsControl ? natsCredentialsOf({ ...nats, user: state.natsControl.user, passwordFile: state.natsControl.passwordFile }) : undefined);
   } catch (error) {
@@ -47,6 +49,7 @@ export async function withControlBus<T>(configArgs: readonly string[], ctx: CliC
       answerFaultControl: false,
       log: (line) => ctx.stderr.line(line),
       ...(credentials ? { credentials, inboxPrefix: inboxPrefixOf('control') } : {}),
+      ...(tls ? { tls } : {}),
     });
   } catch (error) {
     if ((error as Error).name === 'AuthorizationError') {
