@@ -116,6 +116,12 @@ const ConfigBody = z.strictObject({
       /** A file holding its password (the first line; `sluice up` writes one per identity, mode 0600). */
       passwordFile: z.string().min(1).optional(),
       /**
+       * `sluice up` starts its own NATS with TLS: a CA and a server certificate for 127.0.0.1 made
+       * per run with openssl (in .sluice/nats-tls-…, removed on stop), and every process it starts
+       * given `nats.tls.caFile`. One server (not with nats.clusterSize above 1), from the binary.
+       */
+      generateTls: z.boolean().default(false),
+      /**
        * TLS to a NATS that requires it (docs/security.md, "TLS"): the CA file that signed the
        * server's certificate (PEM), and for mutual TLS this process's certificate and key. Absent:
        * plain TCP, as `sluice up`'s own NATS on loopback is.

@@ -21,3 +21,4 @@ export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
 export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
 export { warmUp, WARM_UP_TENANT, type WarmUpOptions, type WarmUpResult } from './warm-up.js';
 export * from './nats-auth.js';
+export * from './nats-certificates.js';

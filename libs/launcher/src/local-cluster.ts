@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
 import { identityOfService, type BusIdentity } from '@sluice/contracts';
 import { writeNatsAuth, type NatsAuth } from './nats-auth.js';
+import { writeNatsCertificates, type NatsCertificates } from './nats-certificates.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
 import { ClusterNats, type NatsNode } from './cluster-nats.js';
@@ -79,6 +80,8 @@ export interface LocalCluster {
    * `control`; tests play any kind); undefined when NATS is open or external.
    */
   natsIdentity(identity: BusIdentity): { readonly user: string; readonly password: string; readonly passwordFile: string } | undefined;
+  /** The CA a client verifies this launcher's NATS against, when it started it with TLS (`nats.generateTls`). */
+  readonly natsTls?: { readonly caFile: string };
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
   readonly gatewayUrl: string;
   /** Every gateway's URL, the first one's first (`gateway.replicas` > 1 starts several). */
@@ -190,8 +193,27 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   // A directory of this run's own (several clusters of one checkout run at once in the tests),
   // removed when the cluster stops: the passwords are good for this run only.
   const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(mkdtempIn(join(rootDir, '.sluice'), 'nats-')) : undefined;
-  const nats = await ClusterNats.start({ ...options.nats, url: natsUrl, clusterSize: config.nats.clusterSize, logFile: join(logDir, 'nats.log'), env, ...(auth ? { auth } : {}) }).catch((error: unknown) => {
-    if (auth) rmSync(auth.dir, { recursive: true, force: true });
+  let tls: NatsCertificates | undefined;
+  const removeSecrets = (): void => {
+    for (const dir of [auth?.dir, tls?.dir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    // TLS on our own NATS: this run's certificates, next to its credentials and gone with them.
+    if (natsUrl === undefined && config.nats.generateTls) tls = writeNatsCertificates(mkdtempIn(join(rootDir, '.sluice'), 'nats-tls-'));
+  } catch (error) {
+    removeSecrets();
+    throw error;
+  }
+  const nats = await ClusterNats.start({
+    ...options.nats,
+    url: natsUrl,
+    clusterSize: config.nats.clusterSize,
+    logFile: join(logDir, 'nats.log'),
+    env,
+    ...(auth ? { auth } : {}),
+    ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
+  }).catch((error: unknown) => {
+    removeSecrets();
     throw error;
   });
   if (signal?.aborted) {
@@ -213,7 +235,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       await Promise.all([...running].reverse().map((p) => p.stop(stopTimeoutMs)));
       await nats.stop();
       await Promise.all(running.map((p) => p.closeLog()));
-      if (auth) rmSync(auth.dir, { recursive: true, force: true });
+      removeSecrets();
     })();
     return stopping;
   };
@@ -227,7 +249,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         service,
         script: entry(service),
         // Each process connects as its kind's identity; flags given after the shared ones win.
-        args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : [])],
+        args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : []), ...(tls ? [`--nats.tls.caFile=${tls.caFile}`] : [])],
         url: `http://${urlHostPort(host, port)}`,
         logFile: join(logDir, `${name}.log`),
         cwd: options.cwd ?? process.cwd(),
@@ -297,6 +319,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       return { user: identity, password: readFileSync(auth.passwordFileOf(identity), 'utf8').trim(), passwordFile: auth.passwordFileOf(identity) };
     },
     natsKind: nats.kind,
+    ...(tls ? { natsTls: { caFile: tls.caFile } } : {}),
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
     ...(warmed ? { warmUp: warmed } : {}),

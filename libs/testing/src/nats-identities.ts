@@ -10,11 +10,19 @@ import type { LocalCluster } from '@sluice/launcher';
 /** Flags that point a `sluice` command, or a process joining the cluster, at its NATS as `identity`. */
 export function natsArgsAs(cluster: LocalCluster, identity: BusIdentity): string[] {
   const id = cluster.natsIdentity(identity);
-  return [`--nats.url=${cluster.natsUrl}`, ...(id ? [`--nats.user=${id.user}`, `--nats.passwordFile=${id.passwordFile}`] : [])];
+  return [
+    `--nats.url=${cluster.natsUrl}`,
+    ...(id ? [`--nats.user=${id.user}`, `--nats.passwordFile=${id.passwordFile}`] : []),
+    ...(cluster.natsTls ? [`--nats.tls.caFile=${cluster.natsTls.caFile}`] : []),
+  ];
 }
 
 /** `Bus.connect` options (url, credentials, the identity's inbox) for a client playing `identity`. */
-export function busOptionsAs(cluster: LocalCluster, identity: BusIdentity): { url: string; credentials?: { user: string; password: string }; inboxPrefix?: string } {
+export function busOptionsAs(cluster: LocalCluster, identity: BusIdentity): { url: string; credentials?: { user: string; password: string }; inboxPrefix?: string; tls?: { caFile: string } } {
   const id = cluster.natsIdentity(identity);
-  return { url: cluster.natsUrl, ...(id ? { credentials: { user: id.user, password: id.password }, inboxPrefix: inboxPrefixOf(identity) } : {}) };
+  return {
+    url: cluster.natsUrl,
+    ...(id ? { credentials: { user: id.user, password: id.password }, inboxPrefix: inboxPrefixOf(identity) } : {}),
+    ...(cluster.natsTls ? { tls: { caFile: cluster.natsTls.caFile } } : {}),
+  };
 }

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, startNats, type LocalCluster, type NatsServerHandle } from '@sluice/launcher';
+import { connect } from '@nats-io/transport-node';
+import { postCompletion } from './completions.js';
+import { natsArgsAs } from './nats-identities.js';
 import { runSluice } from './sluice-cli.js';
 import { makeTestCertificates, type TestCertificates } from './test-certificates.js';
 
@@ -73,5 +76,26 @@ describe('NATS over TLS', () => {
     const plain = await runSluice(['worker', 'faults', `--nats.url=${nats.url}`]);
     expect(plain.code).not.toBe(0);
     expect(plain.stderr).toMatch(/cannot reach NATS at .*certificate/);
+  });
+});
+
+describe('sluice up --nats.generateTls', () => {
+  it('starts its NATS with TLS on certificates of its own, serves requests through it, and removes them on stop', async () => {
+    const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--nats.generateTls=true', '--worker.instances=1', '--worker.timeScale=10'] });
+    const caFile = cluster.natsTls?.caFile ?? '';
+    try {
+      expect(existsSync(caFile)).toBe(true);
+      const res = await postCompletion(cluster.gatewayUrl, { prompt: 'over tls', max_tokens: 4 });
+      expect(res.status, await res.text()).toBe(200);
+      // The control identity over TLS, as the CLI finds it.
+      const listed = await runSluice(['worker', 'faults', '--json', ...natsArgsAs(cluster, 'control')]);
+      expect(listed.code, listed.stderr).toBe(0);
+      // A client that does not trust the run's CA is refused at the handshake, whatever it knows.
+      const control = cluster.natsIdentity('control')!;
+      await expect(connect({ servers: cluster.natsUrl, user: control.user, pass: control.password, maxReconnectAttempts: 0 })).rejects.toThrow(/certificate/);
+    } finally {
+      await cluster.stop();
+    }
+    expect(existsSync(caFile)).toBe(false);
   });
 });

@@ -11,6 +11,8 @@ export interface ClusterState {
   readonly natsUrl: string;
   /** The `control` identity other commands ask as, when the cluster's NATS requires credentials: its user and password file (mode 0600). */
   readonly natsControl?: { readonly user: string; readonly passwordFile: string };
+  /** The CA other commands verify the cluster's NATS against, when `sluice up` started it with TLS (`nats.generateTls`). */
+  readonly natsTlsCaFile?: string;
   readonly gatewayUrl: string;
   /** The cluster's resolved config, so `sluice run` can record what produced its report. */
   readonly config?: unknown;

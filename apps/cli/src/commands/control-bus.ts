@@ -27,7 +27,8 @@ export async function withControlBus<T>(configArgs: readonly string[], ctx: CliC
   try {
     const { nats } = loadConfig({ argv: configArgs, env: ctx.env });
     configured = nats.url;
-    tls = natsTlsOf(nats);
+    // TLS as the config says, else as the `sluice up` of this checkout started its NATS.
+    tls = natsTlsOf(nats) ?? (configured === undefined && state?.natsTlsCaFile !== undefined ? natsTlsOf({ ...nats, tls: { caFile: state.natsTlsCaFile } }) : undefined);
     // Asked as the control identity (docs/security.md): the config's, else the one `sluice up` wrote.
     credentials = natsCredentialsOf(nats) ?? (configured === undefined && state?.natsControl ? natsCredentialsOf({ ...nats, user: state.natsControl.user, passwordFile: state.natsControl.passwordFile }) : undefined);
   } catch (error) {

@@ -156,7 +156,15 @@ export const upCommand: Command = {
     const saveState = (up: LocalCluster): void => {
       const processes = up.processes().map(({ name, service, pid, url, restarts }) => ({ name, service, pid, url, restarts }));
       const control = up.natsIdentity('control');
-      writeClusterState(ctx.rootDir, { pid: process.pid, natsUrl: up.natsUrl, ...(control ? { natsControl: { user: control.user, passwordFile: control.passwordFile } } : {}), gatewayUrl: up.gatewayUrl, config: up.config, processes });
+      writeClusterState(ctx.rootDir, {
+        pid: process.pid,
+        natsUrl: up.natsUrl,
+        ...(control ? { natsControl: { user: control.user, passwordFile: control.passwordFile } } : {}),
+        ...(up.natsTls ? { natsTlsCaFile: up.natsTls.caFile } : {}),
+        gatewayUrl: up.gatewayUrl,
+        config: up.config,
+        processes,
+      });
     };
     const onReady = (s: ServiceInfo): void => {
       out.line(`  ${out.green('✓')} ${row(s.process, `pid ${s.pid}`, s.url)}`);
