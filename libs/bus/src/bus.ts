@@ -25,6 +25,7 @@ import { AckInbox, type AckOutcome } from './ack-inbox.js';
 import { BusRejections, type BusRejectionReason } from './bus-rejections.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
 import { Outbox } from './outbox.js';
+import { RecentPublishes } from './recent-publishes.js';
 import { extractTraceContext, injectTraceContext, traceHeaders } from './trace-headers.js';
 
 /** How a "request in" hop ended, from the sender's side. */
@@ -79,6 +80,14 @@ export interface BusOptions {
 }
 
 /**
+ * How far back a reconnect sends again what this process published: the time a client can take to
+ * notice its server is gone (a killed node's socket closes at once; one that stops answering is
+ * noticed at the next ping) is covered by the client's own buffer after that; this covers the
+ * messages already written to the lost connection.
+ */
+const REPLAY_WINDOW_MS = 2_000;
+
+/**
  * One NATS connection per process and the only code that touches it: JSON payloads, schemas
  * checked at the receiving edge, trace context in the headers, acknowledged handoffs.
  */
@@ -95,6 +104,8 @@ export class Bus {
   private readonly intakes = new Set<Subscription>();
   /** What the receiving edges refused, and handler failures, by subscription (the service's /metrics reads it). */
   readonly rejections = new BusRejections();
+  /** What this process published lately: sent again when the connection comes back (`RecentPublishes`). */
+  private readonly recent = new RecentPublishes(REPLAY_WINDOW_MS);
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -128,8 +139,17 @@ export class Bus {
       const event: ConnectionEvent = status.type === 'disconnect' ? 'disconnected' : 'reconnected';
       this.connected = event === 'reconnected';
       this.log(`NATS ${event}`);
+      if (event === 'reconnected') this.replayRecent();
       for (const listener of this.connectionListeners) listener(event);
     }
+  }
+
+  /** Sends again what was published just before the connection was lost (see `RecentPublishes`). */
+  private replayRecent(): void {
+    const replay = this.recent.take(performance.now());
+    if (replay.length === 0) return;
+    this.log(`NATS reconnected: sending again the ${replay.length} messages published in the ${REPLAY_WINDOW_MS} ms before`);
+    for (const message of replay) this.outbox.send(message.subject, message.data, message.headers);
   }
 
   static async connect(options: BusOptions): Promise<Bus> {
@@ -184,6 +204,7 @@ export class Bus {
   publish(subject: string, payload: unknown, ctx?: Context): void {
     const data = JSON.stringify(payload);
     const headers = traceHeaders(ctx);
+    this.recent.add(subject, data, headers, performance.now());
     // Fast path: no fault rule, one length check. Otherwise encoded now, sent when the rules say.
     if (this.faults.rules.size === 0) this.outbox.send(subject, data, headers);
     else this.faults.send(subject, () => this.outbox.send(subject, data, headers));
