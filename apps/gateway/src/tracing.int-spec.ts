@@ -179,8 +179,8 @@ describe('OTEL_TRACES_SAMPLER', () => {
       await traced.stop();
     }
     // One request's trace: gateway, admission, enqueue, dispatch, router, worker.request and its three
-    // phases, each a span of its own name. A loaded CI run once exported 10 (not reproduced in 30 runs
-    // here; a stage handling a re-sent copy would add one more of a name already there): what the
+    // phases, each a span of its own name. A loaded CI run exported 10 (twice more here just after, then
+    // not in 24 runs; a stage handling a re-sent copy would add one more of a name already there): what the
     // sampler decides is that all nine kinds are exported, none missing and none of another kind.
     const names = traced.receiver.spans.map((s) => s.name);
     if (expected === 0) expect(names).toEqual([]);
