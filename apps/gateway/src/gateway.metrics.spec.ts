@@ -43,4 +43,17 @@ describe('objective series', () => {
     expect(tenants.has('other')).toBe(true);
     expect(page).toMatch(/^inference_objective_request_total\{model_name="m",target_model_name="m",priority="3"\} 1500$/m);
   });
+
+  it('put on the page only what a request used: one refused at the door adds its count and error, no empty histograms', async () => {
+    const registry = new Registry();
+    const { objective } = createGatewayMetrics(registry);
+    const refused = objective.seriesOf('', '', undefined, false);
+    refused.total.inc();
+    refused.error('BadRequest').inc();
+    const page = await registry.metrics();
+    expect(page).toMatch(/^llm_d_epp_request_error_total\{[^}]*error_code="BadRequest"[^}]*\} 1$/m);
+    expect(page).not.toMatch(/^llm_d_epp_request_duration_seconds_count/m);
+    expect(page).not.toMatch(/^llm_d_epp_request_running\{/m);
+    expect(page).not.toMatch(/^llm_d_epp_request_streaming_itl_seconds_count/m);
+  });
 });

@@ -224,6 +224,20 @@ const incPair = (a: Incrementer, b: Incrementer): Incrementer => ({
     b.inc(value);
   },
 });
+/**
+ * An observer whose series is made at its first observation. Lean series exist from `labels()`,
+ * and most of a request's objective series go unused by some requests (one refused at the door
+ * fills only the count and the error, a non-streamed one no chunk gaps): bound eagerly, each
+ * would put zero series for those on the page.
+ */
+const onFirstUse = (make: () => Observer): Observer => {
+  let made: Observer | undefined;
+  return {
+    observe(value) {
+      (made ??= make()).observe(value);
+    },
+  };
+};
 
 /**
  * The Endpoint Picker's request metrics: the current `llm_d_epp_request_*` names (labels model,
@@ -284,10 +298,10 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
       if (series === undefined) {
         const llmd = { model_name: model, target_model_name: model, fairness_id: tenant, priority: priority === undefined ? '' : String(priority) };
         const gaie = { model_name: model, target_model_name: model };
-        const bind = (h: readonly [LeanHistogram<(typeof LLMD)[number]>, LeanHistogram<(typeof GAIE)[number]>]) => pair(h[0].labels(llmd), h[1].labels(gaie));
+        const bind = (h: readonly [LeanHistogram<(typeof LLMD)[number]>, LeanHistogram<(typeof GAIE)[number]>]) => onFirstUse(() => pair(h[0].labels(llmd), h[1].labels(gaie)));
         const errorSeries = new Map<string, Incrementer>();
-        const runningNow = running[0].labels(llmd);
-        const runningByModel = running[1].labels({ model_name: model });
+        let runningSeries: readonly [{ inc(): void; dec(): void }, { inc(): void; dec(): void }] | undefined;
+        const runningNow = () => (runningSeries ??= [running[0].labels(llmd), running[1].labels({ model_name: model })]);
         series = {
           total: incPair(requests[0].labels(llmd), requests[1].labels({ ...gaie, priority: llmd.priority })),
           requestBytes: bind(requestBytes),
@@ -296,16 +310,14 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
           outputTokens: bind(outputTokens),
           duration: bind(duration),
           ntpot: bind(ntpot),
-          ttft: ttft.labels({ ...llmd, streaming: String(streaming) }),
-          itl: itl.labels(llmd),
+          ttft: onFirstUse(() => ttft.labels({ ...llmd, streaming: String(streaming) })),
+          itl: onFirstUse(() => itl.labels(llmd)),
           running: {
             inc() {
-              runningNow.inc();
-              runningByModel.inc();
+              for (const g of runningNow()) g.inc();
             },
             dec() {
-              runningNow.dec();
-              runningByModel.dec();
+              for (const g of runningNow()) g.dec();
             },
           },
           error(code) {
