@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { micros, type HeldFrame, type Stage } from '@sluice/contracts';
-import { Custody, endReasonWhenSpent, resubmitPauseMs, resumeStageAfter } from './custody.js';
+import { Custody } from './custody.js';
+import { endReasonWhenSpent, resubmitPauseMs, resumeStageAfter } from './migration-rules.js';
 
 const ms = (n: number) => micros(n * 1000);
 const held = (requestId: string, stage: Stage, holder: string, attempt = 0): HeldFrame => ({ type: 'held', requestId, attempt, stage, holder });
