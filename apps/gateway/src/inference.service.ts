@@ -3,47 +3,49 @@ import type { Server } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Subscription } from '@nats-io/transport-node';
-import { monotonicMs, takeHopMs } from '@sluice/bus';
+import { epochMicros, monotonicMs, takeHopMs, WakeUpTimers } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
   InboxFrameSchema,
+  LifecycleEventSchema,
+  PresenceEventSchema,
   blockIds,
-  micros,
   microsFromMillis,
   httpHeaders,
-  outcomeOf,
   errorTypeOf,
   httpStatusOf,
+  subjectPatterns,
   subjects,
-  type CancelRequest,
   type InboxFrame,
   type TokensBatchFrame,
   type InferenceRequest,
-  type OutcomeReason,
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { SpanKind, SpanStatusCode, context, trace, type Span } from '@sluice/telemetry';
-import { CustodyOnBus } from './custody-on-bus.js';
+import { GatewayStage, gatewaySettingsFrom, priorityFor, type GatewayWakeUp } from '@sluice/stages';
+import { SpanKind, type Span } from '@sluice/telemetry';
 import { Exchange, type ApiKind } from './exchange.js';
-import { ApiKeys, type ApiKey } from './api-keys.js';
-import { GATEWAY_METRICS, eppErrorCodeOf, tokenSeriesOf, type GatewayMetrics, type ObjectiveSeries } from './gateway.metrics.js';
+import { ApiKeys } from './api-keys.js';
+import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
+import { GatewayOnBus, nextAttemptOf } from './gateway-on-bus.js';
 import { apiError, sendJson } from './http-io.js';
+import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
 import { RequestIds } from './request-ids.js';
 import { RequestIntake } from './request-intake.js';
-import type { PendingRequest } from './pending-request.js';
-import { priorityFor } from '@sluice/stages';
+import { recordTerminalOutcome } from './terminal-outcome.js';
 
 /**
- * The gateway's core: each request gets an id, a trace, a deadline and an inbox; it is handed to
- * admission and its frames are turned into the HTTP answer. Every request that enters ends in
- * exactly one terminal outcome, counted by reason.
+ * The gateway service: HTTP in, the core's effects out. Each request gets an id, a span and an HTTP
+ * exchange, passes the door's checks (RequestIntake), and is handed to the core (libs/stages
+ * GatewayStage), which owns it until its one terminal outcome: hand-on and retries, the current
+ * attempt's frames, custody and migration, the deadline. `GatewayOnBus` turns the core's effects
+ * into handoffs, answers and metrics; every outcome is counted, by reason, when the exchange ends.
  */
 @Injectable()
 export class InferenceService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('gateway');
-  private readonly pending = new Map<string, PendingRequest>();
-  private readonly custody: CustodyOnBus;
-  private inbox: Subscription | undefined;
+  private readonly core: GatewayStage<InferenceRequest, OpenExchange, EndOfAnswer>;
+  private readonly timers: WakeUpTimers<GatewayWakeUp>;
+  private readonly subscriptions: Subscription[] = [];
   private readonly intake: RequestIntake;
   private readonly objectives: ReadonlyMap<string, number>;
   private readonly ids = new RequestIds();
@@ -58,15 +60,28 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.tokenSeries = tokenSeriesOf(this.metrics);
     this.intake = new RequestIntake(service.config, keys, () => this.metrics.headersStripped.inc());
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
-    this.custody = new CustodyOnBus(service, this.metrics, this.logger, (id) => this.pending.get(id));
+    this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.core.wake(kind, atUs, nowUs), epochMicros);
+    const effects = new GatewayOnBus(service.bus, metrics, this.logger, (request, why, message) => this.core.handoffRefused(request.id, request.attempt, why, message, epochMicros()));
+    this.core = new GatewayStage(gatewaySettingsFrom(service.config.gateway), effects, this.timers, nextAttemptOf);
   }
 
   onModuleInit(): void {
-    this.inbox = this.service.bus.listen(subjects.inboxOfGateway(this.service.instanceId), InboxFrameSchema, ({ data }) => {
-      if (data.type === 'tokens-batch') for (const frame of data.frames) this.onFrame(frame);
-      else this.onFrame(data);
+    const { bus, instanceId } = this.service;
+    this.subscriptions.push(
+      bus.listen(subjects.inboxOfGateway(instanceId), InboxFrameSchema, ({ data }) => {
+        if (data.type === 'tokens-batch') for (const frame of data.frames) this.onFrame(frame);
+        else this.onFrame(data);
+      }),
+      // Who is alive: a holder silent past the heartbeat timeout has lost what it held.
+      bus.listen(subjectPatterns.allServicePresence, PresenceEventSchema, ({ data }) => this.core.heard(data.processId, epochMicros())),
+      bus.listen(subjectPatterns.allWorkerLifecycle, LifecycleEventSchema, ({ data }) => this.core.heard(data.instanceId, epochMicros())),
+    );
+    bus.onConnection((event) => {
+      if (event === 'disconnected') return this.core.suspendExpiry();
+      const resubmitted = this.core.resumeExpiry(epochMicros());
+      if (resubmitted > 0) this.logger.warn(`NATS connection back: re-submitting ${resubmitted} open requests`);
     });
-    this.custody.start();
+    this.core.start(epochMicros());
   }
 
   /**
@@ -78,10 +93,10 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     const server = this.http.httpAdapter?.getHttpServer() as Server | undefined;
     server?.close(); // no new connections; idle keep-alive ones are closed, open streams go on
     const giveUpAt = Date.now() + this.service.config.gateway.shutdownGraceMs;
-    while (this.pending.size > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
-    this.custody.stop();
-    this.inbox?.unsubscribe();
-    for (const { exchange } of [...this.pending.values()]) exchange.fail('shutdown', 'the gateway is shutting down');
+    while (this.core.openCount > 0 && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.core.shutdown(epochMicros());
+    this.timers.clear();
   }
 
   modelNames(): string[] {
@@ -115,28 +130,18 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       }
       // Counted for the Endpoint Picker too, with no model: the request was refused before one was known.
       const objective = this.metrics.objective.seriesOf('', '', undefined, false);
-      return this.recordOutcome(span, arrivalMs, taken.reason, status, { key: taken.key, promptTokens: 0, outputTokens: 0 }, { series: objective, taken: false, streaming: false, responseBytes: 0 });
+      recordTerminalOutcome(this.metrics, span, arrivalMs, taken.reason, status, { key: taken.key, promptTokens: 0, outputTokens: 0 }, { series: objective, taken: false, streaming: false, responseBytes: 0 });
+      return;
     }
     const { scheduling, key } = taken;
     const inputTokens = taken.tokenIds.length;
-    span.setAttributes({
-      'gen_ai.request.model': taken.model,
-      'gen_ai.request.max_tokens': taken.maxTokens,
-      'gen_ai.usage.input_tokens': inputTokens,
-      'sluice.slo_class': scheduling.sloClass,
-      'sluice.fairness_id': scheduling.fairnessId,
-      'sluice.stream': taken.stream,
-      'sluice.headers.trusted': taken.headersTrusted,
-    });
     const priority = priorityFor(scheduling.objective, scheduling.sloClass, this.objectives);
-    span.setAttribute('sluice.priority', priority);
+    this.describe(span, taken, priority);
     const objective = this.metrics.objective.seriesOf(taken.model, scheduling.fairnessId, priority, taken.stream);
     objective.running.inc();
     objective.requestBytes.observe(taken.bodyBytes);
     objective.inputTokens.observe(inputTokens);
-    if (scheduling.objective !== undefined) span.setAttribute('sluice.objective', scheduling.objective);
 
-    const { requestTimeoutMs } = this.service.config.gateway;
     const request: InferenceRequest = {
       id,
       model: taken.model,
@@ -150,7 +155,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       ...(scheduling.objective !== undefined ? { objective: scheduling.objective } : {}),
       ...(scheduling.sloTtftMs !== undefined ? { sloTtftUs: microsFromMillis(scheduling.sloTtftMs) } : {}),
       arrivalUs,
-      deadlineUs: micros(arrivalUs + microsFromMillis(requestTimeoutMs)),
+      deadlineUs: this.core.deadlineOf(arrivalUs, taken.stream),
       attempt: 0,
       gatewayId: this.service.instanceId,
       replyTo: subjects.inbox(this.service.instanceId, id),
@@ -167,153 +172,64 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       includeUsage: taken.includeUsage,
       reportTimings: taken.reportTimings,
       onSettle: (reason, outputTokens) => {
-        const entry = this.pending.get(id);
-        if (entry) clearTimeout(entry.deadline);
-        this.pending.delete(id);
-        this.custody.close(id);
-        // Ended here other than by its last token: every copy downstream lets it go.
-        if (reason !== 'ok') this.cancelDownstream(id, reason === 'client_disconnected' || reason === 'timeout' ? reason : 'ended');
-        this.recordOutcome(span, arrivalMs, reason, httpStatusOf(reason), { key, promptTokens: inputTokens, outputTokens }, { series: objective, taken: true, streaming: taken.stream, responseBytes: exchange.responseBytes });
+        const usage = { key, promptTokens: inputTokens, outputTokens };
+        recordTerminalOutcome(this.metrics, span, arrivalMs, reason, httpStatusOf(reason), usage, { series: objective, taken: true, streaming: taken.stream, responseBytes: exchange.responseBytes });
       },
     });
-    const end = endOf(taken.stream, requestTimeoutMs, this.service.config.gateway.limits.maxStreamDurationMs);
-    const deadline = setTimeout(() => exchange.fail(end.reason, end.message), end.afterMs);
-    this.pending.set(id, { exchange, deadline, span, arrivalMs, sloClass: scheduling.sloClass, original: request, promptTokenIds: taken.tokenIds, attemptBaseTokens: 0, holders: {}, lastTokenMs: undefined, tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass), objective: taken.stream ? objective : undefined });
-    this.custody.open(id);
-    res.on('close', () => {
-      if (!exchange.isSettled) exchange.abandon();
-    });
-
+    const open: OpenExchange = {
+      exchange,
+      span,
+      arrivalMs,
+      promptTokenIds: taken.tokenIds,
+      holders: {},
+      lastTokenMs: undefined,
+      tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass),
+      objective: taken.stream ? objective : undefined,
+    };
     request.timings.gatewayInMs = monotonicMs() - arrivedAtMs;
-    await context.with(trace.setSpan(context.active(), span), () => this.custody.submit(request));
+    this.core.receive(request, open, epochMicros(), taken.stream);
+    res.on('close', () => {
+      if (!exchange.isSettled) this.core.clientGone(id, epochMicros());
+    });
   }
 
-  /**
-   * Frames of the request's current attempt only: a superseded attempt still running somewhere
-   * (it was re-submitted) can neither add tokens nor end it.
-   */
+  /** What the request asks for and how it is scheduled, on its span. */
+  private describe(span: Span, taken: Extract<Awaited<ReturnType<RequestIntake['take']>>, { ok: true }>, priority: number): void {
+    const { scheduling } = taken;
+    span.setAttributes({
+      'gen_ai.request.model': taken.model,
+      'gen_ai.request.max_tokens': taken.maxTokens,
+      'gen_ai.usage.input_tokens': taken.tokenIds.length,
+      'sluice.slo_class': scheduling.sloClass,
+      'sluice.fairness_id': scheduling.fairnessId,
+      'sluice.stream': taken.stream,
+      'sluice.headers.trusted': taken.headersTrusted,
+      'sluice.priority': priority,
+    });
+    if (scheduling.objective !== undefined) span.setAttribute('sluice.objective', scheduling.objective);
+  }
+
+  /** Every frame goes to the core, which acts only on the current attempt's. */
   private onFrame(frame: Exclude<InboxFrame, TokensBatchFrame>): void {
-    const entry = this.pending.get(frame.requestId);
-    if (!entry) return; // already settled (timeout, disconnect): late frames are ignored
-    if (!this.custody.isCurrent(frame.requestId, frame.attempt)) return;
+    const nowUs = epochMicros();
     switch (frame.type) {
       case 'tokens':
-        // With `generated`, the frame says where the attempt stands: send what the client lacks.
-        if (frame.generated === undefined) this.stream(entry, frame.count);
-        else this.streamUpTo(entry, frame.generated);
-        return;
+        return this.core.onTokens(frame.requestId, frame.attempt, frame.count, frame.generated, nowUs);
       case 'end': {
-        // The end frame says how many tokens the attempt made: its last ones travel in it, and a lost tokens frame is filled.
-        this.streamUpTo(entry, frame.outputTokens);
         const hop = takeHopMs(frame.timings);
         if (hop !== undefined) frame.timings.toGatewayMs = hop;
-        entry.exchange.onEnd({ instance: frame.instanceId, priority: entry.original.priority, timings: frame.timings, holders: entry.holders });
-        return;
+        return this.core.onEnd(frame.requestId, frame.attempt, frame.outputTokens, { instance: frame.instanceId, timings: frame.timings }, nowUs);
       }
       case 'error':
-        entry.exchange.fail(frame.reason, frame.message);
-        return;
+        return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs);
       case 'migrate':
-        this.custody.onMigrate(frame);
-        return;
+        return this.core.onMigrate(frame, nowUs);
       case 'held':
-        entry.holders[frame.stage] = frame.holder;
-        this.custody.onHeld(frame);
-        return;
+        return this.core.onHeld(frame, nowUs);
       default: {
         const unhandled: never = frame;
         throw new Error(`unhandled frame ${JSON.stringify(unhandled)}`);
       }
     }
   }
-
-  /** Streams what the client lacks of the attempt's first `attemptTokens` tokens (nothing for a duplicate frame). */
-  private streamUpTo(entry: PendingRequest, attemptTokens: number): void {
-    this.stream(entry, entry.attemptBaseTokens + attemptTokens - entry.exchange.tokensSent);
-  }
-
-  private stream(entry: PendingRequest, count: number): void {
-    if (count <= 0) return;
-    this.observeTokens(entry, count);
-    entry.exchange.onTokens(count);
-  }
-
-  /** TTFT on the first frame; after it, one ITL sample per token (a frame's gap split evenly over its tokens). */
-  private observeTokens(entry: PendingRequest, count: number): void {
-    const now = Date.now();
-    if (entry.lastTokenMs === undefined) {
-      const ttft = (now - entry.arrivalMs) / 1000;
-      entry.tokenSeries.ttft.observe(ttft);
-      entry.objective?.ttft.observe(ttft);
-    } else {
-      const frameGap = (now - entry.lastTokenMs) / 1000;
-      const gap = frameGap / count;
-      for (let i = 0; i < count; i++) entry.tokenSeries.itl.observe(gap);
-      // The Endpoint Picker times the gaps between the chunks it relays: one per frame.
-      entry.objective?.itl.observe(frameGap);
-    }
-    entry.lastTokenMs = now;
-  }
-
-  /** The Endpoint Picker's objective metrics of a request at its terminal outcome; answer sizes and times of completed ones. */
-  private recordObjective(epp: { series: ObjectiveSeries; taken: boolean; streaming: boolean; responseBytes: number }, reason: OutcomeReason, status: number, seconds: number, outputTokens: number): void {
-    const { series } = epp;
-    series.total.inc();
-    const code = eppErrorCodeOf(reason, status);
-    if (code !== '') series.error(code).inc();
-    if (!epp.taken) return;
-    series.running.dec();
-    if (reason !== 'ok') return;
-    series.duration.observe(seconds);
-    series.responseBytes.observe(epp.responseBytes);
-    series.outputTokens.observe(outputTokens);
-    if (outputTokens > 0) series.ntpot.observe(seconds / outputTokens);
-    if (!epp.streaming) series.ttft.observe(seconds);
-  }
-
-  private cancelDownstream(requestId: string, reason: CancelRequest['reason']): void {
-    const cancel: CancelRequest = { requestId, reason };
-    this.service.bus.publish(subjects.requestCancel(), cancel);
-  }
-
-  private recordOutcome(
-    span: Span,
-    arrivalMs: number,
-    reason: OutcomeReason,
-    status: number,
-    usage: { key: ApiKey | undefined; promptTokens: number; outputTokens: number },
-    epp: { series: ObjectiveSeries; taken: boolean; streaming: boolean; responseBytes: number },
-  ): void {
-    const outcome = outcomeOf(reason);
-    const seconds = (Date.now() - arrivalMs) / 1000;
-    this.metrics.terminal.inc({ outcome, reason });
-    this.metrics.inFlight.dec();
-    this.metrics.duration.observe({ outcome }, seconds);
-    this.recordObjective(epp, reason, status, seconds, usage.outputTokens);
-    if (usage.key !== undefined) {
-      const keyId = usage.key.id;
-      this.metrics.apiKeyRequests.inc({ key_id: keyId, outcome });
-      if (usage.promptTokens > 0) this.metrics.apiKeyTokens.inc({ key_id: keyId, kind: 'prompt' }, usage.promptTokens);
-      if (usage.outputTokens > 0) this.metrics.apiKeyTokens.inc({ key_id: keyId, kind: 'completion' }, usage.outputTokens);
-    }
-    span.setAttributes({
-      'http.response.status_code': status,
-      'sluice.outcome': outcome,
-      'sluice.outcome.reason': reason,
-      'gen_ai.usage.output_tokens': usage.outputTokens,
-    });
-    if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
-    span.end();
-  }
-}
-
-/**
- * When the gateway gives up on a request: its deadline (504 `timeout`), or for a stream the
- * shorter gateway.limits.maxStreamDurationMs (`stream_too_long`), counted from the arrival.
- */
-function endOf(stream: boolean, requestTimeoutMs: number, maxStreamDurationMs: number): { afterMs: number; reason: OutcomeReason; message: string } {
-  if (stream && maxStreamDurationMs > 0 && maxStreamDurationMs < requestTimeoutMs) {
-    return { afterMs: maxStreamDurationMs, reason: 'stream_too_long', message: `the stream was open longer than ${maxStreamDurationMs} ms (gateway.limits.maxStreamDurationMs)` };
-  }
-  return { afterMs: requestTimeoutMs, reason: 'timeout', message: `no answer within ${requestTimeoutMs} ms` };
 }

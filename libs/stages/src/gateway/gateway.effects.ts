@@ -31,9 +31,10 @@ export interface NextAttempt {
 /**
  * Builds the request of the next attempt from the one it replaces: the driver's own shape (the
  * wire's request, the twin's flight), with the core's numbers, its block ids recomputed over the
- * prompt and the output so far (the driver knows the tokens), and its stage timings empty.
+ * prompt and the output so far (the driver knows the tokens: `carried` holds them live), and its
+ * stage timings empty.
  */
-export type Reattempt<R> = (previous: R, next: NextAttempt) => R;
+export type Reattempt<R, C> = (previous: R, carried: C, next: NextAttempt) => R;
 
 /** How a completed request ended: its last attempt's `end`, or, every token already sent, lost with its holder before its end came. */
 export type Completion<E> = { readonly end: E } | { readonly lostWith: string };

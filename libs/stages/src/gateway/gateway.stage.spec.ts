@@ -21,7 +21,7 @@ const settings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => 
 function gateway(overrides: Partial<GatewaySettings> = {}) {
   const recorder = new Recorder();
   const agenda = new Agenda<GatewayWakeUp>();
-  const reattempt = (previous: Request, next: NextAttempt): Request => ({ ...previous, ...next, blocks: `${previous.blocks}+${next.outputTokens}` });
+  const reattempt = (previous: Request, _carried: string, next: NextAttempt): Request => ({ ...previous, ...next, blocks: `${previous.blocks}+${next.outputTokens}` });
   const core: GatewayStage<Request, string, End> = new GatewayStage(
     settings(overrides),
     recorder.port<GatewayEffects<Request, string, End>>(),

@@ -59,7 +59,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     private readonly settings: GatewaySettings,
     private readonly effects: GatewayEffects<R, C, E>,
     wakeUps: WakeUps<GatewayWakeUp>,
-    private readonly reattempt: Reattempt<R>,
+    private readonly reattempt: Reattempt<R, C>,
   ) {
     this.custody = new Custody({ heartbeatTimeoutUs: settings.heartbeatTimeoutUs, migrationLimit: settings.migrationLimit });
     this.timers = new RequestTimers(wakeUps);
@@ -255,7 +255,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     }
     entry.attemptBase = sent;
     entry.handoff = undefined;
-    entry.request = this.reattempt(previous, { attempt: verdict.attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
+    entry.request = this.reattempt(previous, entry.carried, { attempt: verdict.attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
     // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
     const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
     if (pauseUs === 0) {
