@@ -1,5 +1,8 @@
 import { micros, type Micros } from '@sluice/contracts';
-import type { World } from './world.js';
+import type { AdmissionStage } from '@sluice/stages';
+import type { Flight } from './flight.js';
+import type { TwinNetwork } from './network.js';
+import type { QueueGroup } from './queue-group.js';
 
 /**
  * Admission replicas count one another from their presence events, and a token bucket holds 1/N
@@ -11,20 +14,20 @@ import type { World } from './world.js';
  * holds it, and it fires once when the pause ends. With one replica nothing is sent: it counts 1
  * either way, and the run stays the run it was.
  */
-export function announceAdmissionReplicas(world: World, startUs: Micros, heartbeatIntervalUs: number): void {
-  const replicas = world.admission.replicas;
+export function announceAdmissionReplicas(network: TwinNetwork, admission: QueueGroup<AdmissionStage<Flight>>, startUs: Micros, heartbeatIntervalUs: number): void {
+  const replicas = admission.replicas;
   if (replicas.length === 1) return;
   const processIds = replicas.map((_, i) => `admission-${i}`);
   const tell = (type: 'up' | 'heartbeat') => {
-    for (const replica of replicas) for (const processId of processIds) replica.onPresence({ processId, type }, world.nowUs);
+    for (const replica of replicas) for (const processId of processIds) replica.onPresence({ processId, type }, network.nowUs);
   };
   tell('up');
   // From when each beat really ran, as a live interval timer goes on (no catching up after a pause).
   const beat = (atUs: Micros): void =>
-    world.periodic('heartbeat', atUs, () =>
-      world.gates.admission.timer(() => {
+    network.periodic('heartbeat', atUs, () =>
+      network.gates.admission.timer(() => {
         tell('heartbeat');
-        beat(micros(world.queue.nowUs + heartbeatIntervalUs));
+        beat(micros(network.queue.nowUs + heartbeatIntervalUs));
       }),
     );
   beat(micros(startUs + heartbeatIntervalUs));

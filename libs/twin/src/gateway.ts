@@ -1,22 +1,40 @@
-import { cancelledAs, micros, type CancelRequest, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
-import { Custody, HANDOFF_RETRY, UNAVAILABLE_AT, costRefusal, endReasonWhenSpent, nextHandoffPauseMs, resubmitPauseMs, type TokenLimits, type WorkerCompletion } from '@sluice/stages';
+import { cancelledAs, micros, type CancelRequest, type Micros, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
+import {
+  GatewayStage,
+  costRefusal,
+  type Completion,
+  type GatewayEffects,
+  type GatewayFailure,
+  type GatewayMigration,
+  type GatewaySettings,
+  type GatewayWakeUp,
+  type NextAttempt,
+  type TokenLimits,
+  type WorkerCompletion,
+} from '@sluice/stages';
 import type { BlockHasher } from './block-ids.js';
-import { tokenTimesOf } from './client-records.js';
+import { tokenTimesOf, type ClientRecords } from './client-records.js';
 import { nextAttempt, type Flight } from './flight.js';
+import { gatewayToClientUs } from './hops.js';
+import type { TwinNetwork } from './network.js';
+import type { GatewayInbox, StageDoors } from './ports.js';
 import type { StepTimes } from './step-times.js';
-import type { World } from './world.js';
+import type { WorkerFleet } from './worker-fleet.js';
 
 export interface TwinGatewaySettings {
+  /** The core's settings: in the twin, holders are never judged by their silence (it hears of every loss). */
+  readonly core: GatewaySettings;
   readonly model: { readonly name: string; readonly maxModelLen: number };
   /** The live gateway's token caps (gateway.limits): the same refusals at the door. */
   readonly limits: TokenLimits;
-  /** Re-submissions allowed per request (gateway.migrationLimit). */
-  readonly migrationLimit: number;
-  /** The request's deadline is modelled (chaos runs): at `deadlineUs` it ends with 504 where it stands. */
-  readonly deadlines: boolean;
-  /** How long the gateway keeps trying a stage that does not ack: two heartbeat timeouts, as live. */
-  readonly resubmitWindowUs: number;
   readonly blockHasher: BlockHasher;
+}
+
+/** What the twin hands the core with an end frame: what the client's record is written from. */
+interface TwinEnd {
+  readonly completion: WorkerCompletion;
+  readonly instanceId: string;
+  readonly steps: StepTimes;
 }
 
 /** One re-submission: the request, its new attempt, why, when (virtual ms), and the tokens the client already had. */
@@ -29,9 +47,6 @@ export interface Migration {
   /** The instance or stage that lost it or handed it back. */
   readonly from: string;
 }
-
-/** The gateway's own handoffs are tried again while the stage does not ack, on the live gateway's schedule (HANDOFF_RETRY). */
-const FIRST_PAUSE_US = HANDOFF_RETRY.firstPauseMs * 1000;
 
 /**
  * The stage a live client's record names for the endings the gateway gives itself (the CLI's
@@ -56,57 +71,48 @@ const OUTPUT_WORDS = 10;
 const OUTPUT_TOKEN_BASE = 0x7fff_0000;
 
 /**
- * The twin's gateway: the client's side of every request. It owns each request until its record
- * is written (the libs/stages Custody: current attempt, migration limit), re-submits a request its
- * holder lost or handed back as a new attempt with the tokens already sent appended to its prompt
- * (as apps/gateway's CustodyOnBus does), tries its own handoffs again while a stage does not ack,
- * and, in chaos runs, ends a request at its deadline. A record is written once, for the current
- * attempt: whatever a stale attempt still sends is dropped, as the live gateway drops frames of
- * attempts it replaced.
+ * The twin's gateway: the live gateway's core (libs/stages GatewayStage: hand-on and retries,
+ * custody and migration, the deadline, one ending per request) on the twin's agenda, and the
+ * client's side of every request: it writes each request's record when the core ends it. No
+ * gateway rule lives here, only when things arrive: a frame at the gateway one way back after its
+ * sender, an answer at the client the rest of the way, a cancel at the stages one transit later.
+ *
+ * Two kinds of frame reach the core only when they matter, since the twin counts a request's
+ * tokens on its flight and never judges a holder by its silence: a request's tokens so far, and
+ * who held it, are given to the core just before a migrate frame, which is the only thing that
+ * reads them.
  */
-export class TwinGateway {
-  private readonly custody: Custody;
-  /** The current attempt of each request re-submitted at least once (the others' is their first). */
-  private readonly latest = new Map<string, Flight>();
+export class TwinGateway implements GatewayEffects<Flight, undefined, TwinEnd>, GatewayInbox {
   readonly migrations: Migration[] = [];
+  private readonly core: GatewayStage<Flight, undefined, TwinEnd>;
+  private readonly toClientUs: number;
 
   constructor(
-    private readonly world: World,
     private readonly settings: TwinGatewaySettings,
+    private readonly network: TwinNetwork,
+    private readonly stages: StageDoors,
+    private readonly workers: WorkerFleet,
+    private readonly records: ClientRecords,
   ) {
-    // The twin's gateway hears of lost holders from the router (instanceLost) and the stages'
-    // hand-backs, not by its own heartbeat sweep, so the custody's timeout is never consulted.
-    this.custody = new Custody({ heartbeatTimeoutUs: micros(Number.POSITIVE_INFINITY), migrationLimit: settings.migrationLimit });
+    this.toClientUs = gatewayToClientUs(network.hops);
+    const wakeUps = {
+      // A deadline runs after everything else due at its instant (its own event kind); retries and re-submissions are the gateway's.
+      wakeAt: (kind: GatewayWakeUp, atUs: Micros) => network.queue.at(atUs, kind === 'deadline' ? 'deadline' : 'gateway', () => this.core.wake(kind, atUs, network.nowUs)),
+    };
+    this.core = new GatewayStage(settings.core, this, wakeUps, (previous, _carried, next) => this.nextAttemptOf(previous, next));
   }
 
-  /** The client's request reached the gateway: its own checks, its deadline (chaos runs), then the handoff to admission. */
+  /** The client's request reached the gateway: its own checks at the door, then the core, which hands it to admission. */
   receive(flight: Flight): void {
-    const { world } = this;
-    const now = world.queue.nowUs;
+    const now = this.network.queue.nowUs;
     const refusal = costRefusal(flight.inputTokens, flight.maxTokens, this.settings.model, this.settings.limits);
     if (refusal !== undefined) {
       // The gateway answers 400 itself: its own time is the whole round trip.
-      this.fail(flight, now + world.hops.gatewayUs, refusal.reason, 'gateway');
+      flight.settled = true;
+      this.records.failed(flight, now + this.network.hops.gatewayUs, refusal.reason, 'gateway');
       return;
     }
-    if (this.settings.deadlines) world.queue.at(flight.deadlineUs, 'deadline', () => this.deadline(flight));
-    this.handOn(flight, 'admission', now + world.hops.gatewayUs);
-  }
-
-  /** A stage's error answer, or the worker's, reached the client at `clientUs` (after any tokens it had). */
-  fail(flight: Flight, clientUs: number, reason: OutcomeReason, stage: Stage | undefined): void {
-    if (!this.settle(flight)) return;
-    const tokens = flight.earlierTokensMs !== undefined || flight.runLength > 0 ? this.tokensOf(flight) : undefined;
-    this.world.records.failed(flight, clientUs, reason, stage, tokens);
-  }
-
-  completed(flight: Flight, completion: WorkerCompletion, clientUs: number, instanceId: string, steps: StepTimes): void {
-    if (this.settle(flight)) this.world.records.completed(flight, completion, clientUs, instanceId, steps);
-  }
-
-  /** A migrate frame (a lost instance, a hand-back) reaches the gateway at `atUs`; `stage` is the one that held the attempt. */
-  migrateLater(flight: Flight, atUs: number, reason: MigrationReason, resumeAt: ResumeStage, stage: Stage, from: string = stage): void {
-    this.world.queue.at(atUs, 'gateway', () => this.migrate(flight, reason, resumeAt, stage, from));
+    this.core.receive(flight, undefined, micros(now + this.network.hops.gatewayUs));
   }
 
   /** Re-submissions by reason. */
@@ -116,114 +122,98 @@ export class TwinGateway {
     return byReason;
   }
 
-  /**
-   * Re-submits the attempt's request as the next attempt where it stood, or ends it as lost when
-   * the migration limit is spent. A report about an attempt already replaced or ended (the router's
-   * deregistration after the drain's hand-back) changes nothing.
-   */
-  private migrate(flight: Flight, reason: MigrationReason, resumeAt: ResumeStage, stage: Stage, from: string): void {
-    if (flight.settled) return;
-    const { world } = this;
-    // Custody of a request opens when something first gives it back: until then its attempt is
-    // 0 and there is nothing to know (a million requests cost no map entries in a run without faults).
-    if (this.custody.attemptOf(flight.id) === undefined) this.custody.open(flight.id);
-    const verdict = this.custody.migrate(flight.id, flight.attempt);
-    if (verdict.kind === 'ignored') return;
-    const now = world.queue.nowUs;
-    if (verdict.kind === 'exhausted') {
-      const ending = endReasonWhenSpent(reason, stage, resumeAt);
-      this.fail(flight, now + this.toClientUs(), ending, RECORD_STAGE[ending]);
-      return;
-    }
-    const tokensMs = this.tokensOf(flight);
-    const sent = tokensMs.length;
-    // A request's last token and its end come out of the same step, so an attempt that sent them
-    // all has completed: it cannot be lost with every token sent (the live gateway ends it then).
-    if (sent >= flight.request.maxTokens) throw new Error(`${flight.id} was handed back with all ${sent} tokens sent`);
-    flight.settled = true;
-    this.cancel(flight, 'superseded');
-    const next = nextAttempt(flight, { attempt: verdict.attempt, tokensMs, blockHashes: sent > 0 ? this.blockHashesWithOutput(flight, sent) : flight.blockHashes });
-    this.latest.set(flight.id, next);
-    this.migrations.push({ requestId: flight.id, attempt: verdict.attempt, reason, atMs: now / 1000, tokensSent: sent, from });
-    // Handed back for want of the next stage: a moment (doubling) before trying again, as live.
-    const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
-    if (pauseUs === 0) this.handOn(next, resumeAt, now);
-    else world.queue.at(now + pauseUs, 'gateway', () => this.handOn(next, resumeAt, world.queue.nowUs));
+  // GatewayInbox: frames reaching the gateway.
+
+  error(flight: Flight, reason: OutcomeReason, message: string, stage: Stage, atUs: number): void {
+    this.core.onError(flight.id, flight.attempt, reason, message, stage, micros(atUs));
   }
 
-  /** Hands an attempt to a stage; while the stage does not ack, tries again with backoff until the window closes, then ends it. */
-  private handOn(flight: Flight, stage: ResumeStage, sendUs: number, firstUs = sendUs, pauseUs = FIRST_PAUSE_US): void {
-    const { world } = this;
-    world.handOff(
+  migrate(flight: Flight, reason: MigrationReason, resumeAt: ResumeStage, stage: Stage, holder: string, atUs: number): void {
+    this.network.queue.at(atUs, 'gateway', () => {
+      const now = this.network.nowUs;
+      this.core.onTokens(flight.id, flight.attempt, 0, generatedBy(flight), now);
+      this.core.onHeld({ requestId: flight.id, attempt: flight.attempt, stage, holder }, now);
+      this.core.onMigrate({ requestId: flight.id, attempt: flight.attempt, reason, resumeAt, holder }, now);
+    });
+  }
+
+  end(flight: Flight, completion: WorkerCompletion, instanceId: string, steps: StepTimes, atUs: number): void {
+    this.core.onEnd(flight.id, flight.attempt, generatedBy(flight), { completion, instanceId, steps }, micros(atUs));
+  }
+
+  // GatewayEffects: what the core does.
+
+  handOn(flight: Flight, _carried: undefined, stage: ResumeStage, nowUs: Micros): void {
+    const { network } = this;
+    network.handOff(
       flight,
       stage,
-      sendUs,
-      () => this.deliver(flight, stage),
+      nowUs,
+      () => this.stages[stage](flight),
       () => {
-        if (flight.settled) return;
-        const now = world.queue.nowUs;
-        if (now + pauseUs > firstUs + this.settings.resubmitWindowUs) {
-          this.fail(flight, now + this.toClientUs(), UNAVAILABLE_AT[stage], RECORD_STAGE[UNAVAILABLE_AT[stage]]);
-          return;
-        }
-        world.queue.at(now + pauseUs, 'gateway', () => {
-          if (!flight.settled) this.handOn(flight, stage, world.queue.nowUs, firstUs, nextHandoffPauseMs(pauseUs / 1000) * 1000);
-        });
+        if (!flight.settled) this.core.handoffRefused(flight.id, flight.attempt, 'timeout', `${stage} did not ack in time`, network.nowUs);
       },
     );
   }
 
-  /** The handoff reaches the stage's queue group, which gives it to one replica. */
-  private deliver(flight: Flight, stage: ResumeStage): void {
-    const { world } = this;
-    switch (stage) {
-      case 'admission':
-        return world.admission.pick().submit(flight, world.nowUs, undefined);
-      case 'flow':
-        return world.flow.pick().submit(flight, world.nowUs, undefined);
-      case 'router':
-        return world.router.pick().route(flight, world.nowUs, undefined);
-    }
+  /** The twin's records name no holders. */
+  held(): void {}
+
+  /** The twin's tokens are on the flight (its instance's step log), read when its record is written. */
+  tokens(): void {}
+
+  complete(flight: Flight, _carried: undefined, completion: Completion<TwinEnd>, nowUs: Micros): void {
+    flight.settled = true;
+    // A request's last token and its end come out of the same step, so an attempt that sent them
+    // all has completed: it cannot be lost with every token sent (the live gateway ends it then).
+    if (!('end' in completion)) throw new Error(`${flight.id} was handed back by ${completion.lostWith} with all its tokens sent`);
+    const { end } = completion;
+    this.records.completed(flight, end.completion, nowUs + this.toClientUs, end.instanceId, end.steps);
   }
 
-  /** The deadline passed with the request still open: 504, and the attempt is cancelled wherever it is. */
-  private deadline(first: Flight): void {
-    const current = this.latest.get(first.id) ?? first;
-    if (current.settled) return;
-    this.fail(current, this.world.queue.nowUs + this.toClientUs(), 'timeout', 'gateway');
-    this.cancel(current, 'timeout');
+  fail(flight: Flight, _carried: undefined, failure: GatewayFailure, nowUs: Micros): void {
+    flight.settled = true;
+    const tokens = flight.earlierTokensMs !== undefined || flight.runLength > 0 ? this.tokensOf(flight) : undefined;
+    this.records.failed(flight, nowUs + this.toClientUs, failure.reason, failure.stage ?? RECORD_STAGE[failure.reason], tokens);
   }
 
   /**
-   * A cancel for the attempt reaches the stages one transit later: flow control's queues (a
-   * deadline; every replica hears it, the one that queued the request evicts it) and its instance.
+   * A cancel reaches the stages one transit later: flow control's queues when the deadline passed
+   * (every replica hears it; the one that queued the request evicts it), and the instance still
+   * holding the attempt. In the twin no other ending can leave a copy queued in flow control: no
+   * client leaves, and a request a stage ended or handed back is not queued anywhere.
    */
-  private cancel(flight: Flight, reason: CancelRequest['reason']): void {
-    const { world } = this;
-    world.queue.at(world.queue.nowUs + world.hops.transitUs, 'gateway', () => {
-      if (reason === 'timeout') {
-        const cancel = { requestId: flight.id, reason, attempt: flight.attempt };
-        world.gates.flow.pass(() => {
-          for (const flow of world.flow.replicas) flow.onCancel(cancel, world.nowUs);
-        });
+  cancel(flight: Flight, cancel: CancelRequest, nowUs: Micros): void {
+    if (cancel.reason !== 'timeout' && flight.servedBy < 0) return;
+    const { network } = this;
+    network.queue.at(nowUs + network.hops.transitUs, 'gateway', () => {
+      if (cancel.reason === 'timeout') {
+        this.stages.cancel({ requestId: flight.id, reason: cancel.reason, attempt: flight.attempt });
       }
-      const instance = world.instanceList[flight.servedBy];
-      if (instance && instance.process.state !== 'gone' && instance.core.holding(flight.id) === flight) instance.core.cancel(flight.id, cancelledAs(reason), world.nowUs);
+      const instance = this.workers.servedBy(flight);
+      if (instance && instance.process.state !== 'gone' && instance.core.holding(flight.id) === flight) instance.core.cancel(flight.id, cancelledAs(cancel.reason), network.nowUs);
     });
   }
 
-  /** Ends the request's custody; false if this attempt is stale or the request already ended. */
-  private settle(flight: Flight): boolean {
-    if (flight.settled) return false;
-    flight.settled = true;
-    this.custody.close(flight.id);
-    if (this.latest.size > 0) this.latest.delete(flight.id);
-    return true;
+  migrated(previous: Flight, _carried: undefined, migration: GatewayMigration, nowUs: Micros): void {
+    previous.settled = true;
+    this.migrations.push({ requestId: previous.id, attempt: migration.attempt, reason: migration.reason, atMs: nowUs / 1000, tokensSent: migration.tokensSent, from: migration.from });
+  }
+
+  /** Never: the twin's gateway does not sweep for silent holders. */
+  holderSilent(): void {}
+
+  /** The next attempt: the tokens the client has (their times kept for its record) appended to the prompt. */
+  private nextAttemptOf(previous: Flight, next: NextAttempt): Flight {
+    const tokensMs = this.tokensOf(previous);
+    if (tokensMs.length !== next.outputTokens) throw new Error(`${previous.id}: the client has ${tokensMs.length} tokens, the gateway counted ${next.outputTokens}`);
+    const blockHashes = next.outputTokens > 0 ? this.blockHashesWithOutput(previous, next.outputTokens) : previous.blockHashes;
+    return nextAttempt(previous, { attempt: next.attempt, tokensMs, blockHashes });
   }
 
   /** Every token the client has of the request so far, in ms: earlier attempts', then this one's. */
   private tokensOf(flight: Flight): number[] {
-    return tokenTimesOf(flight, this.world.instanceList[flight.servedBy]?.steps);
+    return tokenTimesOf(flight, this.workers.servedBy(flight)?.steps);
   }
 
   /** The prompt with the first `sent` output tokens appended, as block hashes. */
@@ -234,9 +224,12 @@ export class TwinGateway {
     for (let i = 0; i < sent; i++) ids[prompt.length + i] = OUTPUT_TOKEN_BASE + (i % OUTPUT_WORDS);
     return this.settings.blockHasher(ids);
   }
+}
 
-  /** An answer of the gateway's own reaches the client: the way back without the transit to the gateway. */
-  private toClientUs(): number {
-    return Math.max(0, this.world.hops.returnUs - this.world.hops.transitUs);
-  }
+/** The tokens the flight's attempt has made so far: its runs of steps. */
+function generatedBy(flight: Flight): number {
+  let count = flight.runLength;
+  const runs = flight.earlierRuns;
+  if (runs) for (let r = 1; r < runs.length; r += 2) count += runs[r]!;
+  return count;
 }

@@ -29,6 +29,19 @@ export const DEFAULT_HOP_LATENCIES: HopLatencies = {
   returnUs: 1_600,
 };
 
+/**
+ * A frame's way from a stage or an instance to the gateway: one transit, or the whole way back when
+ * that is shorter. With `gatewayToClientUs` it makes up the way back to the client (`returnUs`).
+ */
+export function frameToGatewayUs(hops: HopLatencies): number {
+  return Math.min(hops.returnUs, hops.transitUs);
+}
+
+/** An answer's way from the gateway to its client: the way back without the transit to the gateway. */
+export function gatewayToClientUs(hops: HopLatencies): number {
+  return hops.returnUs - frameToGatewayUs(hops);
+}
+
 const median = (xs: number[]): number | undefined => {
   if (xs.length === 0) return undefined;
   const sorted = [...xs].sort((a, b) => a - b);

@@ -1,4 +1,5 @@
-import type { World } from './world.js';
+import type { Micros } from '@sluice/contracts';
+import type { StageGroups } from './stage-groups.js';
 
 /** One stage replica at the end of a run. */
 export interface ReplicaTally {
@@ -24,13 +25,12 @@ export interface TwinReplicaTallies {
  * drained (nothing here touches the run). A done event reaches every replica, so a count left
  * above 0 would mean a replica's books went wrong.
  */
-export function replicaTallies(world: World): TwinReplicaTallies {
-  const now = world.nowUs;
+export function replicaTallies(stages: StageGroups, now: Micros): TwinReplicaTallies {
   return {
-    admission: world.admission.taken.map((handoffs) => ({ handoffs })),
-    flow: world.flow.replicas.map((core, i) => ({ handoffs: world.flow.taken[i]!, inFlightAtEnd: core.inFlight })),
-    router: world.router.replicas.map((core, i) => ({
-      handoffs: world.router.taken[i]!,
+    admission: stages.admission.taken.map((handoffs) => ({ handoffs })),
+    flow: stages.flow.replicas.map((core, i) => ({ handoffs: stages.flow.taken[i]!, inFlightAtEnd: core.inFlight })),
+    router: stages.router.replicas.map((core, i) => ({
+      handoffs: stages.router.taken[i]!,
       inFlightAtEnd: core.instances(now).reduce((sum, instance) => sum + instance.inFlight, 0),
     })),
   };

@@ -1,25 +1,23 @@
-import { seedOf, seededRandom } from '@sluice/collections';
-import { micros, microsFromMillis } from '@sluice/contracts';
+import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
+import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
 import type { Fault, WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { ChaosTimeline } from './chaos/chaos-timeline.js';
 import type { TwinChaosReport } from './chaos/chaos-report.js';
-import { ClientRecords } from './client-records.js';
 import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.js';
 import { newFlight } from './flight.js';
-import { TwinGateway, type Migration } from './gateway.js';
+import type { Migration, TwinGateway } from './gateway.js';
 import { DEFAULT_HOP_LATENCIES, ZERO_HOP_LATENCIES, type HopLatencies } from './hops.js';
 import type { TwinObserver } from './observer.js';
 import { replicaTallies, type TwinReplicaTallies } from './replica-tallies.js';
-import { buildStageReplicas, type Replicated } from './stage-replicas.js';
-import { WorkerProcess } from './worker-process.js';
-import { TwinStalledError, World } from './world.js';
+import type { Replicated } from './stage-groups.js';
+import { TwinStalledError } from './stalled.js';
+import { buildWorld, type TwinWorldSettings } from './twin-world.js';
 
-export { TwinStalledError } from './world.js';
+export { TwinStalledError } from './stalled.js';
 export type { Migration } from './gateway.js';
 export type { TwinObserver } from './observer.js';
 export type { TwinReplicaTallies } from './replica-tallies.js';
@@ -27,10 +25,10 @@ export type { TwinReplicaTallies } from './replica-tallies.js';
 /** A presence heartbeat every second, the services' default, when a hand-built config gives none. */
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
 
-/** What the twin reads of the cluster's config: the same sections the services read (a SluiceConfig fits). */
 /** A hand-built config without the gateway's token caps: only the model's context bounds a request. */
 const NO_TOKEN_LIMITS: TokenLimits = { maxPromptTokens: 0, maxTokens: 0 };
 
+/** What the twin reads of the cluster's config: the same sections the services read (a SluiceConfig fits). */
 export interface TwinConfig {
   readonly models: readonly { readonly name: string; readonly maxModelLen: number }[];
   /** Each stage's section; `replicas` (default 1) cores of it run behind its queue group. */
@@ -98,15 +96,15 @@ export interface TwinResult {
 const workerIdOf = (process: number, processes: number) => (processes === 1 ? 'twin' : `twin-${process}`);
 
 /**
- * The discrete-event twin: the stage cores of the live cluster (admission, flow control, routing,
- * the worker and its engines), unchanged, driven in one process in virtual time. It adds only what
- * the live cluster gets from the world: an event loop instead of timers, constant hop latencies
- * instead of a network (`HopLatencies`), a gateway that owns each request (`TwinGateway`), and a
- * client that writes each request's record. Pure and deterministic: the same workload, config,
- * seed and faults give the same records.
+ * The discrete-event twin: the stage cores of the live cluster (the gateway, admission, flow
+ * control, routing, the worker and its engines), unchanged, driven in one process in virtual time.
+ * It adds only what the live cluster gets from the world: an event loop instead of timers,
+ * constant hop latencies instead of a network (`TwinNetwork`), and a client that writes each
+ * request's record. Pure and deterministic: the same workload, config, seed and faults give the
+ * same records.
  */
 export class Twin {
-  private readonly world: World;
+  private readonly settings: TwinWorldSettings;
   private readonly blockHasher: BlockHasher;
   private readonly modelName: string;
   private readonly objectives = new Map<string, number>();
@@ -119,45 +117,35 @@ export class Twin {
     const chaos = options.chaos === undefined ? undefined : chaosSettings(config);
     const seed = options.seed ?? config.router.seed ?? 0;
     const blis = config.worker.compat === 'blis';
-    const world = (this.world = new World(
-      // BLIS's routing and admission take no time and it has no network (docs/behaviour.md §1):
-      // in its mode only hops measured on a live run (`--hop-latency-from`) are kept.
-      options.hops ?? (blis ? ZERO_HOP_LATENCIES : (config.twin?.hops ?? DEFAULT_HOP_LATENCIES)),
-      options.checkInvariants ?? false,
-      (chaos?.ackTimeoutMs ?? 0) * 1000,
-      seededRandom(seedOf(`bus-faults/${seed}`)),
-    ));
-    world.blis = blis;
     this.faults = options.chaos?.faults;
     this.requestTimeoutUs = chaos === undefined ? undefined : chaos.requestTimeoutMs * 1000;
     this.blockHasher = options.blockHasher ?? fastBlockIds;
     const model = config.models.find((m) => m.name === config.worker.model) ?? { name: config.worker.model, maxModelLen: options.profile.maxModelLen };
     this.modelName = model.name;
-    world.gateway = new TwinGateway(world, {
-      model,
-      migrationLimit: config.gateway?.migrationLimit ?? 0,
-      limits: config.gateway?.limits ?? NO_TOKEN_LIMITS,
-      deadlines: chaos !== undefined,
-      resubmitWindowUs: HANDOFF_RETRY.windowHeartbeats * (config.gateway?.heartbeatTimeoutMs ?? 0) * 1000,
-      blockHasher: this.blockHasher,
-    });
-    world.observer = options.observer;
-    buildStageReplicas(world, { ...config, models: config.models.map((m) => m.name), seed, compat: config.worker.compat ?? 'vllm' });
     this.heartbeatIntervalUs = microsFromMillis(config.admission.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS);
     const { profile } = options;
     // The twin runs the model at its own speed (timeScale 1): its hops are real-world latencies.
     const latency = createLatencyModel(profile.latencyModel, profile);
     const processes = config.worker.processes ?? 1;
-    for (let p = 0; p < processes; p++) {
-      const settings = workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes));
-      world.processes.push(new WorkerProcess(world, `worker-${p}`, settings, (chaos?.shutdownGraceMs ?? 0) * 1000));
-    }
+    this.settings = {
+      // BLIS's routing and admission take no time and it has no network (docs/behaviour.md §1):
+      // in its mode only hops measured on a live run (`--hop-latency-from`) are kept.
+      hops: options.hops ?? (blis ? ZERO_HOP_LATENCIES : (config.twin?.hops ?? DEFAULT_HOP_LATENCIES)),
+      ackTimeoutUs: (chaos?.ackTimeoutMs ?? 0) * 1000,
+      seed,
+      gateway: { core: gatewayCoreSettings(config, this.requestTimeoutUs), model, limits: config.gateway?.limits ?? NO_TOKEN_LIMITS, blockHasher: this.blockHasher },
+      stages: { ...config, models: config.models.map((m) => m.name), seed, compat: config.worker.compat ?? 'vllm' },
+      workers: Array.from({ length: processes }, (_, p) => workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes))),
+      shutdownGraceUs: (chaos?.shutdownGraceMs ?? 0) * 1000,
+      checkInvariants: options.checkInvariants ?? false,
+      observer: options.observer,
+    };
   }
 
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
   run(requests: readonly WorkloadRequest[]): TwinResult {
-    const { world } = this;
-    world.records = new ClientRecords(requests.length);
+    const world = buildWorld(this.settings, requests.length);
+    const { network, workers, stages, gateway } = world;
     // Arrivals join the agenda one at a time, each when the one before it runs, in the order the
     // agenda would run them all (time as `at` clamps it, then request order): the same run as
     // scheduling them all up front, with an agenda of the events in flight rather than the workload.
@@ -166,10 +154,10 @@ export class Twin {
     let next = 0;
     const arriveNext = (): void => {
       const { request, i } = arrivals[next++]!;
-      if (next < arrivals.length) world.queue.at(arrivals[next]!.atUs, 'arrive', arriveNext);
-      this.arrive(request, i);
+      if (next < arrivals.length) network.queue.at(arrivals[next]!.atUs, 'arrive', arriveNext);
+      this.arrive(gateway, network.nowUs, request, i);
     };
-    if (arrivals.length > 0) world.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
+    if (arrivals.length > 0) network.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
     // A scenario's offsets count from the first request, as a live chaos run's do.
     const timeline = this.faults === undefined ? undefined : new ChaosTimeline(world, this.faults, arrivals[0]?.atUs ?? 0);
     timeline?.schedule();
@@ -177,25 +165,21 @@ export class Twin {
       // Each worker registers its instances and publishes their first snapshots before anything
       // else, so the stages start with a fresh view; then each stage starts its own chores.
       const start = micros(0);
-      for (const process of world.processes) process.stage.start(start);
-      announceAdmissionReplicas(world, start, this.heartbeatIntervalUs);
-      for (const admission of world.admission.replicas) admission.start(start);
-      for (const flow of world.flow.replicas) flow.start(start);
-      for (const router of world.router.replicas) router.start(start);
+      for (const process of workers.processes) process.stage.start(start);
+      announceAdmissionReplicas(network, stages.admission, start, this.heartbeatIntervalUs);
+      stages.start(start);
     }
-    const events = world.queue.drain();
+    const events = network.queue.drain();
     // Already in request order: each record was written at its request's place.
     const records = world.records.all();
-    if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, world.queue.nowUs);
-    const { migrations } = world.gateway;
-    const chaos = timeline?.report(records, migrations, world.gateway.migrationsByReason());
-    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(world.processes), replicas: replicaTallies(world) };
+    if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, network.queue.nowUs);
+    const { migrations } = gateway;
+    const chaos = timeline?.report(records, migrations, gateway.migrationsByReason());
+    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(workers.processes), replicas: replicaTallies(stages, network.nowUs) };
   }
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */
-  private arrive(request: WorkloadRequest, position: number): void {
-    const { world } = this;
-    const now = world.nowUs;
+  private arrive(gateway: TwinGateway, now: Micros, request: WorkloadRequest, position: number): void {
     const flight = newFlight(request, position, {
       model: this.modelName,
       priority: priorityFor(undefined, request.sloClass, this.objectives),
@@ -206,8 +190,24 @@ export class Twin {
       // Outside chaos runs the twin does not model the gateway's request timeout: nothing is given up on.
       deadlineUs: micros(this.requestTimeoutUs === undefined ? Number.POSITIVE_INFINITY : now + this.requestTimeoutUs),
     });
-    world.gateway.receive(flight);
+    gateway.receive(flight);
   }
+}
+
+/**
+ * The gateway core's settings in the twin: its migration limit and handoff window from the config;
+ * a request timeout only in chaos runs (else nothing is given up on); and holders never judged by
+ * their silence, since the twin's gateway hears of every loss (the router's reports, hand-backs).
+ */
+function gatewayCoreSettings(config: TwinConfig, requestTimeoutUs: number | undefined): GatewaySettings {
+  const heartbeatTimeoutMs = config.gateway?.heartbeatTimeoutMs ?? 0;
+  return {
+    requestTimeoutUs: micros(requestTimeoutUs ?? Number.POSITIVE_INFINITY),
+    maxStreamDurationUs: micros(0),
+    heartbeatTimeoutUs: micros(Number.POSITIVE_INFINITY),
+    migrationLimit: config.gateway?.migrationLimit ?? 0,
+    resubmitWindowUs: micros(HANDOFF_RETRY.windowHeartbeats * heartbeatTimeoutMs * 1000),
+  };
 }
 
 /** What a chaos run reads beyond a plain run; a hand-built config without it cannot run one. */

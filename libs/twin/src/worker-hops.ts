@@ -1,12 +1,24 @@
 import { subjects, type BlockId, type InstanceIdentity, type LifecycleEvent, type LoadSnapshot, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
-import { completingNow } from './blis-signals.js';
 import { countToken } from './client-records.js';
 import type { Flight } from './flight.js';
+import { frameToGatewayUs } from './hops.js';
+import type { TwinNetwork } from './network.js';
+import type { GatewayInbox, WorkerSignals } from './ports.js';
+import { TwinStalledError } from './stalled.js';
 import type { StepTimes } from './step-times.js';
-import type { WorkerProcess } from './worker-process.js';
-import { TwinStalledError, type World } from './world.js';
+import type { ProcessState, WorkerProcessWiring } from './worker-wiring.js';
+
+/** What the hops need of the worker process they belong to. */
+export interface WorkerHost {
+  readonly state: ProcessState;
+  /** Each instance's step log, by rank. */
+  readonly steps: readonly StepTimes[];
+  readonly stage: { wake(kind: WorkerWakeUp, atUs: Micros): void };
+  /** One of its instances ended a step while it drains. */
+  stepped(): void;
+}
 
 /**
  * One worker process's effects on the twin's agenda. While its process is gone (killed, or left
@@ -16,13 +28,16 @@ import { TwinStalledError, type World } from './world.js';
 export class WorkerHops implements WorkerEffects<Flight> {
   /** The step whose tokens are being counted: its number in its instance's log. */
   private step = -1;
+  private readonly network: TwinNetwork;
+  private readonly signals: WorkerSignals;
+  private readonly inbox: GatewayInbox;
 
   constructor(
-    private readonly world: World,
-    private readonly process: WorkerProcess,
-    /** Each of the process's instances' step log, by rank. */
-    private readonly steps: readonly StepTimes[],
-  ) {}
+    private readonly process: WorkerHost,
+    private readonly wiring: WorkerProcessWiring,
+  ) {
+    ({ network: this.network, signals: this.signals, inbox: this.inbox } = wiring);
+  }
 
   received(): void {}
   accepted(): void {}
@@ -31,18 +46,18 @@ export class WorkerHops implements WorkerEffects<Flight> {
   preempted(): void {}
   cancelled(): void {}
 
-  /** Its drain ran past the grace period: back to the gateway (one transit), which continues it elsewhere. */
+  /** Its drain ran past the grace period: back to the gateway, which continues it elsewhere. */
   handedBack(instance: InstanceCore<Flight>, flight: Flight, atUs: Micros): void {
-    this.world.gateway.migrateLater(flight, atUs + this.world.hops.transitUs, 'worker_draining', 'router', 'worker', instance.instanceId);
+    this.inbox.migrate(flight, 'worker_draining', 'router', 'worker', instance.instanceId, atUs + this.network.hops.transitUs);
   }
 
-  /** BLIS parity mode: the router's in-flight count drops at the completing step's start. */
+  /** BLIS parity mode: the routers' in-flight counts drop at the completing step's start. */
   completing(instance: InstanceCore<Flight>, requestIds: readonly string[]): void {
-    if (this.world.blis) completingNow(this.world, instance.instanceId, requestIds);
+    if (this.wiring.blis) this.signals.completing(instance.instanceId, requestIds, this.network.nowUs);
   }
 
   stepEnded(instance: InstanceCore<Flight>, _result: StepResult<Flight>, tokenUs: Micros): void {
-    this.step = this.steps[instance.rank]!.push((tokenUs + this.world.hops.returnUs) / 1000);
+    this.step = this.process.steps[instance.rank]!.push((tokenUs + this.network.hops.returnUs) / 1000);
   }
 
   tokens(_instance: InstanceCore<Flight>, flight: Flight, count: number): void {
@@ -51,11 +66,11 @@ export class WorkerHops implements WorkerEffects<Flight> {
   }
 
   completed(instance: InstanceCore<Flight>, flight: Flight, completion: WorkerCompletion, atUs: Micros): void {
-    this.world.gateway.completed(flight, completion, atUs + this.world.hops.returnUs, instance.instanceId, this.steps[instance.rank]!);
+    this.inbox.end(flight, completion, instance.instanceId, this.process.steps[instance.rank]!, atUs + frameToGatewayUs(this.network.hops));
   }
 
-  failed(_instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, _message: string, atUs: Micros): void {
-    this.world.gateway.fail(flight, atUs + this.world.hops.returnUs, reason, 'worker');
+  failed(_instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, message: string, atUs: Micros): void {
+    this.inbox.error(flight, reason, message, 'worker', atUs + frameToGatewayUs(this.network.hops));
   }
 
   /**
@@ -63,27 +78,14 @@ export class WorkerHops implements WorkerEffects<Flight> {
    * of each (a replica that did not dispatch the request finds nothing to take off its books).
    */
   done(instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, atUs: Micros): void {
-    const { world } = this;
     const done = { requestId: flight.id, instanceId: instance.instanceId, reason, atUs };
-    world.queue.at(atUs + world.hops.transitUs, 'done', () => {
-      world.gates.router.pass(() => {
-        for (const router of world.router.replicas) router.onDone(done);
-      });
-      world.gates.flow.pass(() => {
-        for (const flow of world.flow.replicas) flow.onDone(done, world.nowUs);
-      });
-    });
+    this.network.queue.at(atUs + this.network.hops.transitUs, 'done', () => this.signals.done(done));
   }
 
-  /** KV events feed each admission replica's prefix index at once, when it keeps one. */
+  /** KV events feed each admission replica's prefix index at once, when one keeps it. */
   kv(instance: InstanceCore<Flight>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void {
-    const { world } = this;
-    const admission = world.admission.replicas;
-    if (!admission.some((replica) => replica.wantsKvEvents)) return;
-    const event = { instanceId: instance.instanceId, atUs, stored: [...stored], removed: [...removed] };
-    world.gates.admission.pass(() => {
-      for (const replica of admission) if (replica.wantsKvEvents) replica.onKv(event);
-    });
+    if (!this.signals.wantsKv) return;
+    this.signals.kv({ instanceId: instance.instanceId, atUs, stored: [...stored], removed: [...removed] });
   }
 
   /**
@@ -93,71 +95,48 @@ export class WorkerHops implements WorkerEffects<Flight> {
    * fate.
    */
   load(instance: InstanceCore<Flight>, snapshot: EngineSnapshot, atUs: Micros): void {
-    const { world } = this;
+    const { network } = this;
     const { instanceId, workerId, rank } = instance.identity;
-    const published = { ...snapshot, instanceId, workerId, rank, atUs };
-    if (world.busFaults.active) {
-      const verdict = world.busFaults.decide(subjects.workerLoad(instanceId));
+    const published: LoadSnapshot = { ...snapshot, instanceId, workerId, rank, atUs };
+    if (network.busFaults.active) {
+      const verdict = network.busFaults.decide(subjects.workerLoad(instanceId));
       if (verdict?.drop) return;
       if (verdict && verdict.delayUs > 0) {
-        world.queue.at(world.queue.nowUs + verdict.delayUs, 'snapshot', () => this.deliverLoad(published));
+        network.queue.at(network.queue.nowUs + verdict.delayUs, 'snapshot', () => this.signals.load(published));
         return;
       }
     }
-    this.deliverLoad(published);
+    this.signals.load(published);
   }
 
   /** Lifecycle events reach every replica of every stage. */
   lifecycle(instance: InstanceCore<Flight>, type: LifecycleEvent['type'], atUs: Micros): void {
-    const { world } = this;
-    const event: LifecycleEvent = { ...(instance.identity satisfies InstanceIdentity), type, atUs };
-    world.gates.admission.pass(() => {
-      for (const admission of world.admission.replicas) admission.onLifecycle(event);
-    });
-    world.gates.flow.pass(() => {
-      for (const flow of world.flow.replicas) flow.onLifecycle(event, world.nowUs);
-    });
-    world.gates.router.pass(() => {
-      for (const router of world.router.replicas) router.onLifecycle(event);
-    });
+    this.signals.lifecycle({ ...(instance.identity satisfies InstanceIdentity), type, atUs });
   }
 
   wakeInstance(instance: InstanceCore<Flight>, kind: InstanceWakeUp, atUs: Micros): void {
-    const { world, process } = this;
+    const { network, process } = this;
     if (kind === 'ready') {
-      world.queue.at(atUs, 'workerReady', () => {
+      network.queue.at(atUs, 'workerReady', () => {
         if (process.state !== 'gone') instance.wake('ready', atUs);
       });
       return;
     }
-    world.queue.at(atUs, 'stepEnd', () => {
+    network.queue.at(atUs, 'stepEnd', () => {
       if (process.state === 'gone') return; // it died during the step: the step never ends
       instance.wake('step', atUs);
-      if (world.checkInvariants) instance.checkInvariants();
+      if (this.wiring.checkInvariants) instance.checkInvariants();
       if (process.state === 'draining') process.stepped();
     });
   }
 
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void {
-    const { world, process } = this;
-    world.periodic(kind, atUs, () => {
+    const { network, process } = this;
+    network.periodic(kind, atUs, () => {
       if (process.state === 'gone') return;
       // Requests without a record and nothing on the agenda that could move them: a bug, not a long wait.
-      if (kind === 'snapshot' && !world.queue.hasWork) throw new TwinStalledError(world.records.outstanding, world.queue.nowUs);
+      if (kind === 'snapshot' && !network.queue.hasWork) throw new TwinStalledError(this.wiring.outstanding(), network.queue.nowUs);
       process.stage.wake(kind, atUs);
-    });
-  }
-
-  private deliverLoad(published: LoadSnapshot): void {
-    const { world } = this;
-    world.gates.admission.pass(() => {
-      for (const admission of world.admission.replicas) admission.onSnapshot(published);
-    });
-    world.gates.flow.pass(() => {
-      for (const flow of world.flow.replicas) flow.onSnapshot(published, world.nowUs);
-    });
-    world.gates.router.pass(() => {
-      for (const router of world.router.replicas) router.onSnapshot(published);
     });
   }
 }

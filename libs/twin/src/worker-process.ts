@@ -1,12 +1,10 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import { WorkerStage, type WorkerSettings } from '@sluice/stages';
 import type { Flight } from './flight.js';
+import type { TwinNetwork } from './network.js';
 import { StepTimes } from './step-times.js';
 import { WorkerHops } from './worker-hops.js';
-import type { TwinInstance, World } from './world.js';
-
-/** `up`: serving; `draining`: finishing what it holds, taking nothing new; `gone`: killed, or left after its drain. */
-export type ProcessState = 'up' | 'draining' | 'gone';
+import type { ProcessState, WorkerProcessWiring } from './worker-wiring.js';
 
 /**
  * One worker process of the twin (`worker-N`, as `sluice up` starts `worker.processes` of them):
@@ -18,18 +16,21 @@ export type ProcessState = 'up' | 'draining' | 'gone';
 export class WorkerProcess {
   state: ProcessState = 'up';
   readonly stage: WorkerStage<Flight>;
-  readonly instances: readonly TwinInstance[];
+  /** Each instance's step log, by rank. */
+  readonly steps: readonly StepTimes[];
+  private readonly network: TwinNetwork;
+  private readonly shutdownGraceUs: number;
 
   constructor(
-    private readonly world: World,
     /** Its name in a scenario: `worker-0`, `worker-1`, … */
     readonly name: string,
     settings: WorkerSettings,
-    private readonly shutdownGraceUs: number,
+    wiring: WorkerProcessWiring,
   ) {
-    const steps = Array.from({ length: settings.instances }, () => new StepTimes());
-    this.stage = new WorkerStage(settings, new WorkerHops(world, this, steps), (instanceId) => seededRandom(seedOf(instanceId)));
-    this.instances = this.stage.instances.map((core) => world.addInstance(core, this, steps[core.rank]!));
+    this.network = wiring.network;
+    this.shutdownGraceUs = wiring.shutdownGraceUs;
+    this.steps = Array.from({ length: settings.instances }, () => new StepTimes());
+    this.stage = new WorkerStage(settings, new WorkerHops(this, wiring), (instanceId) => seededRandom(seedOf(instanceId)));
   }
 
   /** `kill -9`: it stops where it is. Nothing is announced; its instances just fall silent. */
@@ -46,14 +47,14 @@ export class WorkerProcess {
    */
   terminate(): string {
     if (this.state !== 'up') return `${this.name} was already ${this.state}`;
-    const now = this.world.nowUs;
+    const now = this.network.nowUs;
     this.state = 'draining';
     this.stage.drain(now);
     if (!this.stage.hasWork()) {
       this.leave();
       return `${this.name} terminated: ${this.instanceIds()} drained (nothing running) and deregistered`;
     }
-    this.world.queue.at(now + this.shutdownGraceUs, 'fault', () => {
+    this.network.queue.at(now + this.shutdownGraceUs, 'fault', () => {
       if (this.state === 'draining') this.leave();
     });
     return `${this.name} terminated: ${this.instanceIds()} draining, ${this.shutdownGraceUs / 1000} ms grace`;
@@ -66,14 +67,14 @@ export class WorkerProcess {
 
   /** The end of the drain: what is still held goes back to its gateway, then every instance deregisters. */
   private leave(): void {
-    const now = this.world.nowUs;
+    const now = this.network.nowUs;
     this.stage.handBackAll(now);
     this.stage.stop(now);
     this.state = 'gone';
   }
 
   private instanceIds(): string {
-    const ids = this.instances.map((i) => i.core.instanceId);
+    const ids = this.stage.instances.map((core) => core.instanceId);
     return ids.length === 1 ? ids[0]! : `${ids[0]}…${ids.at(-1)}`;
   }
 }

@@ -1,4 +1,4 @@
-import type { Micros } from '../engine.types.js';
+import type { Micros } from '@sluice/contracts';
 
 /**
  * What the sampled KV blocks showed since the last drain, in engine µs: one lifetime and one idle

@@ -1,7 +1,7 @@
 import type { RunRecord } from '@sluice/metrics';
 import type { Fault } from '@sluice/workload';
 import type { Migration } from '../gateway.js';
-import type { World } from '../world.js';
+import type { TwinWorld as World } from '../twin-world.js';
 import { outcomesByReason, type TwinChaosReport, type TwinFaultReport } from './chaos-report.js';
 import { startFault, undoFault } from './fault-actions.js';
 import { planFaults, type PlannedFault } from './fault-plan.js';
@@ -26,8 +26,8 @@ export class ChaosTimeline {
     faults: readonly Fault[],
     private readonly t0Us: number,
   ) {
-    const instanceIds = [...world.instances.keys()].sort();
-    this.plan = planFaults(faults, t0Us, { processes: world.processes.map((p) => p.name), instanceIds });
+    const instanceIds = [...world.workers.instances.keys()].sort();
+    this.plan = planFaults(faults, t0Us, { processes: world.workers.processes.map((p) => p.name), instanceIds });
   }
 
   /** One line per fault the twin leaves out. */
@@ -37,7 +37,7 @@ export class ChaosTimeline {
 
   /** Puts every modelled fault (and its undoing) on the agenda. */
   schedule(): void {
-    const { queue } = this.world;
+    const { queue } = this.world.network;
     for (const planned of this.plan) {
       if (planned.skipped !== undefined) continue;
       const fired: Fired = { firedAtUs: undefined, undoneAtUs: undefined, details: [] };

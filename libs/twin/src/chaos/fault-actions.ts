@@ -1,6 +1,6 @@
 import { WorkerFaultsSchema, type WorkerFaults } from '@sluice/contracts';
 import type { Fault } from '@sluice/workload';
-import type { World } from '../world.js';
+import type { TwinWorld as World } from '../twin-world.js';
 import type { PlannedFault } from './fault-plan.js';
 
 type WorkerFaultsFault = Extract<Fault, { action: 'worker-faults' }>;
@@ -17,16 +17,16 @@ export function startFault(world: World, planned: PlannedFault): string {
     case 'terminate':
       return processNamed(world, planned.target).terminate();
     case 'pause':
-      world.gates[gateOf(fault.target)].pause();
+      world.network.gates[gateOf(fault.target)].pause();
       return `${fault.target} paused: what it is sent waits`;
     case 'worker-faults': {
       const knobs = knobsOf(fault);
-      for (const id of planned.instanceIds) world.instances.get(id)!.core.setFaults(knobs);
+      for (const id of planned.instanceIds) world.workers.instances.get(id)!.core.setFaults(knobs);
       return `knobs ${JSON.stringify(knobs)} on ${planned.target}`;
     }
     case 'bus-faults': {
       const { subject, delayMs, jitterMs, dropPercent, duplicatePercent } = fault;
-      world.busFaults.set({ subject, delayMs, jitterMs, dropPercent, duplicatePercent });
+      world.network.busFaults.set({ subject, delayMs, jitterMs, dropPercent, duplicatePercent });
       const knobs = [
         delayMs > 0 ? `delay ${delayMs} ms` : undefined,
         jitterMs > 0 ? `jitter ≤ ${jitterMs} ms` : undefined,
@@ -47,17 +47,17 @@ export function undoFault(world: World, planned: PlannedFault): string {
   const { fault } = planned;
   switch (fault.action) {
     case 'pause': {
-      const waited = world.gates[gateOf(fault.target)].resume();
+      const waited = world.network.gates[gateOf(fault.target)].resume();
       return `${fault.target} continued: ${waited} messages and wake-ups handled`;
     }
     case 'worker-faults': {
       // As live: the knobs the fault set go back to their defaults, the others stay as they are.
       const defaults = defaultsOf(knobsOf(fault));
-      for (const id of planned.instanceIds) world.instances.get(id)!.core.setFaults(defaults);
+      for (const id of planned.instanceIds) world.workers.instances.get(id)!.core.setFaults(defaults);
       return `knobs ${JSON.stringify(defaults)} on ${planned.target}`;
     }
     case 'bus-faults':
-      world.busFaults.clear(fault.subject);
+      world.network.busFaults.clear(fault.subject);
       return `rule on ${fault.subject} cleared`;
     case 'kill':
     case 'terminate':
@@ -69,7 +69,7 @@ export function undoFault(world: World, planned: PlannedFault): string {
 }
 
 function processNamed(world: World, name: string) {
-  const process = world.processes.find((p) => p.name === name);
+  const process = world.workers.processes.find((p) => p.name === name);
   if (!process) throw new Error(`no worker process ${name} in the twin`);
   return process;
 }

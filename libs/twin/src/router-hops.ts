@@ -1,0 +1,73 @@
+import type { OutcomeReason } from '@sluice/contracts';
+import type { ClusterView, RoutingDecision } from '@sluice/policies';
+import type { HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
+import type { Flight } from './flight.js';
+import { frameToGatewayUs } from './hops.js';
+import type { TwinNetwork } from './network.js';
+import type { GatewayInbox } from './ports.js';
+import type { TwinInstance, WorkerFleet } from './worker-fleet.js';
+
+/** What one router replica's hops reach: the worker instances, its gateway's inbox, and its own core (a handoff refused). */
+export interface RouterWiring {
+  readonly network: TwinNetwork;
+  readonly inbox: GatewayInbox;
+  readonly workers: WorkerFleet;
+  readonly refused: (flight: Flight, instanceId: string, message: string, why: HandoffFailure) => void;
+}
+
+/** One router replica's effects on the twin's agenda. */
+export class RouterHops implements RoutingEffects<Flight, undefined> {
+  constructor(private readonly wiring: RouterWiring) {}
+
+  decided(_request: Flight, _carried: undefined, _policy: string, _decision: RoutingDecision | null, _view: ClusterView): void {}
+
+  handOn(flight: Flight, _carried: undefined, instanceId: string): void {
+    const { network, workers, refused } = this.wiring;
+    const instance = workers.instances.get(instanceId)!;
+    flight.timings.routingMs = network.hops.routerUs / 1000;
+    flight.servedBy = instance.index;
+    network.handOff(
+      flight,
+      'worker',
+      network.queue.nowUs + network.hops.routerUs,
+      () => this.reach(instance, flight),
+      () => network.gates.router.timer(() => refused(flight, instanceId, `instance ${instanceId} did not ack in time`, 'timeout')),
+      instanceId,
+    );
+  }
+
+  /** Its error frame reaches the gateway after the router's own time. */
+  reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
+    const { network, inbox } = this.wiring;
+    inbox.error(flight, reason, message, 'router', network.queue.nowUs + network.hops.routerUs + frameToGatewayUs(network.hops));
+  }
+
+  /** Every instance absent or silent: back to the gateway, which routes it again a moment later. */
+  handBack(flight: Flight, _carried: undefined, back: HandBack): void {
+    const { network, inbox } = this.wiring;
+    inbox.migrate(flight, back.reason, back.resumeAt, 'router', 'router', network.queue.nowUs + network.hops.transitUs);
+  }
+
+  instanceJoined(_instanceId: string, _workerId: string): void {}
+
+  /** Each request the lost instance held (of those this replica dispatched): a migrate frame to the gateway, one transit later. */
+  instanceLost(instanceId: string, held: readonly Flight[]): void {
+    const { network, inbox } = this.wiring;
+    for (const flight of held) inbox.migrate(flight, 'worker_lost', 'router', 'worker', instanceId, network.queue.nowUs + network.hops.transitUs);
+  }
+
+  /**
+   * The request reaches its instance. An instance whose process is gone (crashed, or left after
+   * its drain) or draining (it stopped listening) has no responder: the router hears so one
+   * transit later and routes the request elsewhere.
+   */
+  private reach(instance: TwinInstance, flight: Flight): void {
+    const { network, refused } = this.wiring;
+    if (instance.process.state === 'up') {
+      instance.core.accept(flight, network.nowUs);
+      return;
+    }
+    const message = `no responders on instance ${instance.core.instanceId} (its process is ${instance.process.state})`;
+    network.queue.at(network.queue.nowUs + network.hops.transitUs, 'route', () => network.gates.router.pass(() => refused(flight, instance.core.instanceId, message, 'no_responders')));
+  }
+}

@@ -1,0 +1,200 @@
+import { seedOf, seededRandom } from '@sluice/collections';
+import { micros, type CancelRequest, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import type { EngineCompat } from '@sluice/engine';
+import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
+import {
+  AdmissionStage,
+  FlowControlStage,
+  RoutingStage,
+  admissionSettingsFrom,
+  flowControlSettingsFrom,
+  routingSettingsFrom,
+  type AdmissionConfig,
+  type FlowControllerConfig,
+  type RouterConfig,
+} from '@sluice/stages';
+import { AdmissionHops } from './admission-hops.js';
+import { readLiveSignals } from './blis-signals.js';
+import type { Flight } from './flight.js';
+import { FlowHops } from './flow-hops.js';
+import type { TwinNetwork } from './network.js';
+import type { TwinObserver } from './observer.js';
+import type { GatewayInbox, StageDoors, WorkerSignals } from './ports.js';
+import { QueueGroup } from './queue-group.js';
+import { RouterHops } from './router-hops.js';
+import type { WorkerFleet } from './worker-fleet.js';
+
+/** `<stage>.replicas` of sluice.yaml: the processes behind the stage's queue group (absent: 1). */
+export interface Replicated {
+  readonly replicas?: number;
+}
+
+/** What the stage replicas are built from: the config's sections, as the services read them. */
+export interface StageGroupsConfig {
+  readonly models: readonly string[];
+  readonly admission: AdmissionConfig & Replicated;
+  readonly flowController: FlowControllerConfig & Replicated;
+  readonly router: RouterConfig & Replicated;
+  /** The run's seed: routing tie-breaks and the queue groups' picks derive from it. */
+  readonly seed: number;
+  readonly compat: EngineCompat;
+}
+
+/** What the stages reach: the network, the gateway's inbox (answers), the worker instances (routing), who observes. */
+export interface StageGroupsWiring {
+  readonly network: TwinNetwork;
+  readonly inbox: GatewayInbox;
+  readonly workers: WorkerFleet;
+  readonly observer: TwinObserver | undefined;
+}
+
+/**
+ * The admission, flow-control and routing replicas behind their queue groups (docs/twin.md, "Stage
+ * replicas"), each core with its own settings, effects and wake-ups, as each live replica is a
+ * process of its own; their timers pass their stage's gate (a pause holds every replica). Built
+ * downstream first, so each stage's hops are given the door of the stage after it. Replica 0 is
+ * built exactly as the single stage always was, so a run with one replica of each is the run it
+ * was. What the workers report reaches every replica of each stage that follows it (`WorkerSignals`).
+ */
+export class StageGroups implements WorkerSignals {
+  readonly admission: QueueGroup<AdmissionStage<Flight>>;
+  readonly flow: QueueGroup<FlowControlStage<Flight>>;
+  readonly router: QueueGroup<RoutingStage<Flight>>;
+  /** Where the gateway's handoffs arrive. */
+  readonly doors: StageDoors;
+  private readonly network: TwinNetwork;
+
+  constructor(config: StageGroupsConfig, wiring: StageGroupsWiring) {
+    const { network, inbox, workers, observer } = wiring;
+    this.network = network;
+    const { seed } = config;
+    const groupRandom = (stage: string) => seededRandom(seedOf(`queue-group/${stage}/${seed}`));
+    const count = (section: Replicated) => section.replicas ?? 1;
+    const blis = config.compat === 'blis';
+
+    const configured = routingSettingsFrom(config.router, 0);
+    // BLIS mode reads signals live before each decision (blis-signals.ts): they must be visible at once.
+    const routing = blis ? { ...configured, snapshotRefreshIntervalUs: micros(0) } : configured;
+    this.router = new QueueGroup(
+      Array.from({ length: count(config.router) }, (_, i) => {
+        // Replicas break ties differently, as live ones do when the config sets no seed (each derives
+        // its own from its process id); replica 0 keeps the run's seed.
+        const replicaSeed = i === 0 ? seed : seedOf(`router-${i}/${seed}`);
+        const hops = new RouterHops({ network, inbox, workers, refused: (flight, instanceId, message, why) => core.handoffRefused(flight, undefined, instanceId, message, network.nowUs, why) });
+        const core: RoutingStage<Flight> = new RoutingStage({ ...routing, seed: replicaSeed, compat: config.compat }, createRoutingRegistry(), hops, {
+          wakeAt: (kind, atUs) => network.periodic(kind, atUs, () => network.gates.router.timer(() => core.wake(kind, atUs, network.nowUs))),
+        });
+        return core;
+      }),
+      groupRandom('router'),
+    );
+    const toRouter = (flight: Flight): void => {
+      const router = this.router.pick();
+      if (blis) readLiveSignals(workers, router, network.nowUs);
+      router.route(flight, network.nowUs, undefined);
+    };
+
+    this.flow = new QueueGroup(
+      Array.from({ length: count(config.flowController) }, (_, i) => {
+        const hops = new FlowHops({ network, inbox, toRouter, replica: i, observer, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
+        const core: FlowControlStage<Flight> = new FlowControlStage(flowControlSettingsFrom(config.flowController, createFlowControlRegistry()), hops, {
+          wakeAt: (kind, atUs) => {
+            const wake = () => network.gates.flow.timer(() => core.wake(kind, atUs, network.nowUs));
+            // A TTL wake-up is work (it ends requests); a sweep is housekeeping.
+            if (kind === 'ttl') network.queue.at(atUs, 'ttl', wake);
+            else network.periodic(kind, atUs, wake);
+          },
+        });
+        return core;
+      }),
+      groupRandom('flow'),
+    );
+    const toFlow = (flight: Flight): void => this.flow.pick().submit(flight, network.nowUs, undefined);
+
+    this.admission = new QueueGroup(
+      Array.from({ length: count(config.admission) }, () => {
+        const hops = new AdmissionHops({ network, inbox, toFlow, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
+        const core: AdmissionStage<Flight> = new AdmissionStage(admissionSettingsFrom(config.admission, config.models, 'when-read'), hops, {
+          wakeAt: (kind, atUs) => network.periodic(kind, atUs, () => network.gates.admission.timer(() => core.wake(kind, atUs, network.nowUs))),
+        });
+        return core;
+      }),
+      groupRandom('admission'),
+    );
+    const toAdmission = (flight: Flight): void => this.admission.pick().submit(flight, network.nowUs, undefined);
+
+    const cancel = (request: CancelRequest): void =>
+      network.gates.flow.pass(() => {
+        for (const flow of this.flow.replicas) flow.onCancel(request, network.nowUs);
+      });
+    this.doors = { admission: toAdmission, flow: toFlow, router: toRouter, cancel };
+  }
+
+  /** Each stage starts its own chores (after the workers' first snapshots). */
+  start(atUs: Micros): void {
+    for (const admission of this.admission.replicas) admission.start(atUs);
+    for (const flow of this.flow.replicas) flow.start(atUs);
+    for (const router of this.router.replicas) router.start(atUs);
+  }
+
+  lifecycle(event: LifecycleEvent): void {
+    const { gates } = this.network;
+    gates.admission.pass(() => {
+      for (const admission of this.admission.replicas) admission.onLifecycle(event);
+    });
+    gates.flow.pass(() => {
+      for (const flow of this.flow.replicas) flow.onLifecycle(event, this.network.nowUs);
+    });
+    gates.router.pass(() => {
+      for (const router of this.router.replicas) router.onLifecycle(event);
+    });
+  }
+
+  load(snapshot: LoadSnapshot): void {
+    const { gates } = this.network;
+    gates.admission.pass(() => {
+      for (const admission of this.admission.replicas) admission.onSnapshot(snapshot);
+    });
+    gates.flow.pass(() => {
+      for (const flow of this.flow.replicas) flow.onSnapshot(snapshot, this.network.nowUs);
+    });
+    gates.router.pass(() => {
+      for (const router of this.router.replicas) router.onSnapshot(snapshot);
+    });
+  }
+
+  get wantsKv(): boolean {
+    return this.admission.replicas.some((replica) => replica.wantsKvEvents);
+  }
+
+  kv(event: KvEvent): void {
+    this.network.gates.admission.pass(() => {
+      for (const replica of this.admission.replicas) if (replica.wantsKvEvents) replica.onKv(event);
+    });
+  }
+
+  /** A done event: the routers' in-flight counts, then flow control's books (and its next dispatch cycle). */
+  done(done: RequestDone): void {
+    const { gates } = this.network;
+    gates.router.pass(() => {
+      for (const router of this.router.replicas) router.onDone(done);
+    });
+    gates.flow.pass(() => {
+      for (const flow of this.flow.replicas) flow.onDone(done, this.network.nowUs);
+    });
+  }
+
+  /**
+   * BLIS's InFlight drops at the start of the step that completes a request (its state changes
+   * apply there), not when the done event reaches the router after the last token: every router
+   * replica hears it at once. The later done event is idempotent.
+   */
+  completing(instanceId: string, requestIds: readonly string[], atUs: Micros): void {
+    for (const requestId of requestIds) {
+      const done: RequestDone = { requestId, instanceId, reason: 'ok', atUs };
+      this.network.gates.router.pass(() => {
+        for (const router of this.router.replicas) router.onDone(done);
+      });
+    }
+  }
+}
