@@ -2,90 +2,18 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
 import { WorkloadSpecSchema } from '../spec.js';
+import { BUILT_IN_FAULTS, faultSchemaOf } from './faults/built-in-faults.js';
 
 /**
  * A chaos scenario (`sluice chaos SCENARIO.yaml`, `sluice simulate --chaos SCENARIO.yaml`): the
  * workload `sluice run` takes, the cluster it runs on, and a timeline of faults. Times are ms from
  * the first request. A fault with `forMs` is undone that long after it starts (a paused process is
- * continued, knobs and bus faults are cleared, NATS is started again).
+ * continued, knobs and bus faults are cleared, NATS is started again). Each fault's schema lives
+ * in its folder under faults/.
  */
 
-const Ms = z.number().int('must be a whole number of ms').nonnegative('must be >= 0');
-const PositiveMs = z.number().int('must be a whole number of ms').positive('must be > 0');
-const Percent = z.number().min(0, 'must be >= 0').max(100, 'must be <= 100');
-
-/**
- * A process of the cluster: `gateway`, `admission`, `flow-controller`, `router`, or `worker-N`
- * (the N-th worker process, from 0; `worker` = worker-0). Under compose, the service's container.
- */
-export const ProcessTargetSchema = z
-  .string()
-  .regex(/^(gateway|admission|flow-controller|router|worker(-[0-9]+)?)$/, 'must be gateway, admission, flow-controller, router, worker or worker-N');
-export type ProcessTarget = z.infer<typeof ProcessTargetSchema>;
-
-const At = { atMs: Ms, note: z.string().optional() };
-
-/** `kill -9`: the process dies at once; `sluice up`'s supervisor restarts it with backoff. */
-const KillFault = z.strictObject({ ...At, action: z.literal('kill'), target: ProcessTargetSchema });
-/** SIGTERM: graceful shutdown (drain, hand back, finish), then the supervisor restarts it. */
-const TerminateFault = z.strictObject({ ...At, action: z.literal('terminate'), target: ProcessTargetSchema });
-/** SIGSTOP for `forMs`, then SIGCONT: a frozen process (a GC pause, a stuck node). Under compose: `docker pause`. */
-const PauseFault = z.strictObject({ ...At, action: z.literal('pause'), target: ProcessTargetSchema, forMs: PositiveMs });
-/** Under compose only: the container is disconnected from the network for `forMs`. */
-const DisconnectFault = z.strictObject({ ...At, action: z.literal('disconnect'), target: ProcessTargetSchema, forMs: PositiveMs });
-/** NATS stops and starts again `forMs` later, on the same address. */
-const RestartNatsFault = z.strictObject({ ...At, action: z.literal('restart-nats'), forMs: PositiveMs });
-/**
- * One node of a NATS cluster stops: for good (a lost node), or for `forMs` and then starts again
- * on its address. `node` is its index (nats-0 is the first; under compose the `nats` service, then
- * `nats-1`, …) or `busiest`: the node holding the most client connections when the fault fires,
- * the loss that moves the most services (clients pick a node at random, so a fixed index may hit
- * one nobody uses). Needs a NATS cluster: `nats.clusterSize: 3` in the scenario's cluster, or
- * docker-compose.nats-cluster.yml under compose.
- */
-const StopNatsNodeFault = z.strictObject({
-  ...At,
-  action: z.literal('stop-nats-node'),
-  node: z.union([z.number().int('must be a whole number').nonnegative('must be >= 0'), z.literal('busiest')], { error: 'must be a node index (0, 1, …) or busiest' }).default('busiest'),
-  forMs: PositiveMs.optional(),
-});
-/**
- * Worker fault knobs (docs/behaviour.md §1): on one instance, on `instanceCount` of them, or on
- * all; reset to defaults after `forMs`. Instance ids are drawn when a worker starts, so a scenario
- * that means "one slow GPU" says `instanceCount: 1` (the first instances by id are taken).
- */
-const WorkerFaultsFault = z.strictObject({
-  ...At,
-  action: z.literal('worker-faults'),
-  instance: z.string().min(1).optional(),
-  instanceCount: z.number().int('must be a whole number').positive('must be > 0').optional(),
-  slowdown: z.number().min(0.01).max(1000).optional(),
-  failureRate: z.number().min(0).max(1).optional(),
-  hang: z.boolean().optional(),
-  forMs: PositiveMs.optional(),
-});
-/** Bus faults on a subject pattern (NATS wildcards), as Envoy's fault filter: delay, drop, duplicate. */
-const BusFaultsFault = z.strictObject({
-  ...At,
-  action: z.literal('bus-faults'),
-  subject: z.string().min(1),
-  delayMs: Ms.default(0),
-  jitterMs: Ms.default(0),
-  dropPercent: Percent.default(0),
-  duplicatePercent: Percent.default(0),
-  forMs: PositiveMs.optional(),
-});
-
-export const FaultSchema = z.discriminatedUnion('action', [
-  KillFault,
-  TerminateFault,
-  PauseFault,
-  DisconnectFault,
-  RestartNatsFault,
-  StopNatsNodeFault,
-  WorkerFaultsFault.refine((f) => f.instance === undefined || f.instanceCount === undefined, { message: 'give instance or instanceCount, not both', path: ['instanceCount'] }),
-  BusFaultsFault,
-]);
+/** One fault of a scenario: the union of the registered faults' schemas (faults/built-in-faults.ts). */
+export const FaultSchema = faultSchemaOf(BUILT_IN_FAULTS);
 export type Fault = z.infer<typeof FaultSchema>;
 export type FaultAction = Fault['action'];
 
