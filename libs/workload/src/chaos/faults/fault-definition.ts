@@ -12,9 +12,9 @@ import type { TwinFaultPort } from './twin-port.js';
 
 /** One firing of a fault on a live target: its start and, for a fault that is undone, its undo. Each resolves to what was done. */
 export interface LiveFaultRun {
-  start(): Promise<string>;
+  readonly start: () => Promise<string>;
   /** Undefined for a fault nothing undoes (a kill: the supervisor restarts the process). */
-  undo?(): Promise<string>;
+  readonly undo?: () => Promise<string>;
 }
 
 /** What a live action runs on: the target's port and the control messages every target can send. */
@@ -41,12 +41,14 @@ export interface Unsupported {
 
 /** One firing of a fault in the twin; each returns what was done. */
 export interface TwinFaultRun {
-  start(): string;
-  undo?(): string;
+  readonly start: () => string;
+  readonly undo?: () => string;
 }
 
 /** A fault read against the twin: what it hits, and its run or why the twin leaves it out. */
-export type TwinPlan = { readonly target: string; readonly run: TwinFaultRun; readonly notModelled?: undefined } | { readonly target: string; readonly notModelled: string };
+export type TwinPlan =
+  | { readonly target: string; readonly run: TwinFaultRun; readonly notModelled?: undefined }
+  | { readonly target: string; readonly notModelled: string; readonly run?: undefined };
 
 export interface TwinFaultAction<F> {
   /** Reads the fault against what the twin has (its processes, instances, carried subjects). */
