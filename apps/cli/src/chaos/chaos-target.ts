@@ -1,11 +1,13 @@
 import type { NatsCredentials } from '@sluice/config';
-import type { FaultAction } from '@sluice/workload';
+import type { ComposeFaultPort, LocalFaultPort } from '@sluice/workload';
 
 /**
  * What a chaos run needs from the cluster it breaks: where to send load and control messages,
- * which processes there are, and how to hurt them. A local cluster (child processes under the
- * launcher's supervisor) and a Compose project (containers, through the docker CLI) each
- * implement it, so the timeline, the invariants and the report never know which one ran.
+ * which processes there are, and the primitive operations the faults' actions run on (the ports
+ * of libs/workload's chaos faults). A local cluster (child processes under the launcher's
+ * supervisor) and a Compose project (containers, through the docker CLI) each implement it, so
+ * the timeline, the invariants and the report never know which one ran, and what each fault does
+ * is written in its own folder, not here.
  */
 
 /** One process (or container) of the cluster, as a fault names it. */
@@ -22,21 +24,7 @@ export interface ChaosProcess {
   readonly restarts: number;
 }
 
-/** One node of the cluster's NATS when NATS runs as a cluster, as a target sees it. */
-export interface ChaosNatsNode {
-  readonly index: number;
-  /** `nats-0`, `nats-1`, … (the nodes' server names). */
-  readonly name: string;
-  readonly running: boolean;
-  /** Client connections, from the node's monitoring endpoint (`/varz`); undefined when it could not be read. */
-  readonly connections: number | undefined;
-}
-
-/** What can be done to one process; `resume` and `reconnect` undo `pause` and `disconnect`. */
-export type ProcessAction = 'kill' | 'terminate' | 'pause' | 'resume' | 'disconnect' | 'reconnect';
-
-export interface ChaosTarget {
-  readonly kind: 'local' | 'compose';
+interface ChaosCluster {
   /** `http://host:port` of the gateway. */
   readonly gatewayUrl: string;
   /** NATS as seen from here (worker and bus fault control messages). */
@@ -45,29 +33,22 @@ export interface ChaosTarget {
   readonly natsCredentials: NatsCredentials | undefined;
   /** The cluster's resolved config when known (the report keeps it), else null. */
   readonly config: unknown;
-  /** Why this target cannot do a fault's action, or undefined when it can. Checked before the run starts. */
-  unsupported(action: FaultAction): Promise<string | undefined>;
   processes(): Promise<readonly ChaosProcess[]>;
-  /** Does `action` to the process named `name`; resolves to what was done (e.g. `SIGKILL pid 4711`). */
-  act(name: string, action: ProcessAction): Promise<string>;
-  /** Stops NATS and starts it again on the same address `downMs` later; resolves once it answers. */
-  restartNats(downMs: number): Promise<void>;
-  /** The nodes of a NATS cluster, in order, with their connection counts now; empty when NATS is one server. */
-  natsNodes(): Promise<readonly ChaosNatsNode[]>;
-  /** Stops node `index` of the NATS cluster (a lost node); resolves to what was done. */
-  stopNatsNode(index: number): Promise<string>;
-  /** Starts a stopped node again on its address; resolves to what was done once it was started. */
-  startNatsNode(index: number): Promise<string>;
   /** Releases what the target started (a local cluster stops; a compose project is left running). */
   close(): Promise<void>;
 }
 
-/** A fault named a process the cluster does not have, or the target cannot do what was asked. */
-export class ChaosTargetError extends Error {
-  override readonly name = 'ChaosTargetError';
+export interface LocalChaosTarget extends ChaosCluster, LocalFaultPort {
+  readonly kind: 'local';
 }
 
-/** `worker` is the first worker process, as the scenario schema says. */
-export function processName(target: string): string {
-  return target === 'worker' ? 'worker-0' : target;
+export interface ComposeChaosTarget extends ChaosCluster, ComposeFaultPort {
+  readonly kind: 'compose';
+}
+
+export type ChaosTarget = LocalChaosTarget | ComposeChaosTarget;
+
+/** A fault named a process the cluster does not have, or the target could not do what was asked. */
+export class ChaosTargetError extends Error {
+  override readonly name = 'ChaosTargetError';
 }

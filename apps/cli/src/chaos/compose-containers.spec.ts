@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listContainersArgs, natsNodeIndex, parseContainers, parseNatsNodeState, parseNetworks } from './compose-containers.js';
+import { listContainersArgs, natsNodeIndex, parseContainers, parseNatsNodeState } from './compose-containers.js';
 
 describe('compose containers', () => {
   it('names containers by their Compose labels: worker replica n is worker-(n-1)', () => {
@@ -12,13 +12,6 @@ describe('compose containers', () => {
       { id: 'bbb', name: 'worker-1', service: 'worker' },
     ]);
     expect(listContainersArgs('sluice')).toContain('label=com.docker.compose.project=sluice');
-  });
-
-  it('reads the networks a container is on with its aliases there', () => {
-    expect(parseNetworks('{"sluice_default":{"Aliases":["router","1a2b"]},"other":{"Aliases":null}}')).toEqual([
-      { network: 'sluice_default', aliases: ['router', '1a2b'] },
-      { network: 'other', aliases: [] },
-    ]);
   });
 
   it('numbers the NATS nodes: `nats` is node 0, the cluster override adds nats-1 and nats-2', () => {

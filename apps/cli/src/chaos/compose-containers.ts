@@ -37,12 +37,6 @@ export function parseContainers(text: string): ComposeContainer[] {
   return containers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-/** The networks a container is on, with the aliases it has there (`docker inspect` of `.NetworkSettings.Networks`). */
-export function parseNetworks(json: string): { readonly network: string; readonly aliases: readonly string[] }[] {
-  const networks = JSON.parse(json) as Record<string, { Aliases?: string[] | null } | null>;
-  return Object.entries(networks).map(([network, settings]) => ({ network, aliases: settings?.Aliases ?? [] }));
-}
-
 /**
  * The NATS node a Compose service is: docker-compose.yml's one server `nats` is node 0, and
  * docker-compose.nats-cluster.yml adds `nats-1`, `nats-2` (its `nats` runs as server nats-0).

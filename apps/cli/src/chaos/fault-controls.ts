@@ -1,20 +1,13 @@
 import type { Bus, ControlAnswer } from '@sluice/bus';
-import { subjects, type BusFaultRule, type SetWorkerFaults } from '@sluice/contracts';
+import { subjects } from '@sluice/contracts';
+import type { FaultControls } from '@sluice/workload';
 
 /**
- * The faults injected by message rather than by signal: worker fault knobs (every worker
- * process answers `control.worker.set-faults`) and bus fault rules (every process answers
- * `control.bus.set|clear` for what it sends). A process started again after a kill starts
- * with neither, as a real restart would.
+ * The faults injected by message rather than by signal (the faults' `FaultControls` port), sent
+ * on the bus: worker fault knobs (every worker process answers `control.worker.set-faults`) and
+ * bus fault rules (every process answers `control.bus.set|clear` for what it sends). A process
+ * started again after a kill starts with neither, as a real restart would.
  */
-export interface FaultControls {
-  /** Every worker instance's id, sorted. */
-  workerInstances(): Promise<string[]>;
-  setWorkerFaults(request: SetWorkerFaults): Promise<string>;
-  setBusFault(rule: BusFaultRule): Promise<string>;
-  clearBusFault(subject: string): Promise<string>;
-}
-
 export function busFaultControls(bus: Bus): FaultControls {
   return {
     async workerInstances() {
@@ -44,3 +37,11 @@ function accepted(answers: readonly ControlAnswer[], what: string): unknown[] {
   if (refused.length > 0) throw new Error(`${what} refused: ${refused.map((a) => a.message).join('; ')}`);
   return answers.map((a) => (a as Extract<ControlAnswer, { ok: true }>).result);
 }
+
+/** A scenario without faults injected by message never sends a control message, so it connects to no bus. */
+export const noFaultControls: FaultControls = {
+  workerInstances: () => Promise.reject(new Error('no bus')),
+  setWorkerFaults: () => Promise.reject(new Error('no bus')),
+  setBusFault: () => Promise.reject(new Error('no bus')),
+  clearBusFault: () => Promise.reject(new Error('no bus')),
+};

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '@sluice/metrics';
-import type { Fault } from '@sluice/workload';
+import { createFaultRegistry, type Fault } from '@sluice/workload';
 import { faultReports } from './fault-reports.js';
 import type { StepResult } from './timeline.js';
 
@@ -24,7 +24,7 @@ describe('fault reports', () => {
       { step: { atMs: 9_000, fault: 1, phase: 'start' }, firedAtMs: 9_100, doneAtMs: 9_100, error: 'no process "worker-1"' },
       { step: { atMs: 9_500, fault: 2, phase: 'start' }, firedAtMs: null, skipped: 'the workload ended first' },
     ];
-    const [pause, kill, skipped] = faultReports(faults, steps, 100, RECORDS, []);
+    const [pause, kill, skipped] = faultReports(faults, steps, 100, RECORDS, [], createFaultRegistry());
     expect(pause).toMatchObject({
       action: 'pause',
       target: 'router',
@@ -54,7 +54,7 @@ describe('fault reports', () => {
       { step: { atMs: 3_900, fault, phase: 'start' as const }, firedAtMs: 4_000 + fault, doneAtMs: 4_001 + fault, detail: '' },
       { step: { atMs: 4_900, fault, phase: 'undo' as const }, firedAtMs: 5_000 + fault, doneAtMs: 5_001 + fault, detail: '' },
     ]);
-    const reports = faultReports(faults, steps, 100, RECORDS, []);
+    const reports = faultReports(faults, steps, 100, RECORDS, [], createFaultRegistry());
     expect(reports.map((r) => [r.baselineTtftP99Ms, r.detectedBy])).toEqual([
       [100, 'first token later than 150 ms'],
       [100, 'first token later than 150 ms'],

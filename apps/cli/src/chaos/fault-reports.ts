@@ -1,6 +1,6 @@
 import type { RunRecord } from '@sluice/metrics';
 import type { ChaosFaultReport } from '@sluice/report';
-import { faultWindow, type Fault } from '@sluice/workload';
+import { faultWindow, type Fault, type FaultRegistry } from '@sluice/workload';
 import { baselineTtftP99, DEFAULT_BASELINE } from './measure/ttft-baseline.js';
 import { detect, type CounterPoint } from './measure/detection.js';
 import { DEFAULT_RECOVERY, recoveryMs } from './measure/recovery.js';
@@ -9,31 +9,12 @@ import type { StepResult } from './timeline.js';
 /** A first token, or a silence within a stream, this many times the pre-fault TTFT p99 counts as the fault showing (detection). */
 const SLOW_TTFT_FACTOR = 1.5;
 
-export function faultTarget(fault: Fault): string {
-  switch (fault.action) {
-    case 'kill':
-    case 'terminate':
-    case 'pause':
-    case 'disconnect':
-      return fault.target;
-    case 'restart-nats':
-      return 'nats';
-    case 'stop-nats-node':
-      return fault.node === 'busiest' ? 'the busiest NATS node' : `nats-${fault.node}`;
-    case 'worker-faults':
-      if (fault.instanceCount !== undefined) return `${fault.instanceCount} worker instance${fault.instanceCount === 1 ? '' : 's'}`;
-      return fault.instance ?? 'every worker instance';
-    case 'bus-faults':
-      return fault.subject;
-  }
-}
-
 interface Fired {
   readonly index: number;
   /** The scenario's offset: faults planned for one instant are one disturbance, whatever order they fired in. */
   readonly plannedMs: number;
   readonly startMs: number;
-  /** When it stopped hurting: its undo, the end of a NATS restart, else its start (a kill is instantaneous; a fault never undone is measured from its start). */
+  /** When it stopped hurting: its undo, the end of a fault that ends with its start (a NATS restart), else its start (a kill is instantaneous; a fault never undone is measured from its start). */
   readonly anchorMs: number;
 }
 
@@ -41,13 +22,20 @@ interface Fired {
  * What each fault did and cost: when it fired and was undone, how long until it showed (detect),
  * how long until TTFT was back (recover). Times on the run clock; t0 is the first request's send.
  */
-export function faultReports(faults: readonly Fault[], steps: readonly StepResult[], t0: number, records: readonly RunRecord[], migrations: readonly CounterPoint[]): ChaosFaultReport[] {
+export function faultReports(
+  faults: readonly Fault[],
+  steps: readonly StepResult[],
+  t0: number,
+  records: readonly RunRecord[],
+  migrations: readonly CounterPoint[],
+  registry: FaultRegistry,
+): ChaosFaultReport[] {
   const fired: Fired[] = [];
   faults.forEach((fault, index) => {
     const start = steps.find((s) => s.step.fault === index && s.step.phase === 'start');
     if (start?.firedAtMs == null) return;
     const undo = steps.find((s) => s.step.fault === index && s.step.phase === 'undo');
-    const endMs = fault.action === 'restart-nats' ? start.doneAtMs : (undo?.firedAtMs ?? undefined);
+    const endMs = registry.of(fault).endsWithItsStart === true ? start.doneAtMs : (undo?.firedAtMs ?? undefined);
     fired.push({ index, plannedMs: fault.atMs, startMs: start.firedAtMs, anchorMs: endMs ?? start.firedAtMs });
   });
   fired.sort((a, b) => a.startMs - b.startMs);
@@ -57,16 +45,17 @@ export function faultReports(faults: readonly Fault[], steps: readonly StepResul
     const start = steps.find((s) => s.step.fault === index && s.step.phase === 'start');
     const undo = steps.find((s) => s.step.fault === index && s.step.phase === 'undo');
     const errors = [start?.error, undo?.error].filter((e): e is string => e !== undefined);
+    const definition = registry.of(fault);
     const base = {
       index,
       action: fault.action,
-      target: faultTarget(fault),
+      target: definition.target(fault),
       ...(fault.note === undefined ? {} : { note: fault.note }),
       fault,
       plannedStartMs: t0 + window.startMs,
       plannedEndMs: window.endMs === undefined ? null : t0 + window.endMs,
       firedAtMs: start?.firedAtMs ?? null,
-      undoneAtMs: fault.action === 'restart-nats' ? (start?.doneAtMs ?? null) : (undo?.firedAtMs ?? null),
+      undoneAtMs: definition.endsWithItsStart === true ? (start?.doneAtMs ?? null) : (undo?.firedAtMs ?? null),
       detail: [start?.detail ?? start?.skipped, undo?.detail ?? undo?.skipped].filter((d) => d !== undefined).join('; '),
       error: errors.length === 0 ? null : errors.join('; '),
     };

@@ -1,7 +1,7 @@
 import type { NatsCredentials } from '@sluice/config';
 import { FREE_PORT_ARGS, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import type { FaultAction } from '@sluice/workload';
-import { ChaosTargetError, type ChaosNatsNode, type ChaosProcess, type ChaosTarget, type ProcessAction } from './chaos-target.js';
+import type { ChaosNatsNode, LocalNats, NatsServerProcess, ProcessSignal } from '@sluice/workload';
+import { ChaosTargetError, type ChaosProcess, type ChaosTarget, type LocalChaosTarget } from './chaos-target.js';
 import { varzConnections } from './nats-nodes.js';
 
 /** A process the supervisor started again: which one, after how long. */
@@ -17,8 +17,6 @@ export interface LocalTargetOptions {
   readonly onRestart?: (notice: RestartNotice) => void;
 }
 
-const SIGNALS = { kill: 'SIGKILL', terminate: 'SIGTERM', pause: 'SIGSTOP', resume: 'SIGCONT' } as const;
-
 /**
  * A cluster of its own for the run, on free ports (a `sluice up` beside it is left alone) unless
  * the flags choose ports, with the launcher's supervisor restarting what a fault kills.
@@ -32,7 +30,7 @@ export async function startLocalTarget(options: LocalTargetOptions): Promise<Cha
   return new LocalTarget(cluster);
 }
 
-class LocalTarget implements ChaosTarget {
+class LocalTarget implements LocalChaosTarget {
   readonly kind = 'local' as const;
   /** NATS nodes a fault stopped and has not started again. */
   private readonly stoppedNodes = new Set<number>();
@@ -55,28 +53,18 @@ class LocalTarget implements ChaosTarget {
     return this.cluster.config;
   }
 
-  unsupported(action: FaultAction): Promise<string | undefined> {
-    return Promise.resolve(this.whyNot(action));
-  }
-
-  private whyNot(action: FaultAction): string | undefined {
-    const clustered = this.cluster.natsNodes().length > 0;
-    if (action === 'disconnect') return 'disconnect takes a container off its network: run the scenario with --compose';
-    if ((action === 'restart-nats' || action === 'stop-nats-node') && this.cluster.natsKind === 'external') return 'NATS is external (NATS_URL / nats.url): this run cannot stop it';
-    if (action === 'restart-nats' && clustered) return 'NATS runs as a cluster (nats.clusterSize): restart one node with stop-nats-node and forMs';
-    if (action === 'stop-nats-node' && !clustered) return 'NATS runs as one server: add `nats.clusterSize: 3` to the scenario\'s cluster (or --nats.clusterSize=3)';
-    return undefined;
+  get nats(): LocalNats {
+    if (this.cluster.natsKind === 'external') return 'external';
+    return this.cluster.natsNodes().length > 0 ? 'cluster' : 'server';
   }
 
   processes(): Promise<readonly ChaosProcess[]> {
     return Promise.resolve(this.cluster.processes().map((p) => ({ name: p.name, service: p.service, id: String(p.pid), url: p.url, restarts: p.restarts })));
   }
 
-  act(name: string, action: ProcessAction): Promise<string> {
-    if (action === 'disconnect' || action === 'reconnect') return Promise.reject(new ChaosTargetError(this.whyNot('disconnect')));
-    const signal = SIGNALS[action];
+  signal(process: string, signal: ProcessSignal): Promise<number> {
     try {
-      return Promise.resolve(`${signal} pid ${this.cluster.signal(name, signal)}`);
+      return Promise.resolve(this.cluster.signal(process, signal));
     } catch (error) {
       // An unknown name: the launcher's message lists the processes there are.
       return Promise.reject(new ChaosTargetError((error as Error).message));
@@ -98,17 +86,18 @@ class LocalTarget implements ChaosTarget {
     );
   }
 
-  async stopNatsNode(index: number): Promise<string> {
+  async stopNatsNode(index: number): Promise<NatsServerProcess> {
     const node = this.cluster.natsNodes()[index];
     await this.cluster.stopNatsNode(index);
     this.stoppedNodes.add(index);
-    return `nats-server pid ${node?.pid ?? '?'} stopped`;
+    return { pid: node?.pid, url: node?.url };
   }
 
-  async startNatsNode(index: number): Promise<string> {
+  async startNatsNode(index: number): Promise<NatsServerProcess> {
     await this.cluster.startNatsNode(index);
     this.stoppedNodes.delete(index);
-    return `nats-server pid ${this.cluster.natsNodes()[index]?.pid ?? '?'} started on ${this.cluster.natsNodes()[index]?.url ?? '?'}`;
+    const node = this.cluster.natsNodes()[index];
+    return { pid: node?.pid, url: node?.url };
   }
 
   close(): Promise<void> {

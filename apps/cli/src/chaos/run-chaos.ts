@@ -5,14 +5,14 @@ import { Bus } from '@sluice/bus';
 import { seededRandom } from '@sluice/collections';
 import { buildReport, type RunRecord } from '@sluice/metrics';
 import { writeRunReports, type ChaosSection, type RunReportFile, type RunReportPaths } from '@sluice/report';
-import { generateWorkloadRequests } from '@sluice/workload';
+import { generateWorkloadRequests, type FaultRegistry } from '@sluice/workload';
 import { BACKOFF_CAP_MS } from '../run/load-client.js';
 import { printRunSummary } from '../run/print-run-summary.js';
 import { Progress } from '../run/progress.js';
 import { runWorkload } from '../run/run-workload.js';
 import type { Output, TextStream } from '../terminal/output.js';
 import type { ChaosTarget } from './chaos-target.js';
-import { busFaultControls, type FaultControls } from './fault-controls.js';
+import { busFaultControls, noFaultControls } from './fault-controls.js';
 import { FaultExecutor } from './fault-executor.js';
 import { faultReports } from './fault-reports.js';
 import { GatewayPoller } from './gateway-poller.js';
@@ -31,6 +31,8 @@ export interface ChaosRunSettings {
   readonly requestTimeoutMs: number;
   readonly outDir: string;
   readonly json: boolean;
+  /** The faults the scenario may name (createFaultRegistry()): what each does on this target, how it ends, its report line. */
+  readonly registry: FaultRegistry;
 }
 
 /** How long the end of a run waits for processes a late fault restarted, so their books can be read. */
@@ -43,8 +45,8 @@ const SETTLE_TIMEOUT_MS = 15_000;
  * with its chaos section.
  */
 export async function runChaos(settings: ChaosRunSettings, target: ChaosTarget, out: Output, progressStream: TextStream): Promise<{ report: RunReportFile; paths: RunReportPaths; chaos: ChaosSection }> {
-  const { loaded } = settings;
-  const needsBus = loaded.faults.some((f) => f.action === 'worker-faults' || f.action === 'bus-faults');
+  const { loaded, registry } = settings;
+  const needsBus = loaded.faults.some((f) => registry.of(f).byMessage === true);
   // Reconnects forever (waitForServer), so control messages still go out after a NATS restart.
   // It asks; it answers no bus-fault verbs itself (the control identity may not hear them).
   const credentials = target.natsCredentials;
@@ -60,7 +62,7 @@ export async function runChaos(settings: ChaosRunSettings, target: ChaosTarget, 
       })
     : undefined;
   try {
-    const controls: FaultControls = bus ? busFaultControls(bus) : noControls;
+    const controls = bus ? busFaultControls(bus) : noFaultControls;
     await warmUp(target.gatewayUrl, settings.model);
 
     const started = performance.now();
@@ -72,8 +74,8 @@ export async function runChaos(settings: ChaosRunSettings, target: ChaosTarget, 
     const before = await scrapeAll(processesBefore);
 
     const requests = generateWorkloadRequests(loaded.spec);
-    const executor = new FaultExecutor(target, controls);
-    const timeline = new Timeline(timelineSteps(loaded.faults), { now, sleep: (ms) => sleep(ms) }, (step) => executor.execute(loaded.faults[step.fault]!, step.phase));
+    const executor = new FaultExecutor(registry, target, controls);
+    const timeline = new Timeline(timelineSteps(loaded.faults, registry), { now, sleep: (ms) => sleep(ms) }, (step) => executor.execute(loaded.faults[step.fault]!, step.phase));
     let t0: number | undefined;
     const progress = settings.json ? undefined : new Progress(requests.length, progressStream, now);
     progress?.start();
@@ -113,7 +115,7 @@ export async function runChaos(settings: ChaosRunSettings, target: ChaosTarget, 
       retryBackoffCapMs: BACKOFF_CAP_MS,
       maxFailedShare: loaded.scenario.expect.maxFailedShare,
     });
-    const faults = faultReports(loaded.faults, steps, t0 ?? 0, records, migrationPoints);
+    const faults = faultReports(loaded.faults, steps, t0 ?? 0, records, migrationPoints, registry);
     const chaos: ChaosSection = {
       scenario: { name: loaded.scenario.name, description: loaded.scenario.description, file: loaded.file, scale: loaded.scale },
       target: target.kind,
@@ -167,11 +169,3 @@ async function everyProcessAnswers(target: ChaosTarget): Promise<boolean> {
   const answers = await Promise.all(reachable.map((p) => scrapeMetrics(p.url)));
   return answers.every((samples) => samples !== undefined);
 }
-
-/** A scenario without worker or bus faults never sends a control message. */
-const noControls: FaultControls = {
-  workerInstances: () => Promise.reject(new Error('no bus')),
-  setWorkerFaults: () => Promise.reject(new Error('no bus')),
-  setBusFault: () => Promise.reject(new Error('no bus')),
-  clearBusFault: () => Promise.reject(new Error('no bus')),
-};

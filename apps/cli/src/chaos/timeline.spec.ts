@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Fault } from '@sluice/workload';
+import { createFaultRegistry, type Fault } from '@sluice/workload';
 import { Timeline, timelineSteps, type TimelineClock, type TimelineStep } from './timeline.js';
 
 /** A clock whose sleep moves time on at once: the schedule runs through without waiting. */
@@ -19,6 +19,7 @@ class StoppedClock implements TimelineClock {
   sleep = (): Promise<void> => new Promise<void>(() => undefined);
 }
 
+const FAULT_REGISTRY = createFaultRegistry();
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const label = (s: TimelineStep) => `${s.fault}:${s.phase}`;
 
@@ -31,14 +32,14 @@ const FAULTS: Fault[] = [
 
 describe('timeline', () => {
   it('orders the steps by time, scenario order at one instant; a NATS restart and a kill have no undo', () => {
-    expect(timelineSteps(FAULTS).map((s) => `${s.atMs} ${label(s)}`)).toEqual(['100 0:start', '100 3:start', '110 3:undo', '120 1:start', '150 0:undo', '300 2:start']);
+    expect(timelineSteps(FAULTS, FAULT_REGISTRY).map((s) => `${s.atMs} ${label(s)}`)).toEqual(['100 0:start', '100 3:start', '110 3:undo', '120 1:start', '150 0:undo', '300 2:start']);
   });
 
   it('fires each step at t0 + its offset on the run clock', async () => {
     const clock = new FakeClock();
     clock.t = 7;
     const executed: string[] = [];
-    const timeline = new Timeline(timelineSteps(FAULTS), clock, (step) => {
+    const timeline = new Timeline(timelineSteps(FAULTS, FAULT_REGISTRY), clock, (step) => {
       executed.push(`${clock.now()} ${label(step)}`);
       return Promise.resolve(`did ${label(step)}`);
     });
@@ -64,7 +65,7 @@ describe('timeline', () => {
       { atMs: 0, action: 'pause', target: 'router', forMs: 10 },
       { atMs: 20, action: 'kill', target: 'worker-1' },
     ];
-    const timeline = new Timeline(timelineSteps(faults), clock, (step) => {
+    const timeline = new Timeline(timelineSteps(faults, FAULT_REGISTRY), clock, (step) => {
       executed.push(label(step));
       if (label(step) !== '0:start') return Promise.resolve('');
       return new Promise<string>((resolve) => (releasePause = () => resolve('paused')));
@@ -86,7 +87,7 @@ describe('timeline', () => {
       { atMs: 0, action: 'worker-faults', slowdown: 3, forMs: 5_000 },
       { atMs: 1_000, action: 'kill', target: 'worker-1' },
     ];
-    const timeline = new Timeline(timelineSteps(faults), clock, (step) => {
+    const timeline = new Timeline(timelineSteps(faults, FAULT_REGISTRY), clock, (step) => {
       executed.push(`${clock.now()} ${label(step)}`);
       return Promise.resolve('');
     });
@@ -100,7 +101,7 @@ describe('timeline', () => {
 
   it('records a fault that could not be done, and still undoes it', async () => {
     const clock = new FakeClock();
-    const timeline = new Timeline(timelineSteps([{ atMs: 5, action: 'pause', target: 'router', forMs: 5 }]), clock, (step) =>
+    const timeline = new Timeline(timelineSteps([{ atMs: 5, action: 'pause', target: 'router', forMs: 5 }], FAULT_REGISTRY), clock, (step) =>
       step.phase === 'start' ? Promise.reject(new Error('no process "router"')) : Promise.resolve('continued'),
     );
     timeline.start(0);
@@ -113,7 +114,7 @@ describe('timeline', () => {
   });
 
   it('finished before it started (no request was sent): every fault is skipped', async () => {
-    const timeline = new Timeline(timelineSteps([{ atMs: 5, action: 'kill', target: 'router' }]), new FakeClock(), () => Promise.resolve(''));
+    const timeline = new Timeline(timelineSteps([{ atMs: 5, action: 'kill', target: 'router' }], FAULT_REGISTRY), new FakeClock(), () => Promise.resolve(''));
     expect((await timeline.finish()).map((r) => r.skipped)).toEqual(['the workload ended first']);
   });
 });

@@ -1,4 +1,4 @@
-import { faultWindow, type Fault } from '@sluice/workload';
+import { faultWindow, type Fault, type FaultRegistry } from '@sluice/workload';
 
 /**
  * The fault timeline of a run: each fault starts at its offset from the first request and, when
@@ -35,15 +35,16 @@ export interface StepResult {
 }
 
 /**
- * The steps in firing order. A NATS restart is one step (the launcher stops NATS and starts it
- * again after `forMs`); kill and terminate have no undo (the supervisor restarts the process).
+ * The steps in firing order. A fault that ends with its start (a NATS restart: the target stops
+ * NATS and starts it again after `forMs`) is one step; a fault without `forMs` (a kill: the
+ * supervisor restarts the process) has no undo.
  */
-export function timelineSteps(faults: readonly Fault[]): TimelineStep[] {
+export function timelineSteps(faults: readonly Fault[], registry: FaultRegistry): TimelineStep[] {
   const steps: TimelineStep[] = [];
   faults.forEach((fault, index) => {
     const { startMs, endMs } = faultWindow(fault);
     steps.push({ atMs: startMs, fault: index, phase: 'start' });
-    if (endMs !== undefined && fault.action !== 'restart-nats') steps.push({ atMs: endMs, fault: index, phase: 'undo' });
+    if (endMs !== undefined && registry.of(fault).endsWithItsStart !== true) steps.push({ atMs: endMs, fault: index, phase: 'undo' });
   });
   // Stable: at one instant, scenario order, a fault's start before its undo.
   return steps.sort((a, b) => a.atMs - b.atMs || a.fault - b.fault || (a.phase === 'start' ? -1 : 1));

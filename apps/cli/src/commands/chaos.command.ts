@@ -1,6 +1,7 @@
 import { basename, join, resolve } from 'node:path';
 import { ConfigError, loadConfig, natsCredentialsOf, parseCommandLine, type NatsCredentials, type SluiceConfig } from '@sluice/config';
 import { ClusterStartError, NatsUnavailableError } from '@sluice/launcher';
+import { createFaultRegistry, whyUnsupported } from '@sluice/workload';
 import type { ChaosTarget } from '../chaos/chaos-target.js';
 import { ComposeTarget } from '../chaos/compose-target.js';
 import { startLocalTarget } from '../chaos/local-target.js';
@@ -86,6 +87,7 @@ export const chaosCommand: Command = {
       }
       throw error;
     }
+    const registry = createFaultRegistry();
     const stop = (): void => {
       err.line('stopping…');
       void target.close().finally(() => process.exit(EXIT.FAILURE));
@@ -93,7 +95,7 @@ export const chaosCommand: Command = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
-      const unsupported = (await Promise.all(loaded.faults.map(async (f, i) => [i, f.action, await target.unsupported(f.action)] as const))).filter(([, , why]) => why !== undefined);
+      const unsupported = (await Promise.all(loaded.faults.map(async (f, i) => [i, f.action, await whyUnsupported(registry.of(f), f, target)] as const))).filter(([, , why]) => why !== undefined);
       if (unsupported.length > 0) {
         for (const [i, action, why] of unsupported) err.line(`sluice chaos: faults[${i}] (${action}): ${why}`);
         return EXIT.USAGE;
@@ -103,7 +105,7 @@ export const chaosCommand: Command = {
       }
       const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `chaos-${loaded.scenario.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`));
       const { chaos } = await runChaos(
-        { loaded, model: config.worker.model, requestTimeoutMs: config.gateway.requestTimeoutMs, outDir, json: parsed.flags.has('json') },
+        { loaded, model: config.worker.model, requestTimeoutMs: config.gateway.requestTimeoutMs, outDir, json: parsed.flags.has('json'), registry },
         target,
         out,
         process.stderr,
