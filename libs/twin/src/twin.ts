@@ -2,11 +2,12 @@ import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
 import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
-import type { Fault, WorkloadRequest } from '@sluice/workload';
+import { createFaultRegistry, type Fault, type WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { ChaosTimeline } from './chaos/chaos-timeline.js';
 import type { TwinChaosReport } from './chaos/chaos-report.js';
+import { twinChaosHost } from './chaos/twin-fault-port.js';
 import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.js';
 import { newFlight } from './flight.js';
 import type { Migration, TwinGateway } from './gateway.js';
@@ -159,7 +160,7 @@ export class Twin {
     };
     if (arrivals.length > 0) network.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
     // A scenario's offsets count from the first request, as a live chaos run's do.
-    const timeline = this.faults === undefined ? undefined : new ChaosTimeline(world, this.faults, arrivals[0]?.atUs ?? 0);
+    const timeline = this.faults === undefined ? undefined : new ChaosTimeline(twinChaosHost(world), this.faults, arrivals[0]?.atUs ?? 0, createFaultRegistry());
     timeline?.schedule();
     if (requests.length > 0) {
       // Each worker registers its instances and publishes their first snapshots before anything

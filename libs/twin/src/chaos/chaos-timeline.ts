@@ -1,10 +1,15 @@
 import type { RunRecord } from '@sluice/metrics';
-import type { Fault } from '@sluice/workload';
+import type { Fault, FaultRegistry } from '@sluice/workload';
 import type { Migration } from '../gateway.js';
-import type { TwinWorld as World } from '../twin-world.js';
 import { outcomesByReason, type TwinChaosReport, type TwinFaultReport } from './chaos-report.js';
-import { startFault, undoFault } from './fault-actions.js';
 import { planFaults, type PlannedFault } from './fault-plan.js';
+import type { TwinChaosHost } from './twin-fault-port.js';
+
+/** Where the faults' times go: the twin's agenda, read and written by virtual µs. */
+export interface FaultAgenda {
+  readonly nowUs: number;
+  at(atUs: number, run: () => void): void;
+}
 
 interface Fired {
   firedAtUs: number | undefined;
@@ -22,12 +27,12 @@ export class ChaosTimeline {
   private readonly fired = new Map<number, Fired>();
 
   constructor(
-    private readonly world: World,
+    private readonly host: TwinChaosHost,
     faults: readonly Fault[],
     private readonly t0Us: number,
+    registry: FaultRegistry,
   ) {
-    const instanceIds = [...world.workers.instances.keys()].sort();
-    this.plan = planFaults(faults, t0Us, { processes: world.workers.processes.map((p) => p.name), instanceIds });
+    this.plan = planFaults(faults, t0Us, registry, host.faults);
   }
 
   /** One line per fault the twin leaves out. */
@@ -37,19 +42,21 @@ export class ChaosTimeline {
 
   /** Puts every modelled fault (and its undoing) on the agenda. */
   schedule(): void {
-    const { queue } = this.world.network;
+    const { agenda } = this.host;
     for (const planned of this.plan) {
-      if (planned.skipped !== undefined) continue;
+      const { run } = planned;
+      if (run === undefined) continue;
       const fired: Fired = { firedAtUs: undefined, undoneAtUs: undefined, details: [] };
       this.fired.set(planned.index, fired);
-      queue.at(planned.startUs, 'fault', () => {
-        fired.firedAtUs = queue.nowUs;
-        fired.details.push(startFault(this.world, planned));
+      agenda.at(planned.startUs, () => {
+        fired.firedAtUs = agenda.nowUs;
+        fired.details.push(run.start());
       });
-      if (planned.endUs !== undefined) {
-        queue.at(planned.endUs, 'fault', () => {
-          fired.undoneAtUs = queue.nowUs;
-          fired.details.push(undoFault(this.world, planned));
+      const { undo } = run;
+      if (planned.endUs !== undefined && undo !== undefined) {
+        agenda.at(planned.endUs, () => {
+          fired.undoneAtUs = agenda.nowUs;
+          fired.details.push(undo());
         });
       }
     }
