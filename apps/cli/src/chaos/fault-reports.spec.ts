@@ -60,4 +60,21 @@ describe('fault reports', () => {
       [100, 'first token later than 150 ms'],
     ]);
   });
+
+  it("ends a fault that ends with its start (a NATS restart) when its start is done, and names each fault's target in its own words", () => {
+    const faults: Fault[] = [
+      { atMs: 3_900, action: 'restart-nats', forMs: 700 },
+      { atMs: 8_000, action: 'stop-nats-node', node: 'busiest' },
+      { atMs: 8_500, action: 'worker-faults', instanceCount: 1, slowdown: 4 },
+    ];
+    const steps: StepResult[] = [
+      { step: { atMs: 3_900, fault: 0, phase: 'start' }, firedAtMs: 4_000, doneAtMs: 4_750, detail: 'NATS down for 700 ms, then up again' },
+      { step: { atMs: 8_000, fault: 1, phase: 'start' }, firedAtMs: 8_100, doneAtMs: 8_150, detail: 'nats-1 (3 of 5 client connections): stopped, for good' },
+      { step: { atMs: 8_500, fault: 2, phase: 'start' }, firedAtMs: 8_600, doneAtMs: 8_610, detail: 'knobs' },
+    ];
+    const [restart, node, knobs] = faultReports(faults, steps, 100, RECORDS, [], createFaultRegistry());
+    expect(restart).toMatchObject({ target: 'nats', plannedEndMs: 4_700, firedAtMs: 4_000, undoneAtMs: 4_750 });
+    expect(node).toMatchObject({ target: 'the busiest NATS node', undoneAtMs: null });
+    expect(knobs).toMatchObject({ target: '1 worker instance', undoneAtMs: null });
+  });
 });

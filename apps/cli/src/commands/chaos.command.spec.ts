@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createFaultRegistry } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
 import { Output } from '../terminal/output.js';
 import { chaosCommand, clusterArgs } from './chaos.command.js';
@@ -20,6 +21,12 @@ describe('sluice chaos usage', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: sluice chaos SCENARIO.yaml');
     expect(help.stdout).toContain('--short');
+  });
+
+  it('lists the faults a scenario can name, from the fault registry', async () => {
+    const help = await run('chaos', '--help');
+    expect(help.stdout).toContain(`Faults (docs/chaos.md): ${createFaultRegistry().actions().join(', ')}.`);
+    expect(help.stdout).toContain('disconnect, restart-nats, stop-nats-node');
   });
 
   it('refuses a missing scenario, contradicting flags and compose options without --compose', async () => {

@@ -14,12 +14,13 @@ const USAGE = `Usage: sluice chaos SCENARIO.yaml [--short | --scale F] [--out DI
 
 Runs a chaos scenario (examples/chaos/): starts a cluster of its own with the scenario's
 \`cluster\` flags, sends its workload as a real client, fires its faults at their offsets from the
-first request (kill, terminate, pause, restart-nats, stop-nats-node, worker faults, bus faults;
-undone after \`forMs\`), then checks the invariants (every request ends exactly once, the
-gateway's and the stages' books agree, streamed tokens = usage, no request outlives its
+first request (undone after \`forMs\`), then checks the invariants (every request ends exactly
+once, the gateway's and the stages' books agree, streamed tokens = usage, no request outlives its
 deadline, failed share ≤ expect.maxFailedShare) and measures migrations, time to detect and
 time to recover. Writes report.json and report.html with a chaos section. Exit code 1 if an
 invariant fails.
+
+Faults (docs/chaos.md): ${createFaultRegistry().actions().join(', ')}.
 
 Options:
   --short             the time axis × 0.2: a 25 s scenario in about 5 s (CI)
