@@ -70,6 +70,9 @@ interface FaultBase {
 /** A fault's schema: an object (so it can join the scenario's discriminated union) with the fields every fault has. */
 export type FaultObjectSchema = z.ZodObject & z.ZodType<FaultBase, FaultBase>;
 
+/** A fault of any kind, as the code that does not look at which fault it is holds it. */
+export type AnyFault = z.output<FaultObjectSchema>;
+
 export interface FaultDefinition<S extends FaultObjectSchema = FaultObjectSchema> {
   /** Its type name: the `action` word a scenario gives. */
   readonly action: z.output<S>['action'];

@@ -1,4 +1,4 @@
-import { FaultActionError, type FaultDefinition, type LiveFaultAction, type LiveFaultRun, type TwinPlan, type Unsupported } from './fault-definition.js';
+import { FaultActionError, type AnyFault, type FaultDefinition, type LiveFaultAction, type LiveFaultRun, type TwinPlan, type Unsupported } from './fault-definition.js';
 import type { FaultControls, LiveTarget } from './live-ports.js';
 import type { TwinFaultPort } from './twin-port.js';
 
@@ -7,8 +7,6 @@ import type { TwinFaultPort } from './twin-port.js';
  * a live target, the twin action in the twin. The callers (the CLI's executor, the twin's plan)
  * never look at which fault it is.
  */
-
-type AnyFault = Parameters<FaultDefinition['target']>[0];
 
 /** Why the target cannot do the fault, or undefined when it can; asked before a run starts. */
 export async function whyUnsupported(definition: FaultDefinition, fault: AnyFault, target: LiveTarget): Promise<string | undefined> {

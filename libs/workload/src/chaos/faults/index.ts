@@ -6,5 +6,3 @@ export * from './built-in-faults.js';
 export * from './live-ports.js';
 export * from './twin-port.js';
 export { ProcessTargetSchema, processName, type ProcessTarget } from './process-target.js';
-export { chooseNatsNode, type ChosenNatsNode } from './stop-nats-node/choose-nats-node.js';
-export { parseNetworks, type ContainerNetwork } from './disconnect/docker-networks.js';
