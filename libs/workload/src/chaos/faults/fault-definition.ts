@@ -73,6 +73,12 @@ export type FaultObjectSchema = z.ZodObject & z.ZodType<FaultBase, FaultBase>;
 /** A fault of any kind, as the code that does not look at which fault it is holds it. */
 export type AnyFault = z.output<FaultObjectSchema>;
 
+/**
+ * One fault. `target`, `whyNot`, `run`, `plan` and `notModelled` are declared as methods, whose
+ * parameters TypeScript compares both ways: so the definition of one fault, typed by its own
+ * schema, is also a `FaultDefinition` of any fault, which is how the registry and the generic
+ * code hold it (they only ever hand a definition a fault of its own action).
+ */
 export interface FaultDefinition<S extends FaultObjectSchema = FaultObjectSchema> {
   /** Its type name: the `action` word a scenario gives. */
   readonly action: z.output<S>['action'];
