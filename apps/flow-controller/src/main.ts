@@ -1,8 +1,9 @@
-import { runService } from '@sluice/service';
-import { FLOW_CONTROLLER_ROUTES, FlowControllerModule } from './flow-controller.module.js';
+import { runService, stageRoutes } from '@sluice/service';
+import { FlowControllerModule } from './flow-controller.module.js';
+import { FLOW_CONTROLLER_STAGE } from './flow-controller.wiring.js';
 
 await runService('sluice-flow-controller', (config) => ({
   http: config.flowController,
   module: FlowControllerModule,
-  routes: FLOW_CONTROLLER_ROUTES,
+  routes: stageRoutes(FLOW_CONTROLLER_STAGE),
 }));

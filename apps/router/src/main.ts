@@ -1,4 +1,5 @@
-import { runService } from '@sluice/service';
-import { ROUTER_ROUTES, RouterModule } from './router.module.js';
+import { runService, stageRoutes } from '@sluice/service';
+import { RouterModule } from './router.module.js';
+import { ROUTER_STAGE } from './router.wiring.js';
 
-await runService('sluice-router', (config) => ({ http: config.router, module: RouterModule, routes: ROUTER_ROUTES }));
+await runService('sluice-router', (config) => ({ http: config.router, module: RouterModule, routes: stageRoutes(ROUTER_STAGE) }));

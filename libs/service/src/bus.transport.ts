@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Subscription } from '@nats-io/transport-node';
 import type { Bus, Received } from '@sluice/bus';
 
-/** How a subject handled by a `@MessagePattern` / `@EventPattern` is received. */
+/** How a subject is received: its schema (checked at the edge), queue group and kind. */
 export interface InboundRoute {
   readonly schema: z.ZodType;
   /** Queue group: stateless services scale out by joining it. */
@@ -23,6 +23,10 @@ export interface InboundRoute {
  * handoff confirms receipt only), and the wire is plain JSON checked by the schemas in
  * libs/contracts, so peers that are not Nest (the CLI, workers, `nats` tools) speak it too.
  * It also shares the process's one NATS connection with the publishers.
+ *
+ * Handlers come from `@MessagePattern`/`@EventPattern` methods or from `handle` (the stage host
+ * registers its own); either way every handler needs a declared route and every declared route a
+ * handler, so a subject cannot be subscribed without its schema, nor declared and never heard.
  */
 export class BusTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
@@ -34,7 +38,21 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     super();
   }
 
+  /**
+   * Handles a declared route's messages with `handler`. `schema` must be the very one the route
+   * declares: the edge validates with the route's, so the handler's type is the one it checked.
+   */
+  handle<T>(pattern: string, schema: z.ZodType<T>, handler: (data: T) => unknown): void {
+    const route = this.routes.get(pattern);
+    if (!route) throw new Error(`no inbound route (schema, queue) is declared for pattern "${pattern}"`);
+    if (route.schema !== schema) throw new Error(`the handler of "${pattern}" expects another schema than its route declares`);
+    if (this.messageHandlers.has(pattern)) throw new Error(`pattern "${pattern}" is handled twice`);
+    this.addHandler(pattern, async (data: T) => handler(data), route.kind === 'event');
+  }
+
   listen(callback: () => void): void {
+    const unheard = [...this.routes.keys()].filter((pattern) => !this.messageHandlers.has(pattern));
+    if (unheard.length > 0) throw new Error(`no handler for the declared routes ${unheard.map((p) => `"${p}"`).join(', ')}`);
     for (const [pattern, handler] of this.messageHandlers) {
       const route = this.routes.get(pattern);
       if (!route) throw new Error(`no inbound route (schema, queue) is declared for pattern "${pattern}"`);

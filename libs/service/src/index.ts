@@ -4,3 +4,8 @@ export * from './service-bootstrap.js';
 export * from './run-service.js';
 export * from './worker-event-routes.js';
 export * from './request-intake.js';
+export * from './stage-host/request-stages.js';
+export * from './stage-host/stage-definition.js';
+export * from './stage-host/stage-routes.js';
+export * from './stage-host/stage-host.js';
+export * from './stage-host/stage-host.provider.js';

@@ -140,6 +140,9 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   };
 
   const contextProvider: Provider = { provide: SERVICE_CONTEXT, useValue: context };
+  // The transport is a provider too: a stage host registers its handlers on it at construction.
+  const transport = spec.routes ? new BusTransport(bus, spec.routes) : undefined;
+  const transportProviders: Provider[] = transport ? [{ provide: BusTransport, useValue: transport }] : [];
 
   /**
    * Shutdown order: on the signal readiness goes false and the bus stops taking handoffs; Nest
@@ -161,9 +164,9 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
     }
   }
 
-  /** Global, so every service module can inject SERVICE_CONTEXT without importing anything. */
+  /** Global, so every service module can inject SERVICE_CONTEXT (and the transport) without importing anything. */
   @Global()
-  @Module({ providers: [contextProvider], exports: [contextProvider] })
+  @Module({ providers: [contextProvider, ...transportProviders], exports: [contextProvider, ...transportProviders] })
   class ServiceContextModule {}
 
   @Module({ imports: [ServiceContextModule, spec.module], controllers: [OpsController], providers: [ShutdownHooks] })
@@ -171,7 +174,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
 
   // No body parser: the gateway reads bodies itself to answer bad JSON in OpenAI's error shape.
   const app = await NestFactory.create(RootModule, { logger, abortOnError: false, bodyParser: false });
-  if (spec.routes) app.connectMicroservice({ strategy: new BusTransport(bus, spec.routes) }, { inheritAppConfig: true });
+  if (transport) app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
   // Not ready from the moment the signal comes, before any module starts finishing its work.
   // It stops taking handoffs at once too: what it hands back while it stops must not come back here.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

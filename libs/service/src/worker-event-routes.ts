@@ -1,4 +1,17 @@
-import { CancelRequestSchema, KvEventSchema, LifecycleEventSchema, LoadSnapshotSchema, RequestDoneSchema, subjectPatterns, subjects } from '@sluice/contracts';
+import type { z } from 'zod';
+import {
+  CancelRequestSchema,
+  KvEventSchema,
+  LifecycleEventSchema,
+  LoadSnapshotSchema,
+  RequestDoneSchema,
+  subjectPatterns,
+  subjects,
+  type KvEvent,
+  type LifecycleEvent,
+  type LoadSnapshot,
+  type RequestDone,
+} from '@sluice/contracts';
 import type { InboundRoute } from './bus.transport.js';
 
 /**
@@ -12,6 +25,25 @@ export const WORKER_EVENT_ROUTES = {
   kv: [subjectPatterns.allWorkerKv, { schema: KvEventSchema, kind: 'event' }],
   done: [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
 } as const satisfies Record<string, readonly [string, InboundRoute]>;
+
+/** The worker reports a stage may follow. */
+export type WorkerEventKind = keyof typeof WORKER_EVENT_ROUTES;
+
+/** What each worker report carries. */
+export interface WorkerEvents {
+  readonly lifecycle: LifecycleEvent;
+  readonly load: LoadSnapshot;
+  readonly kv: KvEvent;
+  readonly done: RequestDone;
+}
+
+/** Each report's schema (its route's), typed by what it carries, so a handler of any kind is typed by its kind. */
+export const WORKER_EVENT_SCHEMAS: { readonly [E in WorkerEventKind]: z.ZodType<WorkerEvents[E]> } = {
+  lifecycle: WORKER_EVENT_ROUTES.lifecycle[1].schema,
+  load: WORKER_EVENT_ROUTES.load[1].schema,
+  kv: WORKER_EVENT_ROUTES.kv[1].schema,
+  done: WORKER_EVENT_ROUTES.done[1].schema,
+};
 
 /**
  * Cancels from gateways (a request ended, or an attempt superseded by a re-submission), for every

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
-import { UnknownPolicyError } from '../registry.js';
+import { PolicyRegistry } from '../registry.js';
 import { ALWAYS_BUSIEST, AlwaysBusiestParamsSchema, createAlwaysBusiest } from './always-busiest/always-busiest.policy.js';
 import { LEAST_LOADED, LeastLoadedParamsSchema, createLeastLoaded } from './least-loaded/least-loaded.policy.js';
 import { ROUND_ROBIN, RoundRobinParamsSchema, createRoundRobin } from './round-robin/round-robin.policy.js';
-import type { RoutingPolicy, RoutingPolicyDeps, RoutingPolicyFactory } from './routing-policy.js';
+import type { RoutingPolicy, RoutingPolicyDeps } from './routing-policy.js';
 import { WEIGHTED, WeightedParamsSchema, createWeighted } from './weighted/weighted.policy.js';
 
 /** Every built-in routing policy, by the name config uses. */
@@ -24,20 +24,12 @@ export const ROUTING_POLICY_PARAMS: { readonly [K in RoutingPolicyName]: z.ZodTy
 };
 
 /**
- * PolicyRegistry's routing counterpart: factories also receive deps (the seeded random source).
- * An instance (a Nest provider, the twin's object), never a global map.
+ * The generic registry with the routing deps (the seeded random source, the tie-break). An
+ * instance (a Nest provider, the twin's object), never a global map.
  */
-export class RoutingPolicyRegistry {
-  private readonly factories = new Map<string, RoutingPolicyFactory>();
-
-  register(name: string, factory: RoutingPolicyFactory): this {
-    if (this.factories.has(name)) throw new Error(`routing policy "${name}" is registered twice`);
-    this.factories.set(name, factory);
-    return this;
-  }
-
-  names(): string[] {
-    return [...this.factories.keys()];
+export class RoutingPolicyRegistry extends PolicyRegistry<RoutingPolicy, unknown, RoutingPolicyDeps> {
+  constructor() {
+    super('routing policy');
   }
 
   /**
@@ -45,10 +37,8 @@ export class RoutingPolicyRegistry {
    * Without `deps`, the random source is seeded from the policy's name: reproducible, but every
    * router would then break ties alike, so a service should pass one seeded from its own id.
    */
-  create(name: string, params: unknown, deps?: RoutingPolicyDeps): RoutingPolicy {
-    const factory = this.factories.get(name);
-    if (!factory) throw new UnknownPolicyError('routing policy', name, this.names());
-    return factory(params, deps ?? { random: seededRandom(seedOf(name)) });
+  override create(name: string, params: unknown, deps: RoutingPolicyDeps = { random: seededRandom(seedOf(name)) }): RoutingPolicy {
+    return super.create(name, params, deps);
   }
 }
 

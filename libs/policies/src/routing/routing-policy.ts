@@ -1,5 +1,6 @@
 import type { Micros } from '@sluice/contracts';
 import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
+import type { Factory } from '../registry.js';
 
 /** One candidate as the policy ranked it, for the decision's span and for counterfactual regret. */
 export interface RankedCandidate {
@@ -60,4 +61,4 @@ export interface RoutingPolicyDeps {
 export type TieBreak = (ties: number) => number;
 
 /** A routing plugin's factory: raw params (parsed with the policy's own schema) and its deps. */
-export type RoutingPolicyFactory = (params: unknown, deps: RoutingPolicyDeps) => RoutingPolicy;
+export type RoutingPolicyFactory = Factory<RoutingPolicy, unknown, RoutingPolicyDeps>;

@@ -1,0 +1,43 @@
+import { requestStage } from '@sluice/service';
+import { BusyThresholdUpdateSchema, SetAdmissionPolicySchema, subjectPatterns } from '@sluice/contracts';
+import { AdmissionStage, admissionSettingsFrom } from '@sluice/stages';
+import { z } from 'zod';
+import { AdmissionOnBus } from './admission-on-bus.js';
+import { admissionControls } from './admission.controls.js';
+import { AdmissionMetrics } from './admission.metrics.js';
+
+/**
+ * The admission stage on the stage host: libs/stages AdmissionStage holds every rule,
+ * `AdmissionOnBus` turns its effects into handoffs, error frames, spans and metrics. Worker events
+ * and control verbs reach every replica, so each keeps the same cluster view and the same policy;
+ * the replicas' own presence events tell each how many share the arrivals (a token bucket is
+ * split among them).
+ */
+export const ADMISSION_STAGE = requestStage({
+  stage: 'admission',
+  follows: ['lifecycle', 'load', 'kv'],
+  presence: subjectPatterns.admissionPresence,
+  controls: { get: z.object({}), set: SetAdmissionPolicySchema, 'get-busy-threshold': z.object({}), 'set-busy-threshold': BusyThresholdUpdateSchema },
+  wire({ service, wakeUps, intake, logger }) {
+    const { admission, models } = service.config;
+    const metrics = new AdmissionMetrics(service.metrics);
+    const onBus = new AdmissionOnBus(service, metrics, logger, intake, (request, carried, message, why) => stage.handoffRefused(request, carried, message, why));
+    const stage = new AdmissionStage(admissionSettingsFrom(admission, models.map((m) => m.name), 'always'), onBus, wakeUps);
+    metrics.showPolicy(stage.policyState(), false);
+    return {
+      core: stage,
+      take: (request, nowUs) => stage.submit(request, nowUs, onBus.received(request)),
+      follow: {
+        lifecycle: (event) => stage.onLifecycle(event),
+        load: (snapshot) => stage.onSnapshot(snapshot),
+        kv: (event) => stage.onKv(event),
+      },
+      /** An admission process (a replica, or this one) came up, beat or went down: the budget's split. */
+      presence: (event, nowUs) => {
+        stage.onPresence(event, nowUs);
+        metrics.replicas.set(stage.replicaCount());
+      },
+      controls: admissionControls(stage, metrics, logger),
+    };
+  },
+});

@@ -1,0 +1,40 @@
+import { seedOf } from '@sluice/collections';
+import { epochMicros } from '@sluice/bus';
+import type { RoutingPolicyRegistry } from '@sluice/policies';
+import { requestStage } from '@sluice/service';
+import { RoutingStage, routingSettingsFrom } from '@sluice/stages';
+import { createRouterMetrics } from './router.metrics.js';
+import { RouterOnBus } from './router-on-bus.js';
+import { ROUTING_REGISTRY } from './routing.registry.js';
+
+/**
+ * The routing stage on the stage host: libs/stages RoutingStage holds every rule (the policy's
+ * choice, in-flight accounting, the prefix index, lost instances); `RouterOnBus` turns its effects
+ * into handoffs to instances, error and migrate frames, the decision's span with its
+ * counterfactual candidates, and metrics. Worker events go to every router replica.
+ */
+export const ROUTER_STAGE = requestStage({
+  stage: 'router',
+  follows: ['lifecycle', 'load', 'done'],
+  inject: [ROUTING_REGISTRY],
+  wire({ service, wakeUps, logger }, registry: RoutingPolicyRegistry) {
+    const { router } = service.config;
+    const metrics = createRouterMetrics(service.metrics, service.config.inferencePool, { instances: () => stage.instances(epochMicros()) });
+    const onBus = new RouterOnBus(service, metrics, logger, router.counterfactualK, (request, carried, instanceId, message, why) =>
+      stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
+    );
+    // Without a configured seed each replica breaks ties its own way, from its instance id.
+    // worker.compat: blis also gives BLIS's tie-breaks (Go math/rand) live (docs/blis-mode.md).
+    const settings = { ...routingSettingsFrom(router, seedOf(service.instanceId)), compat: service.config.worker.compat };
+    const stage = new RoutingStage(settings, registry, onBus, wakeUps);
+    return {
+      core: stage,
+      take: (request, nowUs) => stage.route(request, nowUs, onBus.received(request, stage.policyName)),
+      follow: {
+        lifecycle: (event) => stage.onLifecycle(event),
+        load: (snapshot) => stage.onSnapshot(snapshot),
+        done: (done) => stage.onDone(done),
+      },
+    };
+  },
+});
