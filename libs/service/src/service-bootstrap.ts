@@ -66,10 +66,10 @@ export interface RunningService<C extends object> {
  * `/healthz` probe took 1.4 s while the event loop never lagged more than 125 ms. The kernel caps
  * it at net.core.somaxconn (4096 on current kernels).
  */
-const LISTEN_BACKLOG = 4096;
+export const LISTEN_BACKLOG = 4096;
 
 /** Listening sockets per service, so a burst of new connections is accepted as fast as it comes (`listenWithAcceptors`). */
-const ACCEPTORS = 32;
+export const ACCEPTORS = 32;
 
 /**
  * The process's bus connection. NATS refusing its credentials is a start-up error like a bad config
