@@ -9,3 +9,6 @@ export * from './stream-completion.js';
 export { ComposeProject, composeLeftovers, findCompose } from './compose.js';
 export { buildOfflineImages } from './offline-images.js';
 export * from './nats-identities.js';
+export * from './architecture-doc.js';
+export * from './readme-doc.js';
+export * from './doc-paths.js';
