@@ -1,6 +1,6 @@
 import type { CommandEntry } from './command.js';
 
-/** Every subcommand, in the order `sluice help` lists them. Add chaos here. */
+/** Every subcommand, in the order `sluice help` lists them (and the docs: commands-doc.spec.ts). */
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'up', summary: 'start NATS and all services locally (Ctrl-C to stop)', load: async () => (await import('./up.command.js')).upCommand },
   { name: 'run', summary: 'drive a workload through the gateway as a real client and report what happened', load: async () => (await import('./run.command.js')).runCommand },
