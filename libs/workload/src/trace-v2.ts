@@ -2,6 +2,7 @@ import { seededRandom } from '@sluice/collections';
 import { formatFieldIssue, zodFieldIssues } from '@sluice/contracts';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
+import { CsvError, csvLine, parseCsv } from './csv.js';
 import type { WorkloadRequest } from './generate.js';
 import { traceV2ObservedColumns, type TraceV2Observation } from './trace-v2-observed.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
@@ -264,72 +265,6 @@ function formatHeader(header: TraceV2Header): string {
   return stringifyYaml(ordered);
 }
 
-// ---------------------------------------------------------------- CSV
-
-function csvField(value: string): string {
-  // As Go's encoding/csv: quote when the field holds a comma, quote or line break, or starts with a space.
-  return /[",\r\n]|^[ \t]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-function csvLine(fields: readonly string[]): string {
-  return fields.map(csvField).join(',');
-}
-
-/** RFC 4180 records; blank lines are skipped (as Go's encoding/csv does). Record 0 is the header row. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let i = text.startsWith('\uFEFF') ? 1 : 0;
-  const n = text.length;
-  while (i < n) {
-    // A blank line.
-    if (text[i] === '\n' || (text[i] === '\r' && text[i + 1] === '\n')) {
-      i += text[i] === '\r' ? 2 : 1;
-      continue;
-    }
-    const row = records.length;
-    const fields: string[] = [];
-    for (;;) {
-      let field = '';
-      if (text[i] === '"') {
-        i++;
-        for (;;) {
-          if (i >= n) throw new TraceV2Error([{ row, message: 'unterminated quoted field' }]);
-          const ch = text[i]!;
-          if (ch === '"') {
-            if (text[i + 1] === '"') {
-              field += '"';
-              i += 2;
-            } else {
-              i++;
-              break;
-            }
-          } else {
-            field += ch;
-            i++;
-          }
-        }
-        if (i < n && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n'))
-          throw new TraceV2Error([{ row, message: `field ${fields.length + 1}: unexpected '${text[i]}' after a closing quote` }]);
-      } else {
-        const start = i;
-        while (i < n && text[i] !== ',' && text[i] !== '\n' && !(text[i] === '\r' && text[i + 1] === '\n')) i++;
-        field = text.slice(start, i);
-        if (field.includes('"')) throw new TraceV2Error([{ row, message: `field ${fields.length + 1}: bare '"' in an unquoted field` }]);
-      }
-      fields.push(field);
-      if (text[i] === ',') {
-        i++;
-        continue;
-      }
-      if (text[i] === '\r') i += 2;
-      else if (text[i] === '\n') i++;
-      break;
-    }
-    records.push(fields);
-  }
-  return records;
-}
-
 // ---------------------------------------------------------------- export
 
 /**
@@ -523,7 +458,7 @@ function suffixLength(record: TraceV2Record): number {
  */
 export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
   const meta = parseTraceV2Header(header);
-  const table = parseCsv(csv);
+  const table = csvRecords(csv);
   const names = table[0];
   if (names === undefined) throw new TraceV2Error([{ row: 0, message: 'the CSV is empty (no header row)' }]);
 
@@ -580,4 +515,14 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
   });
   const requestPrefixes = ordered.map(({ record }) => (record.prefixGroup === '' ? undefined : { group: record.prefixGroup, length: record.prefixLength }));
   return { meta, records, requests, requestPrefixes };
+}
+
+/** The CSV's records; broken quoting is a TraceV2Error naming the row (record 0 is the header row). */
+function csvRecords(csv: string): string[][] {
+  try {
+    return parseCsv(csv);
+  } catch (error) {
+    if (error instanceof CsvError) throw new TraceV2Error([{ row: error.record, message: error.reason }]);
+    throw error;
+  }
 }
