@@ -26,7 +26,7 @@ try {
   const payload = JSON.stringify(request);
 
   // 1. raw NATS, and 2. the sluice handoff, on a nats-server of their own: the cluster's bus admits
-  // only its services' identities (nats.auth, issue 27), none of which may use the benchmark's subjects.
+  // only its services' identities (nats.auth), none of which may use the benchmark's subjects.
   const baselineNats = await startNats();
   const echo = await openRawEcho(baselineNats.url);
   const raw = await echo.sequential(payload, n);

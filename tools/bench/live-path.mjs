@@ -1,4 +1,4 @@
-// Benchmark (issue 25): the whole live path under open-loop load, against raw NATS measured in the same run.
+// Benchmark: the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
 //        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
@@ -167,7 +167,7 @@ try {
   results.firstRequests = first.map((r) => ({ status: r.status ?? r.error, latencyMs: r.latencyMs, timings: r.sluice?.timings }));
 
   // 1. raw NATS baseline on a nats-server of its own: the same binary and machine as the cluster's,
-  // but open, since the cluster's bus admits only its services' identities (nats.auth, issue 27)
+  // but open, since the cluster's bus admits only its services' identities (nats.auth)
   // and none of them may answer on a subject of the benchmark's. Authorization costs only at connect.
   log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
   const payload = JSON.stringify(benchInferenceRequest());
@@ -252,7 +252,7 @@ try {
 
   // --- the report ------------------------------------------------------------------------------
   const out = [];
-  out.push(`live path benchmark (issue 25): ${INSTANCES} instances, timeScale ${TIME_SCALE}, max_tokens 1, build ${build}, node ${process.version}, nats ${cluster.natsKind}${quick ? ', --quick' : ''}`);
+  out.push(`live path benchmark: ${INSTANCES} instances, timeScale ${TIME_SCALE}, max_tokens 1, build ${build}, node ${process.version}, nats ${cluster.natsKind}${quick ? ', --quick' : ''}`);
   out.push('');
   out.push('baseline: raw NATS request/reply on the same nats-server, this run');
   out.push(

@@ -1,4 +1,4 @@
-// What replicating a stage does to its policy's behaviour (issue 26, docs/scaling.md), live and in the twin.
+// What replicating a stage does to its policy's behaviour (docs/scaling.md), live and in the twin.
 //   npm run build && node tools/bench/replicas.mjs [--replicas 1,2,4] [--only admission|router] [--no-live] [--json FILE]
 // 1. admission: a token bucket (capacity 6 000 prompt tokens, no refill) behind 1, 2, 4 admission
 //    replicas, a burst of 60 requests of 200 tokens: how many are admitted (one bucket: 30). Live, on
@@ -152,7 +152,7 @@ if (only === undefined || only === 'router') {
   }
 }
 
-const lines = [`replicated stages (issue 26), build ${results.build}, node ${process.version}`];
+const lines = [`replicated stages, build ${results.build}, node ${process.version}`];
 if (results.admission.length > 0) {
   lines.push('', `admission: token bucket of ${CAPACITY} tokens, no refill; a burst of ${BURST} requests of ${COST} tokens (one bucket admits ${CAPACITY / COST})`);
   lines.push('| replicas | admitted, live | admitted, twin |', '|---|---|---|');

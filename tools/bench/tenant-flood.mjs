@@ -1,6 +1,6 @@
-// Benchmark (issue 27, bounded state per tenant): N distinct tenant ids through a lone flow controller,
+// Benchmark (bounded state per tenant): N distinct tenant ids through a lone flow controller,
 // with its flow bounds (maxFlows 1,000; flowGCTimeout 2 s, so the run does not wait the default 5 min)
-// and without them (maxFlows 0, flowGCTimeout 1h: what every flow controller did before issue 27).
+// and without them (maxFlows 0, flowGCTimeout 1h: what every flow controller once did).
 //   npm run build && node tools/bench/tenant-flood.mjs [--tenants 100000] [--unbounded-tenants 10000] [--settle 15]
 // Not part of `npm run bench`. The flow controller runs alone on a real NATS; a plain NATS client sends
 // acknowledged handoffs on flow.submit (256 in flight), one tenant each; the concurrency detector has

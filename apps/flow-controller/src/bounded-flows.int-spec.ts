@@ -5,9 +5,9 @@ import { eventually, metricSum } from '@sluice/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Bounded state per tenant (issue 27, docs/security.md "Bounded state"): 100,000 distinct tenant
+ * Bounded state per tenant (docs/security.md "Bounded state"): 100,000 distinct tenant
  * ids through a real flow controller leave its memory and its /metrics page where they were.
- * Before issue 27, 10,000 ids took it to 906 MB of RSS and a 61 MB page, for good.
+ * Without those bounds, 10,000 ids took it to 906 MB of RSS and a 61 MB page, for good.
  *
  * The flow controller runs alone on a real NATS, fed acknowledged handoffs by a plain NATS client
  * on flow.submit, as admission sends them: each request is queued, released at once (the

@@ -1,6 +1,6 @@
 /**
  * Open connections per client address, with a cap: one client cannot take every file descriptor
- * and socket buffer the gateway has, whatever else it does (issue 27). Entries go when their last
+ * and socket buffer the gateway has, whatever else it does. Entries go when their last
  * connection closes, so the map holds only addresses with something open.
  */
 export class ConnectionsPerAddress {

@@ -7,7 +7,7 @@ import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from 
 import { eventually, metricSum, metricValue, sseData } from '@sluice/testing';
 
 /**
- * The HTTP API fuzzed (issue 27): generated requests, valid, near-valid and hostile (bodies,
+ * The HTTP API fuzzed: generated requests, valid, near-valid and hostile (bodies,
  * methods, paths, content types, the scheduling headers), sent over keep-alive connections to the
  * gateway of a real cluster with its default limits. Every answer must be well formed (JSON in
  * OpenAI's error shape for every error), no bad input may get a 5xx, every valid request must be

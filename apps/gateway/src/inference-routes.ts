@@ -28,7 +28,7 @@ export function inferenceRouteOf(method: string | undefined, url: string | undef
  *
  * Why: the handler writes its answer by hand (streams need the raw response) and uses nothing
  * of Express or Nest's pipeline, yet routing through them was about 12% of the gateway's busy
- * time at ~1,300 requests/s (CPU profile, issue 25; docs/benchmarks.md, "Live path").
+ * time at ~1,300 requests/s (CPU profile; docs/benchmarks.md, "Live path").
  */
 @Injectable()
 export class InferenceRoutes implements OnApplicationBootstrap {

@@ -4,8 +4,8 @@ import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from 
 import { eventually, metricSum, metricValue, postCompletion, sseData } from '@sluice/testing';
 
 /**
- * What one request or one client may cost the gateway (gateway.limits, gateway.headersTimeoutMs,
- * issue 27), against a real cluster with small limits: each refusal names the limit and its
+ * What one request or one client may cost the gateway (gateway.limits, gateway.headersTimeoutMs),
+ * against a real cluster with small limits: each refusal names the limit and its
  * value, each is counted, and nothing that entered is left without an outcome.
  */
 let cluster: LocalCluster;

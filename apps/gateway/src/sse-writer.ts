@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
  * closed by `data: [DONE]`), written to the socket at most once per event-loop turn.
  *
  * Why: a socket write is a system call, and the gateway made one per token per stream (and three
- * or four more at the end). Profiled under overload (issue 25), `writev` was 38% of the gateway's
+ * or four more at the end). Profiled under overload, `writev` was 38% of the gateway's
  * time. Events sent in the same turn (the tokens of one `tokens-batch` frame, an answer's last
  * chunk, usage and `[DONE]`) now leave in one write, flushed when the turn's I/O is done
  * (`setImmediate`): an idle stream waits microseconds, and a gateway that falls behind, and so
@@ -52,7 +52,7 @@ export class SseWriter {
  * is most of what a loaded gateway does (a system call per open stream per turn: ~20,000 a second
  * at twice the default cluster's capacity); done in one go, a turn took up to ~50 ms, and a new
  * connection (a health probe, a client) needs a few turns to be accepted, read and answered, so
- * probes took 100–260 ms (issue 25, tools/bench/overload.mjs). Writers left over are written in
+ * probes took 100–260 ms (tools/bench/overload.mjs). Writers left over are written in
  * the next turn, after the poll, in the order they queued.
  */
 const FLUSH_SLICE_MS = 2;

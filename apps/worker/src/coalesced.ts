@@ -2,7 +2,7 @@
  * Runs `action` at once, then at most once per `intervalMs`: a call within the interval is folded
  * into one run at its end. Discovery is a question anyone on the bus can ask, and each answer is a
  * `register` per instance to every stage; without this a flood of `discover` messages became a
- * flood N times larger (issue 27), while a stage that asks still gets its answer within the interval.
+ * flood N times larger, while a stage that asks still gets its answer within the interval.
  */
 export class Coalesced {
   private lastRunAt = Number.NEGATIVE_INFINITY;

@@ -15,7 +15,7 @@ interface Waiting {
  *
  * Why not `nc.request()`: nats.js builds two Error objects per request (one for a possible
  * timeout, one for a possible failure, each capturing a stack) and arms one timer per request.
- * Measured under load (issue 25, CPU profiles of admission, flow controller and router at
+ * Measured under load (CPU profiles of admission, flow controller and router at
  * ~1,000 requests/s), those errors alone were 13–15% of each stage's busy time. Here a request
  * costs a map entry; every handoff waits the same `ackTimeoutMs`, so deadlines come in the
  * order the entries were made (a Map keeps insertion order) and one timer, armed for the oldest,

@@ -429,7 +429,7 @@ export class Bus {
    * Shutdown: stops taking handoffs, waits for the acks of this process's own handoffs (at most
    * the ack timeout), then drains every subscription and pending publish, and closes. Closing
    * the ack inbox with handoffs still waiting would read as a closed connection: the stage would
-   * end a request its next stage had in fact taken (issue 25's restart-under-load failures,
+   * end a request its next stage had in fact taken (restarts under load did so,
    * `503 flow_unavailable` from an admission restart).
    */
   async drain(): Promise<void> {

@@ -17,7 +17,7 @@ interface Queued {
  * one `write` syscall: a stage that acks a handoff, then (on the next microtask) hands the request
  * on and tells the gateway who holds it, made two or three writes per request, and one more per
  * further message that arrived in its own read. Measured on the 2-core development VM under load
- * (issue 25: CPU profiles at ~2,000 requests/s), `writeBuffer` was 20–32% of every service's busy
+ * (CPU profiles at ~2,000 requests/s), `writeBuffer` was 20–32% of every service's busy
  * time. Here sends are queued in order and handed to the client together in a `setImmediate`,
  * which runs after every I/O callback of the current poll phase: the client then flushes them in
  * one write. The delay is the rest of the current turn (microseconds when idle).

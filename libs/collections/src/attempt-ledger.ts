@@ -33,7 +33,7 @@ interface Entry {
  * tombstones. Entries are forgotten at the request's deadline (or `tombstoneUs` after a cancel for
  * a request never seen), oldest first, and never later than `maxHoldUs` after they were last
  * touched: a deadline is whatever the sender wrote, and a forged one in the year 3000 would
- * otherwise be kept for good, and keep every entry behind it (issue 27). Pure: the caller passes
+ * otherwise be kept for good, and keep every entry behind it. Pure: the caller passes
  * the time (µs, any epoch).
  */
 export class AttemptLedger {

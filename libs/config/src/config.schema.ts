@@ -105,7 +105,7 @@ const ConfigBody = z.strictObject({
       /**
        * The NATS `sluice up` starts requires credentials, one identity per service kind with only
        * the subjects it needs (docs/security.md); generated per run into .sluice/nats/. false: an
-       * open bus, as before issue 27 (a testbed on a machine of your own, or tests that play a
+       * open bus, as every cluster once had (a testbed on a machine of your own, or tests that play a
        * hostile peer). A NATS of your own (nats.url) has whatever its own config says.
        */
       auth: z.boolean().default(true),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { QuantitySchema } from '@sluice/contracts';
 
 /**
- * `gateway.limits`: what one request or one client may cost the gateway (issue 27). Each refusal
+ * `gateway.limits`: what one request or one client may cost the gateway. Each refusal
  * is a 4xx naming the limit and its value; 0 turns a cap off where that is safe (docs/security.md).
  */
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;

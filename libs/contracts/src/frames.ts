@@ -116,7 +116,7 @@ export const MigrateFrameSchema = z.object({
  * in one turn (its instances' steps that ended together), sent on the gateway's batch subject
  * (`subjects.inboxTokens`). While many streams are open this is one message per turn instead of
  * one per request and step: at 2× the default cluster's capacity of 64-token streams, ~25,000
- * frames/s became a few hundred messages (issue 25). A turn with one frame sends it alone, on
+ * frames/s became a few hundred messages. A turn with one frame sends it alone, on
  * the request's own inbox subject.
  */
 /** Frames per `tokens-batch` at most (a turn of 64 instances × 256 running requests for one gateway is 16 messages). */

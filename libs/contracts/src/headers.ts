@@ -24,7 +24,7 @@ export const httpHeaders = {
  * What a tenant (fairness id) or an objective name may be, from a header or an API key's config:
  * it travels on the bus and becomes a metric label value (the flow controller's `fairness_id`), so
  * it is short and made only of what a subject token carries as it is. Anything else is a 400 at
- * the gateway rather than a surprise downstream (issue 27).
+ * the gateway rather than a surprise downstream.
  */
 export const SCHEDULING_ID_MAX_LENGTH = 64;
 export const SCHEDULING_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

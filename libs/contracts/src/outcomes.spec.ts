@@ -17,7 +17,7 @@ describe('outcome reasons', () => {
     expect(httpStatusOf('unservable')).toBe(400);
     expect(httpStatusOf('no_worker')).toBe(503);
     expect(httpStatusOf('timeout')).toBe(504);
-    // The gateway's own refusals (issue 27): keys, rates and limits.
+    // The gateway's own refusals: keys, rates and limits.
     expect(httpStatusOf('invalid_api_key')).toBe(401);
     expect(httpStatusOf('api_key_rate_limited')).toBe(429);
     expect(httpStatusOf('body_too_large')).toBe(413);

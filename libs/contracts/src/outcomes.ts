@@ -38,7 +38,7 @@ export const OUTCOME_REASONS = {
   flow_capacity: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   /**
    * Flow control already tracks `flowController.maxFlows` flows, each with queued requests: a new
-   * tenant (or priority) is refused rather than let per-tenant state grow without bound (issue 27).
+   * tenant (or priority) is refused rather than let per-tenant state grow without bound.
    */
   too_many_flows: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },
   pool_saturated: { outcome: 'rejected', status: 429, errorType: 'rate_limit_exceeded' },

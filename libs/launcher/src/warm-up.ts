@@ -25,7 +25,7 @@ export interface WarmUpResult {
  * Sends `requests` short completions through the gateway before the cluster is reported ready,
  * alternating the four shapes a client uses (completion and chat, plain and streamed), so every
  * process has run its hot path before the first user request: JIT tiers, schemas compiled on
- * first use, lazily loaded modules, connections. Measured (issue 25): the first request after
+ * first use, lazily loaded modules, connections. Measured: the first request after
  * start-up took ~60 ms more than the next ones, and the next ten 3–5× a warm one.
  */
 export async function warmUp(gatewayUrl: string, { requests, model, concurrency = 4, signal, budgetMs = 30_000, apiKey }: WarmUpOptions): Promise<WarmUpResult> {

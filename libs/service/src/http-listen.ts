@@ -19,7 +19,7 @@ export interface ListenOptions {
  * hundred times a second (each poll's frames fan out to hundreds of open streams), so new
  * connections were accepted at ~500/s while clients opened 780/s: the accept queue grew to ~750
  * and a `/healthz` on a new connection waited up to 1.1 s, while the event loop never lagged more
- * than ~50 ms (issue 25, tools/bench/overload.mjs). With N sockets the kernel spreads connections
+ * than ~50 ms (tools/bench/overload.mjs). With N sockets the kernel spreads connections
  * over them and each poll can accept N. The sockets share the port only with processes of the
  * same user, as SO_REUSEPORT requires.
  */

@@ -19,7 +19,7 @@ const GROWTH = 1.5;
  * Why: under overload the gateway's heap grew from ~60 to ~230 MiB, almost all of it garbage
  * (a heap snapshot, which collects first, found 35 MiB live), and 20 s after the load it was
  * still there: V8 collects when it allocates, and a quiet process allocates little, so its heap
- * keeps the size of its busiest moment (issue 25, tools/bench/overload.mjs: RSS 2.9× what it was
+ * keeps the size of its busiest moment (tools/bench/overload.mjs: RSS 2.9× what it was
  * before the load). One collection when the work is done returns the heap's pages to the system.
  * "Quiet" is the event loop's utilization, not "no request in flight", so the rule is the same for
  * every service and a scraped, heart-beating process still qualifies.

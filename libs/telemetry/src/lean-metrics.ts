@@ -3,7 +3,7 @@ import type { Registry } from 'prom-client';
 /**
  * Labelled counters, gauges and histograms for the per-request and per-token paths, written out
  * by prom-client's registry like its own metrics. prom-client re-validates and re-hashes the
- * labels on every observation, even through a `labels()` child (issue 28 measured the gateway and
+ * labels on every observation, even through a `labels()` child (measured on the gateway and
  * worker at +5–10 % CPU once each request fed ~20 series of the vLLM and Endpoint Picker
  * metrics); here `labels()` finds or makes the series once, and the child it returns adds to its
  * numbers directly. Same names, types, help, label values and `le` strings as prom-client writes.

@@ -4,7 +4,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
  * prom-client defaults whose every scrape walks all of the process's handles (`process.
  * _getActiveHandles()`, `process.getActiveResourcesInfo()`): with thousands of open client
  * connections each scrape of the gateway blocked its event loop for milliseconds and allocated an
- * object per connection (CPU profile under overload, issue 25: with the file-descriptor count,
+ * object per connection (CPU profile under overload: with the file-descriptor count,
  * ~11% of the gateway while scraped ten times a second). The handle and resource counts say
  * little that `process_open_fds` does not.
  */

@@ -8,7 +8,7 @@ import { postCompletion, TEST_MODEL } from './completions.js';
 import { eventually, metricSum } from './probes.js';
 
 /**
- * Fuzzing the bus (issue 27, docs/security.md "Hostile bus messages"): a real cluster on an open bus
+ * Fuzzing the bus (docs/security.md "Hostile bus messages"): a real cluster on an open bus
  * (`--nats.auth=false`, so a plain NATS client plays the hostile peer), and fast-check publishing
  * over 10,000 generated messages onto every subject a service listens on: valid ones with forged
  * ids, near-valid, garbage, large, and subjects that only look like sluice's, while a client keeps

@@ -12,7 +12,7 @@ import { eventually } from './probes.js';
 import { runSluice } from './sluice-cli.js';
 
 /**
- * The dashboards people already have, against a live cluster (issue 28): vLLM's and the Endpoint
+ * The dashboards people already have, against a live cluster: vLLM's and the Endpoint
  * Picker's metrics checked by name, type, labels, label values and bucket bounds against facts
  * kept from their sources (./peer-metrics), then a real Prometheus scraping the cluster answers
  * queries of the kind those dashboards run. The workload makes every kind of event those

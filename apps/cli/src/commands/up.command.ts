@@ -18,7 +18,7 @@ import { executeRun } from '../run/execute-run.js';
 import { removeClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-/** Enough for every process's hot path to be compiled (issue 25: docs/benchmarks.md, "Live path"). */
+/** Enough for every process's hot path to be compiled (docs/benchmarks.md, "Live path"). */
 const DEFAULT_WARM_UP_REQUESTS = 200;
 
 const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--only SERVICES] [--nats-cluster N] [--key.path=value ...]

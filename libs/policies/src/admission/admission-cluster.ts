@@ -34,7 +34,7 @@ export class AdmissionCluster {
 
   /**
    * Only an instance this stage knows: the index is dropped per instance when it leaves, and an
-   * instance never registered never leaves, so its blocks (a forged event's, issue 27) would stay.
+   * instance never registered never leaves, so its blocks (a forged event's) would stay.
    */
   onKv(event: KvEvent): void {
     if (!this.prefix || !this.state.knows(event.instanceId)) return;

@@ -43,14 +43,14 @@ export const FlowControlConfigSchema = z.strictObject({
   /**
    * How long a request may wait in a queue before it is evicted with 503. 10 s by default (the
    * shared design said 60 s, as long as the gateway's own deadline): under overload a client then
-   * learns within 10 s that it was not served, instead of after a minute (issue 25).
+   * learns within 10 s that it was not served, instead of after a minute.
    */
   defaultRequestTTL: DurationSchema.pipe(z.number().positive({ message: 'must be longer than 0' })).default(10_000),
   /**
    * Flows (tenant × priority) tracked at once (0 = no limit). Past it, a new flow takes the place
    * of the one idle longest, and is refused with `too_many_flows` (429) only when every tracked
    * flow has requests queued. Every tracked flow costs memory and a few metric series; 1,000 keeps
-   * `/metrics` within a few MB (issue 27: 10,000 tenant ids made a 61 MB page). **sluice**: the
+   * `/metrics` within a few MB (10,000 tenant ids once made a 61 MB page). **sluice**: the
    * Endpoint Picker has no such cap.
    */
   maxFlows: QuantitySchema.default(1_000),

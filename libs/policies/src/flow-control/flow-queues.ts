@@ -182,7 +182,7 @@ export class FlowQueues<T> {
       enqueuedAtUs: nowUs,
       // From the request's arrival at the gateway, not its enqueue here: the Endpoint Picker's flow
       // control runs inside the gateway, where the two are the same moment, and the TTL bounds
-      // how long a client waits for a 503 (issue 25), hops to this process included.
+      // how long a client waits for a 503, hops to this process included.
       ttlDeadlineUs: micros(Math.min(request.arrivalUs, nowUs) + this.settings.defaultRequestTtlUs),
       sloDeadlineUs: request.sloTtftUs === undefined ? undefined : micros(request.arrivalUs + request.sloTtftUs),
       seq: this.seq++,

@@ -84,7 +84,7 @@ describe('readRequestHeaders', () => {
     expect(read({ [httpHeaders.sloTtftMs]: String(SLO_TTFT_MS_MAX) })).toMatchObject({ ok: true, sloTtftMs: SLO_TTFT_MS_MAX });
   });
 
-  // Each was accepted before issue 27, and some failed downstream as 503s.
+  // Each was once accepted, and some failed downstream as 503s.
   it.each([
     [httpHeaders.sloTtftMs, 'Infinity', /x-slo-ttft-ms: "Infinity" is not a TTFT objective: send a decimal number of milliseconds above 0 and at most 3600000/],
     [httpHeaders.sloTtftMs, '1e400', /"1e400"/],

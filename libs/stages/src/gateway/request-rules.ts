@@ -82,7 +82,7 @@ const DECIMAL_MS = /^[0-9]{1,10}(\.[0-9]{1,6})?$/;
 
 /**
  * Reads the gateway's request headers, each checked here so that a bad value is a 400 naming the
- * header, never a failure downstream (issue 27: `x-slo-ttft-ms: 1e400` passed as Infinity and came
+ * header, never a failure downstream (`x-slo-ttft-ms: 1e400` once passed as Infinity and came
  * back as a 503). `header` gives a header's value as received, undefined when absent.
  */
 export function readRequestHeaders(header: (name: string) => string | undefined): HeaderReading {

@@ -22,7 +22,7 @@ export type UtilizationDetectorParams = z.infer<typeof UtilizationDetectorParams
  *
  * Snapshots lag: requests dispatched since an endpoint's snapshot are not in its queue depth yet.
  * Those still in flight are added, spread evenly over the endpoints, so a burst is held back before
- * the next snapshot shows it rather than after. Until issue 25 the finished ones were added too:
+ * the next snapshot shows it rather than after. The finished ones were once added too:
  * at 2,000 requests/s of 1-token requests on 16 idle instances with 50 ms snapshots, requests long
  * done read as 6 queued per endpoint, and the pool as saturated (every request queued ~130 ms).
  */
