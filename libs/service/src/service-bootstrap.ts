@@ -60,8 +60,8 @@ export interface RunningService<C extends object> {
  */
 /**
  * The listening socket's accept queue. Node's default (511) overflowed at the gateway when a
- * client offered twice the cluster's capacity with a connection per outstanding request (
- * tools/bench/overload.mjs: up to 490 waiting in one-second samples); a SYN that finds the queue
+ * client offered twice the cluster's capacity with a connection per outstanding request
+ * (tools/bench/overload.mjs: up to 490 waiting in one-second samples); a SYN that finds the queue
  * full is dropped and retried by the client after its 1 s retransmission timeout, which is how a
  * `/healthz` probe took 1.4 s while the event loop never lagged more than 125 ms. The kernel caps
  * it at net.core.somaxconn (4096 on current kernels).
