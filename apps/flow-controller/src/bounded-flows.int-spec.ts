@@ -23,6 +23,7 @@ const IN_FLIGHT = 256;
 let cluster: LocalCluster;
 let nc: NatsConnection;
 let flowUrl: string;
+let heartbeat: NodeJS.Timeout | undefined;
 
 interface Reading {
   readonly rssMb: number;
@@ -45,10 +46,12 @@ async function reading(): Promise<Reading> {
 /** `count` acknowledged handoffs to flow control, `tenant(i)` naming each one's tenant, IN_FLIGHT at a time. */
 async function submit(count: number, tenant: (i: number) => string, idPrefix: string): Promise<void> {
   let next = 0;
-  const nowUs = Date.now() * 1_000;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const id = `${idPrefix}-${i}`;
+      // Stamped as a gateway would, when it is sent: a flood slowed down by a busy machine must not
+      // outlive a deadline set once for all of it (its last requests would arrive expired).
+      const nowUs = Date.now() * 1_000;
       const request = {
         id,
         model: 'qwen3-14b',
@@ -88,11 +91,13 @@ beforeAll(async () => {
   // Worker instances are what the detector divides by: one, heard from, so dispatch has somewhere to go.
   const identity = { instanceId: 'flood-w-r0', workerId: 'flood-w', rank: 0, model: 'qwen3-14b', totalKvBlocks: 1_000 };
   nc.publish(subjects.workerLifecycle(identity.instanceId), JSON.stringify({ ...identity, type: 'register', atUs: Date.now() * 1_000 }));
-  const heartbeat = setInterval(() => nc.publish(subjects.workerLifecycle(identity.instanceId), JSON.stringify({ ...identity, type: 'heartbeat', atUs: Date.now() * 1_000 })), 500);
+  heartbeat = setInterval(() => nc.publish(subjects.workerLifecycle(identity.instanceId), JSON.stringify({ ...identity, type: 'heartbeat', atUs: Date.now() * 1_000 })), 500);
   heartbeat.unref();
 });
 
 afterAll(async () => {
+  // Stopped before the connection closes: a beat after it would fail the run.
+  clearInterval(heartbeat);
   await nc?.close();
   await cluster?.stop();
 });
