@@ -51,8 +51,8 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     if (typeof level === 'number') this.metrics.bucketLevel.set(level);
     const reason = decision.admit ? 'admitted' : decision.reason;
     span.setAttributes({ 'sluice.admission.decision': decision.admit ? 'admit' : 'reject', 'sluice.admission.reason': reason });
-    this.metrics.decisions.inc({ policy, decision: decision.admit ? 'admit' : 'reject', reason, slo_class: request.sloClass });
-    if (!decision.admit && decision.reason === 'all_workers_busy') this.metrics.tasksRejected.inc({ model: request.model });
+    this.metrics.decision(policy, decision.admit ? 'admit' : 'reject', reason, request.sloClass);
+    if (!decision.admit && decision.reason === 'all_workers_busy') this.metrics.busyRejection(request.model);
   }
 
   handOn(request: InferenceRequest, carried: AdmissionCarried): void {

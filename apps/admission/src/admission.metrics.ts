@@ -1,5 +1,5 @@
 import type { AdmissionPolicyState } from '@sluice/contracts';
-import { Counter, Gauge, type Registry } from '@sluice/telemetry';
+import { Counter, Gauge, LeanCounter, LeanGauge, type Registry } from '@sluice/telemetry';
 
 /** Numeric leaves of a parameter object, by dotted path (`budgetsUs.critical`). */
 function numericParams(params: Record<string, unknown>, prefix = ''): [string, number][] {
@@ -11,21 +11,26 @@ function numericParams(params: Record<string, unknown>, prefix = ''): [string, n
   });
 }
 
-/** The admission service's Prometheus metrics (docs/metrics.md). */
+/**
+ * The admission service's Prometheus metrics (docs/metrics.md). What every decision writes (its
+ * count, a busy rejection, the bucket's level) is a lean series (libs/telemetry's README: written
+ * per request); the policy's description, set at start-up and on a change, is prom-client's.
+ */
 export class AdmissionMetrics {
-  readonly decisions: Counter<'policy' | 'decision' | 'reason' | 'slo_class'>;
-  readonly bucketLevel: Gauge;
+  private readonly decisions: LeanCounter<'policy' | 'decision' | 'reason' | 'slo_class'>;
+  /** Tokens in the bucket after the latest decision. */
+  readonly bucketLevel: { set(value: number): void };
   /** Admission processes sharing the arrivals, as this one counts them (a token bucket holds 1/N). */
   readonly replicas: Gauge;
   /** Dynamo's name for requests refused because every worker is busy. */
-  readonly tasksRejected: Counter<'model'>;
+  private readonly tasksRejected: LeanCounter<'model'>;
   private readonly policyInfo: Gauge<'policy'>;
   private readonly policyParam: Gauge<'policy' | 'param'>;
   private readonly policyChanges: Counter<'policy'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.decisions = new Counter({
+    this.decisions = new LeanCounter({
       name: 'sluice_admission_decisions_total',
       help: 'Admission decisions by policy, decision, reason and SLO class.',
       labelNames: ['policy', 'decision', 'reason', 'slo_class'],
@@ -37,12 +42,13 @@ export class AdmissionMetrics {
       registers,
     });
     this.replicas.set(1);
-    this.bucketLevel = new Gauge({
+    // Its one series exists from the start, at 0, as an unlabelled prom-client gauge's does.
+    this.bucketLevel = new LeanGauge({
       name: 'sluice_admission_token_bucket_level',
       help: 'Tokens in the token bucket after the latest decision (token-bucket policy).',
       registers,
-    });
-    this.tasksRejected = new Counter({
+    }).labels();
+    this.tasksRejected = new LeanCounter({
       name: 'dynamo_tasks_rejected_total',
       help: 'Requests rejected because every worker was busy (busy-threshold), as Dynamo counts them.',
       labelNames: ['model'],
@@ -61,6 +67,16 @@ export class AdmissionMetrics {
       labelNames: ['policy'],
       registers,
     });
+  }
+
+  /** One admission decision, by the policy that made it. */
+  decision(policy: string, decision: 'admit' | 'reject', reason: string, sloClass: string): void {
+    this.decisions.inc({ policy, decision, reason, slo_class: sloClass });
+  }
+
+  /** A request refused because every worker serving its model is busy (busy-threshold). */
+  busyRejection(model: string): void {
+    this.tasksRejected.inc({ model });
   }
 
   /** Shows the active policy and its parameters; `changed` counts a run-time change. */
