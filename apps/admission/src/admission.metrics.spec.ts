@@ -6,7 +6,7 @@ import { AdmissionMetrics } from './admission.metrics.js';
 async function page(): Promise<string> {
   const registry = new Registry();
   const metrics = new AdmissionMetrics(registry);
-  metrics.showPolicy({ policy: 'token-bucket', params: { capacity: 10, refill: { perSecond: 5 } } } as never, false);
+  metrics.showPolicy({ policy: 'token-bucket', params: { capacity: 10, refill: { perSecond: 5 } } }, false);
   metrics.bucketLevel.set(3.5);
   metrics.decision('token-bucket', 'admit', 'admitted', 'standard');
   metrics.decision('token-bucket', 'admit', 'admitted', 'standard');
