@@ -23,7 +23,7 @@ function req(index: number, arrivalMs: number, output: number): WorkloadRequest 
   return {
     index,
     clientId: `c${index}`,
-    tenantId: 't0',
+    fairnessId: 't0',
     sloClass: 'standard',
     arrivalMs,
     inputTokens: Uint32Array.from({ length: 16 }, (_, i) => (index + 1) * 1_000_000 + i),

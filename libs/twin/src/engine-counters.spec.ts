@@ -10,7 +10,7 @@ function req(index: number, input: number, output: number, shared = 0): Workload
   return {
     index,
     clientId: `c${index}`,
-    tenantId: 't0',
+    fairnessId: 't0',
     sloClass: 'standard',
     arrivalMs: index,
     inputTokens: Uint32Array.from({ length: input }, (_, i) => (i < shared ? 7_000_000 + i : (index + 1) * 1_000_000 + i)),

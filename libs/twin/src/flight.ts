@@ -58,7 +58,7 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     maxTokens: request.maxTokens,
     priority: fields.priority,
     sloClass: request.sloClass,
-    fairnessId: request.tenantId,
+    fairnessId: request.fairnessId,
     blockHashes: fields.blockHashes,
     bodyBytes: fields.bodyBytes,
     arrivalUs: fields.arrivalUs,

@@ -23,7 +23,7 @@ const zeroHopFlags = ALL_HOPS.map((key) => `--twin.hops.${key}=0`);
 const onePrompt: WorkloadRequest = {
   index: 0,
   clientId: 'c0',
-  tenantId: 't0',
+  fairnessId: 't0',
   sloClass: 'standard',
   arrivalMs: 0,
   inputTokens: Uint32Array.from({ length: 512 }, (_, i) => i),

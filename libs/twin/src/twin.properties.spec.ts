@@ -28,7 +28,7 @@ const requestArb = fc.record({
   seed: fc.integer({ min: 0, max: 1_000_000 }),
   maxTokens: fc.integer({ min: 1, max: 40 }),
   sloClass: fc.constantFrom(...SloClassSchema.options),
-  tenant: fc.integer({ min: 0, max: 2 }),
+  fairness: fc.integer({ min: 0, max: 2 }),
 });
 
 const workloadArb = fc.array(requestArb, { minLength: 1, maxLength: 40 }).map((specs): WorkloadRequest[] =>
@@ -39,10 +39,10 @@ const workloadArb = fc.array(requestArb, { minLength: 1, maxLength: 40 }).map((s
       return {
         index,
         clientId: `c${index}`,
-        tenantId: `t${s.tenant}`,
+        fairnessId: `t${s.fairness}`,
         sloClass: s.sloClass,
         arrivalMs: s.arrivalMs,
-        inputTokens: Uint32Array.from({ length: s.input }, (_, i) => (i < shared ? s.tenant * 10_000 + i : 1_000_000 + ((s.seed * 7919 + i * 104_729) % 150_000))),
+        inputTokens: Uint32Array.from({ length: s.input }, (_, i) => (i < shared ? s.fairness * 10_000 + i : 1_000_000 + ((s.seed * 7919 + i * 104_729) % 150_000))),
         maxTokens: s.maxTokens,
       };
     }),
@@ -133,7 +133,7 @@ function checkRecords(requests: readonly WorkloadRequest[], records: readonly Ru
   records.forEach((r, i) => {
     const req = requests[i]!;
     expect(r.arrivalMs).toBe(req.arrivalMs);
-    expect(r.tenant).toBe(req.tenantId);
+    expect(r.tenant).toBe(req.fairnessId);
     expect(r.sloClass).toBe(req.sloClass);
     expect(r.endMs).toBeDefined();
     expect(r.endMs!).toBeGreaterThanOrEqual(r.arrivalMs);

@@ -19,7 +19,7 @@ function req(index: number, o: { arrivalMs?: number; input?: number; output?: nu
   return {
     index,
     clientId: `c${index}`,
-    tenantId: 't0',
+    fairnessId: 't0',
     sloClass: o.sloClass ?? 'standard',
     arrivalMs: o.arrivalMs ?? 0,
     inputTokens: Uint32Array.from({ length: input }, (_, i) => (i < shared ? (o.prefix! + 1) * 10_000_000 + i : (index + 1) * 1_000_000 + i)),

@@ -26,12 +26,12 @@ const queueDelay = (input: number) => Math.trunc(8888.089034078324 + 0.184889611
 const stepUs = (prefill: number, decode: number) => Math.trunc(13578.186662538783 + 39.44465647189146 * prefill + 27.3227753326911 * decode);
 
 /** Token ids of their own per request, so no two prompts share a KV block (no prefix hits). */
-function req(index: number, o: { arrivalMs?: number; input?: number; output?: number; sloClass?: SloClass; tenant?: string } = {}): WorkloadRequest {
+function req(index: number, o: { arrivalMs?: number; input?: number; output?: number; sloClass?: SloClass; fairnessId?: string } = {}): WorkloadRequest {
   const input = o.input ?? 512;
   return {
     index,
     clientId: `c${index}`,
-    tenantId: o.tenant ?? 't0',
+    fairnessId: o.fairnessId ?? 't0',
     sloClass: o.sloClass ?? 'standard',
     arrivalMs: o.arrivalMs ?? 0,
     inputTokens: Uint32Array.from({ length: input }, (_, i) => (index + 1) * 1_000_000 + i),
@@ -270,7 +270,7 @@ describe('twin: flow control', () => {
 
 describe('twin: determinism', () => {
   const workload = Array.from({ length: 12 }, (_, i) =>
-    req(i, { arrivalMs: i * 7, input: 50 + 37 * i, output: 3 + (i % 5), sloClass: (['critical', 'standard', 'sheddable'] as const)[i % 3], tenant: `t${i % 2}` }),
+    req(i, { arrivalMs: i * 7, input: 50 + 37 * i, output: 3 + (i % 5), sloClass: (['critical', 'standard', 'sheddable'] as const)[i % 3], fairnessId: `t${i % 2}` }),
   );
 
   it('the same inputs give byte-identical records', () => {

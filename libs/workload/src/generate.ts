@@ -8,7 +8,8 @@ export interface WorkloadRequest {
   /** 0, 1, 2… in arrival order. */
   index: number;
   clientId: string;
-  tenantId: string;
+  /** The fairness id (the spec's `tenant_id`): the flow it joins within its priority band, in practice its tenant. */
+  fairnessId: string;
   sloClass: SloClass;
   /** Milliseconds since the start of the workload. */
   arrivalMs: number;
@@ -85,7 +86,7 @@ export function lengthSampler(dist: LengthDistribution): (rng: Uniform) => numbe
 
 interface ClientState {
   id: string;
-  tenantId: string;
+  fairnessId: string;
   sloClass: SloClass;
   next: InterArrival;
   input: (rng: Uniform) => number;
@@ -111,7 +112,7 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
   }
   const clients: ClientState[] = spec.clients.map((c) => ({
     id: c.id,
-    tenantId: c.tenant_id,
+    fairnessId: c.tenant_id,
     sloClass: c.slo_class,
     next: interArrival(c.arrival, (spec.aggregate_rate * c.rate_fraction) / totalShare),
     input: lengthSampler(c.input_distribution),
@@ -132,7 +133,7 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
     const maxTokens = chosen.output(rng);
     const inputTokens = drawPrompt(rng, chosen.prefix, inputLength);
     chosen.nextArrivalMs = arrivalMs + chosen.next(rng);
-    yield { index, clientId: chosen.id, tenantId: chosen.tenantId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
+    yield { index, clientId: chosen.id, fairnessId: chosen.fairnessId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
   }
 }
 

@@ -87,7 +87,7 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
     const row: Record<(typeof TRACE_V2_COLUMNS)[number], string> = {
       request_id: String(r.index),
       client_id: r.clientId,
-      tenant_id: r.tenantId,
+      tenant_id: r.fairnessId,
       slo_class: r.sloClass,
       session_id: '',
       round_index: '0',

@@ -43,7 +43,8 @@ export const TRACE_V2_OPTIONAL_COLUMNS = ['vllm_priority', 'slo_target_us', 'x_r
 export interface TraceV2Record {
   requestId: number;
   clientId: string;
-  tenantId: string;
+  /** The `tenant_id` column. */
+  fairnessId: string;
   sloClass: string;
   vllmPriority?: number;
   sessionId: string;

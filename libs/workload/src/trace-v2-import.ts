@@ -97,7 +97,7 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
     return {
       index,
       clientId: record.clientId,
-      tenantId: record.tenantId,
+      fairnessId: record.fairnessId,
       sloClass: record.sloClass === '' ? 'standard' : (record.sloClass as SloClass),
       arrivalMs: injectionUs(record) / 1000,
       inputTokens: drawPrompt(rng, prefix, suffixLength(record)),

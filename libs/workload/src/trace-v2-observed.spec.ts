@@ -33,7 +33,7 @@ const SPEC = validateWorkloadSpec({
 });
 
 /** Everything import must give back, token ids aside (they are regenerated from the seed). */
-const shape = (r: WorkloadRequest) => ({ index: r.index, clientId: r.clientId, tenantId: r.tenantId, sloClass: r.sloClass, arrivalMs: r.arrivalMs, inputs: r.inputTokens.length, maxTokens: r.maxTokens });
+const shape = (r: WorkloadRequest) => ({ index: r.index, clientId: r.clientId, fairnessId: r.fairnessId, sloClass: r.sloClass, arrivalMs: r.arrivalMs, inputs: r.inputTokens.length, maxTokens: r.maxTokens });
 
 describe('traceV2ObservedColumns', () => {
   it('writes a completed stream as ok/length with its first and last token times in µs', () => {
@@ -61,9 +61,9 @@ describe('traceV2ObservedColumns', () => {
 
 describe('exportTraceV2 with observations', () => {
   const requests: WorkloadRequest[] = [
-    { index: 0, clientId: 'chat', tenantId: 'acme', sloClass: 'critical', arrivalMs: 1.5, inputTokens: Uint32Array.of(1, 2, 3, 4, 5), maxTokens: 2 },
-    { index: 1, clientId: 'batch', tenantId: 'globex', sloClass: 'sheddable', arrivalMs: 2.25, inputTokens: Uint32Array.of(9, 9), maxTokens: 4 },
-    { index: 2, clientId: 'chat', tenantId: 'acme', sloClass: 'critical', arrivalMs: 4, inputTokens: Uint32Array.of(1, 2, 3, 7), maxTokens: 2 },
+    { index: 0, clientId: 'chat', fairnessId: 'acme', sloClass: 'critical', arrivalMs: 1.5, inputTokens: Uint32Array.of(1, 2, 3, 4, 5), maxTokens: 2 },
+    { index: 1, clientId: 'batch', fairnessId: 'globex', sloClass: 'sheddable', arrivalMs: 2.25, inputTokens: Uint32Array.of(9, 9), maxTokens: 4 },
+    { index: 2, clientId: 'chat', fairnessId: 'acme', sloClass: 'critical', arrivalMs: 4, inputTokens: Uint32Array.of(1, 2, 3, 7), maxTokens: 2 },
   ];
   const observed: (TraceV2Observation | undefined)[] = [
     { outcome: 'completed', firstTokenMs: 10, endMs: 12.5, tokenTimesMs: [10, 12.25], outputTokens: 2 },

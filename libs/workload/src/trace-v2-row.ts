@@ -68,7 +68,7 @@ export function readRecord(r: RowReader): TraceV2Record {
   const record: TraceV2Record = {
     requestId: r.int('request_id'),
     clientId: r.text('client_id'),
-    tenantId: r.text('tenant_id'),
+    fairnessId: r.text('tenant_id'),
     sloClass: r.text('slo_class').trim(),
     sessionId: r.text('session_id'),
     roundIndex: r.int('round_index'),

@@ -63,11 +63,11 @@ const HEADER = 'trace_version: 2\ntime_unit: microseconds\nmode: generated\nwarm
 const COLUMNS = TRACE_V2_COLUMNS.join(',');
 
 /** A row in BLIS column order from the fields that matter here. */
-function row(f: { id: number; client: string; tenant?: string; slo?: string; group?: string; prefix?: number; input: number; output: number; arrival: number; send?: number; server?: number }): string {
+function row(f: { id: number; client: string; fairnessId?: string; slo?: string; group?: string; prefix?: number; input: number; output: number; arrival: number; send?: number; server?: number }): string {
   return [
     f.id,
     f.client,
-    f.tenant ?? 't',
+    f.fairnessId ?? 't',
     f.slo ?? 'standard',
     '', // session_id
     0, // round_index
@@ -156,9 +156,9 @@ describe('exportTraceV2 / importTraceV2 round trip', () => {
 describe('importTraceV2 of a hand-written trace', () => {
   const csv = [
     `${COLUMNS},vllm_priority,future_column`,
-    `${row({ id: 0, client: 'a', tenant: 'acme', slo: 'critical', group: 'sys', prefix: 5, input: 3, output: 10, arrival: 2000 })},0,x`,
+    `${row({ id: 0, client: 'a', fairnessId: 'acme', slo: 'critical', group: 'sys', prefix: 5, input: 3, output: 10, arrival: 2000 })},0,x`,
     `${row({ id: 1, client: '"b,1"', slo: '', input: 7, output: 4, arrival: 500, server: 9 })},2,y`,
-    `${row({ id: 2, client: 'a', tenant: 'acme', slo: 'critical', group: 'sys', prefix: 5, input: 1, output: 6, arrival: 1000, send: 1500, server: 40 })},0,z`,
+    `${row({ id: 2, client: 'a', fairnessId: 'acme', slo: 'critical', group: 'sys', prefix: 5, input: 1, output: 6, arrival: 1000, send: 1500, server: 40 })},0,z`,
     '',
   ].join('\r\n');
 
@@ -179,10 +179,10 @@ describe('importTraceV2 of a hand-written trace', () => {
   it('orders requests by injection time (send_time_us when set) and rebuilds their prompts', () => {
     expect(requests.map(withoutTokens)).toEqual([
       // server_input_tokens wins without a prefix group; empty slo_class is standard.
-      { index: 0, clientId: 'b,1', tenantId: 't', sloClass: 'standard', arrivalMs: 0.5, maxTokens: 4, inputLength: 9 },
+      { index: 0, clientId: 'b,1', fairnessId: 't', sloClass: 'standard', arrivalMs: 0.5, maxTokens: 4, inputLength: 9 },
       // sent at 1500 µs; with a prefix group input_tokens is the suffix and server_input_tokens is ignored.
-      { index: 1, clientId: 'a', tenantId: 'acme', sloClass: 'critical', arrivalMs: 1.5, maxTokens: 6, inputLength: 5 + 1 },
-      { index: 2, clientId: 'a', tenantId: 'acme', sloClass: 'critical', arrivalMs: 2, maxTokens: 10, inputLength: 5 + 3 },
+      { index: 1, clientId: 'a', fairnessId: 'acme', sloClass: 'critical', arrivalMs: 1.5, maxTokens: 6, inputLength: 5 + 1 },
+      { index: 2, clientId: 'a', fairnessId: 'acme', sloClass: 'critical', arrivalMs: 2, maxTokens: 10, inputLength: 5 + 3 },
     ]);
     expect(requests[1]!.inputTokens.slice(0, 5)).toEqual(requests[2]!.inputTokens.slice(0, 5));
     expect(lcp(requests[0]!.inputTokens, requests[1]!.inputTokens)).toBe(0);

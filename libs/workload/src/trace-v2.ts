@@ -23,7 +23,7 @@
  * (trace-v2-row.ts), importing (trace-v2-import.ts), exporting (trace-v2-export.ts); the header is
  * trace-v2-header.ts, the CSV dialect csv.ts.
  *
- * Round trip (export, then import) preserves per request: index, clientId, tenantId, sloClass,
+ * Round trip (export, then import) preserves per request: index, clientId, fairnessId, sloClass,
  * maxTokens, the input length, and the prefix structure (which requests share a prefix, and its
  * length), given the client→prefix map. arrivalMs is kept to the microsecond (rounded to the
  * nearest µs on export; exact when arrivalMs is a whole number of µs). Token ids are NOT kept:

@@ -47,7 +47,7 @@ export const BACKOFF_CAP_MS = 5_000;
 export async function sendRequest(request: WorkloadRequest, options: LoadClientOptions): Promise<RunRecord> {
   const base = {
     id: `r${request.index}`,
-    tenant: request.tenantId,
+    tenant: request.fairnessId,
     sloClass: request.sloClass,
     priority: priorityOf(request.sloClass),
   };
@@ -61,7 +61,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [httpHeaders.fairnessId]: request.tenantId,
+          [httpHeaders.fairnessId]: request.fairnessId,
           [httpHeaders.sloClass]: request.sloClass,
           [httpHeaders.reportTimings]: '1',
           ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),

@@ -59,7 +59,7 @@ describe('readWorkloadInput', () => {
     expect(byHeader.file).toBe(join(dir, 't.yaml'));
     expect(byHeader.spec).toMatchObject({ trace_version: 2, workload_seed: 11 });
     expect(byHeader.requests).toHaveLength(12);
-    expect(byHeader.requests.map((r) => [r.clientId, r.tenantId, r.sloClass, r.inputTokens.length, r.maxTokens])).toEqual(generateWorkloadRequests(SPEC).map((r) => [r.clientId, r.tenantId, r.sloClass, r.inputTokens.length, r.maxTokens]));
+    expect(byHeader.requests.map((r) => [r.clientId, r.fairnessId, r.sloClass, r.inputTokens.length, r.maxTokens])).toEqual(generateWorkloadRequests(SPEC).map((r) => [r.clientId, r.fairnessId, r.sloClass, r.inputTokens.length, r.maxTokens]));
     expect(byHeader.traceMeta.header?.mode).toBe('replayed');
     expect(byHeader.traceMeta.requestPrefixes?.every((p) => p?.group === 'system' && p.length === 8)).toBe(true);
     expect(readWorkloadInput(join(dir, 't.csv'))).toEqual(byHeader);

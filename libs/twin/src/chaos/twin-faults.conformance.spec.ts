@@ -19,7 +19,7 @@ const profile = loadProfile(config);
 const REQUESTS: WorkloadRequest[] = Array.from({ length: 16 }, (_, index) => ({
   index,
   clientId: `c${index}`,
-  tenantId: 't0',
+  fairnessId: 't0',
   sloClass: 'standard',
   arrivalMs: index * 25,
   inputTokens: Uint32Array.from({ length: 128 }, (_, i) => (index + 1) * 1_000_000 + i),

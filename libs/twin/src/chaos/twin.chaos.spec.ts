@@ -20,7 +20,7 @@ function req(index: number, o: { arrivalMs?: number; input?: number; output?: nu
   return {
     index,
     clientId: `c${index}`,
-    tenantId: 't0',
+    fairnessId: 't0',
     sloClass: 'standard',
     arrivalMs: o.arrivalMs ?? 0,
     inputTokens: Uint32Array.from({ length: input }, (_, i) => (index + 1) * 1_000_000 + i),
