@@ -4,7 +4,7 @@ import type { Outcome, RequestRecord } from './types.js';
 
 const rec = (id: string, outcome: Outcome, extra: Partial<RequestRecord> = {}): RequestRecord => ({
   id,
-  tenant: 't',
+  fairnessId: 't',
   sloClass: 'c',
   arrivalMs: 0,
   outputTokens: 0,

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { buildReport, type RequestRecord } from './index.js';
 
 const records: RequestRecord[] = [
-  { id: 'r1', tenant: 'a', sloClass: 'interactive', arrivalMs: 0, firstTokenMs: 10, endMs: 30, tokenTimesMs: [10, 15, 30], outputTokens: 3, outcome: 'completed' },
-  { id: 'r2', tenant: 'b', sloClass: 'batch', arrivalMs: 0, firstTokenMs: 20, endMs: 60, tokenTimesMs: [20, 40, 60], outputTokens: 3, outcome: 'completed' },
-  { id: 'r3', tenant: 'a', sloClass: 'batch', arrivalMs: 5, endMs: 6, tokenTimesMs: [], outputTokens: 0, outcome: 'rejected', stage: 'admission', reason: 'quota' },
-  { id: 'r4', tenant: 'b', sloClass: 'interactive', arrivalMs: 10, firstTokenMs: 50, tokenTimesMs: [50], outputTokens: 1, outcome: 'in_flight' },
+  { id: 'r1', fairnessId: 'a', sloClass: 'interactive', arrivalMs: 0, firstTokenMs: 10, endMs: 30, tokenTimesMs: [10, 15, 30], outputTokens: 3, outcome: 'completed' },
+  { id: 'r2', fairnessId: 'b', sloClass: 'batch', arrivalMs: 0, firstTokenMs: 20, endMs: 60, tokenTimesMs: [20, 40, 60], outputTokens: 3, outcome: 'completed' },
+  { id: 'r3', fairnessId: 'a', sloClass: 'batch', arrivalMs: 5, endMs: 6, tokenTimesMs: [], outputTokens: 0, outcome: 'rejected', stage: 'admission', reason: 'quota' },
+  { id: 'r4', fairnessId: 'b', sloClass: 'interactive', arrivalMs: 10, firstTokenMs: 50, tokenTimesMs: [50], outputTokens: 1, outcome: 'in_flight' },
 ];
 
 describe('buildReport', () => {
@@ -43,22 +43,22 @@ describe('buildReport', () => {
   });
 
   it('groups by tenant', () => {
-    expect(Object.keys(report.byTenant)).toEqual(['a', 'b']);
-    const a = report.byTenant.a!;
+    expect(Object.keys(report.byFairnessId)).toEqual(['a', 'b']);
+    const a = report.byFairnessId.a!;
     expect(a).toMatchObject({ requests: 2, completed: 1, outputTokens: 3 });
     expect(a.ttft).toMatchObject({ count: 1, mean: 10 });
     expect(a.itl).toMatchObject({ count: 2, mean: 10 });
-    const b = report.byTenant.b!;
+    const b = report.byFairnessId.b!;
     expect(b.ttft).toMatchObject({ count: 2, mean: 30 }); // [20, 40]
     expect(b.itl).toMatchObject({ count: 2, mean: 20, p99: 20 });
     expect(b.e2e).toMatchObject({ count: 1, mean: 60 });
   });
 
   it('computes Jain over completed output tokens per tenant', () => {
-    expect(report.jain).toEqual({ index: 1, outputTokensByTenant: { a: 3, b: 3 } });
-    const starved: RequestRecord = { id: 'r5', tenant: 'c', sloClass: 'batch', arrivalMs: 1, outputTokens: 0, outcome: 'dropped', reason: 'deadline' };
+    expect(report.jain).toEqual({ index: 1, outputTokensByFairnessId: { a: 3, b: 3 } });
+    const starved: RequestRecord = { id: 'r5', fairnessId: 'c', sloClass: 'batch', arrivalMs: 1, outputTokens: 0, outcome: 'dropped', reason: 'deadline' };
     const skewed = buildReport([...records, starved]);
-    expect(skewed.jain.outputTokensByTenant).toEqual({ a: 3, b: 3, c: 0 });
+    expect(skewed.jain.outputTokensByFairnessId).toEqual({ a: 3, b: 3, c: 0 });
     expect(skewed.jain.index).toBeCloseTo(2 / 3, 12); // 36 / (3·18)
   });
 

@@ -17,12 +17,12 @@ export interface RunReport {
   readonly window: RunWindow;
   readonly overall: Summary;
   readonly bySloClass: Record<string, Summary>;
-  readonly byTenant: Record<string, Summary>;
+  readonly byFairnessId: Record<string, Summary>;
   readonly throughput: Throughput;
   readonly jain: {
     /** Jain's index over output tokens of completed requests per tenant (every tenant seen counts, starved ones as 0). */
     readonly index: number;
-    readonly outputTokensByTenant: Record<string, number>;
+    readonly outputTokensByFairnessId: Record<string, number>;
   };
   readonly conservation: { readonly books: ConservationBooks; readonly check: ConservationCheck };
   /** Weighted fitness of the overall summary, or null without weights. */
@@ -32,16 +32,16 @@ export interface RunReport {
 export function buildReport(records: readonly RequestRecord[], options: ReportOptions = {}): RunReport {
   const window = runWindow(records);
   const overall = summarizeRecords(records, window);
-  const byTenant = summarizeBy(records, (r) => r.tenant, window);
-  const outputTokensByTenant = Object.fromEntries(Object.entries(byTenant).map(([t, s]) => [t, s.outputTokens]));
+  const byFairnessId = summarizeBy(records, (r) => r.fairnessId, window);
+  const outputTokensByFairnessId = Object.fromEntries(Object.entries(byFairnessId).map(([t, s]) => [t, s.outputTokens]));
   const books = conservation(records, options.expectedRequests);
   return {
     window,
     overall,
     bySloClass: summarizeBy(records, (r) => r.sloClass, window),
-    byTenant,
+    byFairnessId,
     throughput: overall.throughput,
-    jain: { index: jainIndex(Object.values(outputTokensByTenant)), outputTokensByTenant },
+    jain: { index: jainIndex(Object.values(outputTokensByFairnessId)), outputTokensByFairnessId },
     conservation: { books, check: checkConservation(books) },
     fitness: options.fitnessWeights ? fitness(overall, options.fitnessWeights) : null,
   };

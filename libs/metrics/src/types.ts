@@ -9,7 +9,8 @@ export const OUTCOMES: readonly Outcome[] = ['completed', 'rejected', 'dropped',
  */
 export interface RequestRecord {
   readonly id: string;
-  readonly tenant: string;
+  /** The flow it belonged to within its priority band: the tenant (the fairness id it was sent with). */
+  readonly fairnessId: string;
   readonly sloClass: string;
   /** When the request was offered to the system. */
   readonly arrivalMs: number;

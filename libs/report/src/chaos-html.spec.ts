@@ -42,7 +42,7 @@ describe('chaos series', () => {
   });
 
   it('gives the TTFT p99 and p50 of the arrivals in each second', () => {
-    const base = { tenant: 't', sloClass: 's', priority: 0, outputTokens: 1, outcome: 'completed' as const, status: 200, attempts: 1 };
+    const base = { fairnessId: 't', sloClass: 's', priority: 0, outputTokens: 1, outcome: 'completed' as const, status: 200, attempts: 1 };
     const records = [10, 20, 30].map((ttft, i) => ({ ...base, id: `r${i}`, arrivalMs: 1_100 + i, firstTokenMs: 1_100 + i + ttft, endMs: 2_000 }));
     expect(ttftPercentilesPerSecond(records)).toEqual([
       { name: 'TTFT p99', points: [{ x: 1, y: 29.8 }] },

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { buildReport, type RequestRecord } from '@sluice/metrics';
 import { compareChaos, compareReports, comparisonTable } from './compare-reports.js';
 
-const completed = (id: string, ttft: number): RequestRecord => ({ id, tenant: 't', sloClass: 'standard', arrivalMs: 0, firstTokenMs: ttft, endMs: 1000, tokenTimesMs: [ttft], outputTokens: 1, outcome: 'completed' });
+const completed = (id: string, ttft: number): RequestRecord => ({ id, fairnessId: 't', sloClass: 'standard', arrivalMs: 0, firstTokenMs: ttft, endMs: 1000, tokenTimesMs: [ttft], outputTokens: 1, outcome: 'completed' });
 
 describe('compareReports', () => {
   it('puts each metric side by side with its change against the first report', () => {
     const a = buildReport([completed('1', 100), completed('2', 100)]);
-    const b = buildReport([completed('1', 150), { id: '2', tenant: 't', sloClass: 'standard', arrivalMs: 0, endMs: 5, outputTokens: 0, outcome: 'rejected', reason: 'flow_capacity' }]);
+    const b = buildReport([completed('1', 150), { id: '2', fairnessId: 't', sloClass: 'standard', arrivalMs: 0, endMs: 5, outputTokens: 0, outcome: 'rejected', reason: 'flow_capacity' }]);
     const rows = compareReports([a, b]);
     const row = (name: string) => rows.find((r) => r.metric === name)!;
     expect(row('completed')).toEqual({ metric: 'completed', values: [2, 1], deltasPct: [0, -50] });

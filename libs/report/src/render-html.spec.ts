@@ -64,7 +64,7 @@ describe('renderReportHtml', () => {
     expect(evil.match(/<\/script>/g)).toHaveLength(2); // the data script's and the code script's
     expect(evil).not.toContain('<b>x');
     const data = JSON.parse(embedded(evil));
-    expect(Object.keys(data.summary.byTenant)).toContain(EVIL);
+    expect(Object.keys(data.summary.byFairnessId)).toContain(EVIL);
     expect(data.plots[0].series.map((s: { name: string }) => s.name)).toContain(EVIL);
     expect(evil).toContain(`<td class="name">${escapeHtml(EVIL)}</td>`);
   });

@@ -44,11 +44,11 @@ function summaryTableHtml(report: RunReportFile): string {
 <tbody>
 ${summaryRow('overall', summary.overall)}
 ${group('per SLO class', summary.bySloClass)}
-${group('per tenant', summary.byTenant)}
+${group('per tenant', summary.byFairnessId)}
 </tbody>
 </table></div>
 <p>Jain’s fairness index (output tokens of completed requests per tenant): <b>${summary.jain.index.toFixed(3)}</b>
-(${Object.entries(summary.jain.outputTokensByTenant)
+(${Object.entries(summary.jain.outputTokensByFairnessId)
     .map(([t, n]) => `${escapeHtml(t)}: ${n}`)
     .join(', ')}).
 Window: ${(summary.window.durationMs / 1000).toFixed(2)} s.${summary.fitness === null ? '' : ` Fitness: <b>${summary.fitness.toFixed(4)}</b>.`}</p>`;

@@ -8,7 +8,7 @@ import { readReportJson, writeReportJson } from './report-json.js';
 const dir = mkdtempSync(join(tmpdir(), 'sluice-report-file-'));
 /** A run, and a tenant of two-byte characters, that put the file's 4 MB read-buffer boundary inside a character. */
 const N_LARGE = 6_300;
-const TENANT_OF_E = 'é'.repeat(301);
+const FAIRNESS_ID_OF_E = 'é'.repeat(303);
 
 describe('report.json', () => {
   it('is one JSON document with one record per line, read back as written', () => {
@@ -34,7 +34,7 @@ describe('report.json', () => {
 
   it('reads lines across its read buffer, multi-byte characters split included', () => {
     // Past the 4 MB read buffer, which ends inside an 'é': a UTF-8 continuation byte sits there.
-    const report = syntheticReport(N_LARGE, TENANT_OF_E);
+    const report = syntheticReport(N_LARGE, FAIRNESS_ID_OF_E);
     const file = join(dir, 'large.json');
     writeReportJson(file, report);
     const bytes = readFileSync(file);

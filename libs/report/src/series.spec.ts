@@ -3,7 +3,7 @@ import type { RunRecord } from '@sluice/metrics';
 import { cdf, concurrency, flowQueueInterval, latencyOverTime, loadPerWorker, outcomesPerSecond, queuePerPriority, ttftCdfBySloClass, workerInterval } from './series.js';
 
 const rec = (over: Partial<RunRecord> & Pick<RunRecord, 'id' | 'arrivalMs' | 'outcome'>): RunRecord => ({
-  tenant: 't',
+  fairnessId: 't',
   sloClass: 'c',
   outputTokens: 0,
   status: 200,

@@ -14,7 +14,7 @@ export function summaryTable(report: RunReport): string {
     header,
     row('all', report.overall),
     ...Object.entries(report.bySloClass).map(([name, s]) => row(`class ${name}`, s)),
-    ...Object.entries(report.byTenant).map(([name, s]) => row(`tenant ${name}`, s)),
+    ...Object.entries(report.byFairnessId).map(([name, s]) => row(`tenant ${name}`, s)),
   ];
   const widths = header.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const lines = rows.map((r) => r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));

@@ -4,13 +4,13 @@ import type { RunReportFile } from './run-report-file.js';
 /**
  * Test fixture: a deterministic report of `n` requests, 100 ms apart, over 2 SLO classes, 2
  * tenants, 2 instances and 2 priorities; every 7th request is rejected by flow control.
- * `tenantB` names the second tenant (to test escaping).
+ * `secondFairnessId` names the second tenant (to test escaping).
  */
-export function syntheticReport(n = 40, tenantB = 'tenant-b'): RunReportFile {
+export function syntheticReport(n = 40, secondFairnessId = 'tenant-b'): RunReportFile {
   const records: RunRecord[] = [];
   for (let i = 0; i < n; i++) {
     const arrivalMs = i * 100;
-    const common = { id: `r${i}`, tenant: i % 2 === 0 ? 'tenant-a' : tenantB, sloClass: i % 3 === 0 ? 'batch' : 'interactive', arrivalMs, priority: i % 2, attempts: 1 };
+    const common = { id: `r${i}`, fairnessId: i % 2 === 0 ? 'tenant-a' : secondFairnessId, sloClass: i % 3 === 0 ? 'batch' : 'interactive', arrivalMs, priority: i % 2, attempts: 1 };
     if (i % 7 === 3) {
       records.push({ ...common, endMs: arrivalMs + 5, outputTokens: 0, outcome: 'rejected', stage: 'flow-control', reason: 'queue-full', status: 429 });
       continue;

@@ -47,7 +47,7 @@ export class ClientRecords {
     this.ended++;
     this.records[flight.position] = {
       id: flight.id,
-      tenant: request.fairnessId,
+      fairnessId: request.fairnessId,
       sloClass: request.sloClass,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
@@ -67,7 +67,7 @@ export class ClientRecords {
     this.ended++;
     this.records[flight.position] = {
       id: flight.id,
-      tenant: request.fairnessId,
+      fairnessId: request.fairnessId,
       sloClass: request.sloClass,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
@@ -102,7 +102,7 @@ export class ClientRecords {
     const tokenTimesMs = tokenTimesOf(flight, stepTimes);
     const record: RunRecord = {
       id: flight.id,
-      tenant: request.fairnessId,
+      fairnessId: request.fairnessId,
       sloClass: request.sloClass,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),

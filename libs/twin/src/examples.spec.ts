@@ -94,10 +94,10 @@ interface Figure {
 
 function groupOf(summary: RunReport, name: string | undefined): Summary {
   if (name === undefined) return summary.overall;
-  const tenant = summary.byTenant[name];
+  const fairnessId = summary.byFairnessId[name];
   const sloClass = summary.bySloClass[name];
-  if (tenant && sloClass) throw new Error(`"${name}" is both a tenant and an SLO class`);
-  const group = tenant ?? sloClass;
+  if (fairnessId && sloClass) throw new Error(`"${name}" is both a tenant and an SLO class`);
+  const group = fairnessId ?? sloClass;
   if (!group) throw new Error(`no tenant or SLO class "${name}" in the run`);
   return group;
 }
@@ -212,8 +212,8 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     for (const { records } of [strict, roundRobin]) {
       expect(records.filter((r) => (r.timings?.flowQueueMs ?? 0) > 100).length).toBeGreaterThan(records.length / 4);
     }
-    const quiet = (r: Run) => r.summary.byTenant['quiet']!;
-    const noisy = (r: Run) => r.summary.byTenant['noisy']!;
+    const quiet = (r: Run) => r.summary.byFairnessId['quiet']!;
+    const noisy = (r: Run) => r.summary.byFairnessId['noisy']!;
     expect(ttft(quiet(strict), 'p50') / ttft(quiet(roundRobin), 'p50')).toBeGreaterThan(4);
     expect(ttft(quiet(strict), 'p90') / ttft(quiet(roundRobin), 'p90')).toBeGreaterThan(2);
     // The noisy tenant pays a little, not the quiet tenant's gain.

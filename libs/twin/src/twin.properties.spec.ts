@@ -133,7 +133,7 @@ function checkRecords(requests: readonly WorkloadRequest[], records: readonly Ru
   records.forEach((r, i) => {
     const req = requests[i]!;
     expect(r.arrivalMs).toBe(req.arrivalMs);
-    expect(r.tenant).toBe(req.fairnessId);
+    expect(r.fairnessId).toBe(req.fairnessId);
     expect(r.sloClass).toBe(req.sloClass);
     expect(r.endMs).toBeDefined();
     expect(r.endMs!).toBeGreaterThanOrEqual(r.arrivalMs);

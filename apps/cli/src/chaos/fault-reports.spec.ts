@@ -8,7 +8,7 @@ import type { StepResult } from './timeline.js';
 const RECORDS: RunRecord[] = Array.from({ length: 200 }, (_, i) => {
   const arrivalMs = i * 50;
   const ttft = arrivalMs >= 4_000 && arrivalMs < 5_000 ? 600 : 100;
-  return { id: `r${i}`, tenant: 't', sloClass: 'standard', priority: 3, arrivalMs, firstTokenMs: arrivalMs + ttft, endMs: arrivalMs + ttft + 100, outputTokens: 4, outcome: 'completed', status: 200, attempts: 1 };
+  return { id: `r${i}`, fairnessId: 't', sloClass: 'standard', priority: 3, arrivalMs, firstTokenMs: arrivalMs + ttft, endMs: arrivalMs + ttft + 100, outputTokens: 4, outcome: 'completed', status: 200, attempts: 1 };
 });
 
 describe('fault reports', () => {

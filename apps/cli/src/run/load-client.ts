@@ -47,7 +47,7 @@ export const BACKOFF_CAP_MS = 5_000;
 export async function sendRequest(request: WorkloadRequest, options: LoadClientOptions): Promise<RunRecord> {
   const base = {
     id: `r${request.index}`,
-    tenant: request.fairnessId,
+    fairnessId: request.fairnessId,
     sloClass: request.sloClass,
     priority: priorityOf(request.sloClass),
   };

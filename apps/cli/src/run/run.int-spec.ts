@@ -87,7 +87,7 @@ describe('sluice run', () => {
       expect(r.outputTokens).toBe(r.sloClass === 'critical' ? 8 : 4);
     }
     expect(Object.keys(report.summary.bySloClass).sort()).toEqual(['critical', 'sheddable']);
-    expect(Object.keys(report.summary.byTenant).sort()).toEqual(['acme', 'globex']);
+    expect(Object.keys(report.summary.byFairnessId).sort()).toEqual(['acme', 'globex']);
 
     // The workers' own TTFT histogram (arrival at the instance → first token) over this run is the
     // mean of what they reported per request (worker queue + prefill)…

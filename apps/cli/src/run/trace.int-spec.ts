@@ -70,7 +70,7 @@ describe('TraceV2 traces as workloads', () => {
       const offsets: string[] = [];
       for (const request of original.requests) {
         const record = byId.get(`r${request.index}`)!;
-        expect({ id: record.id, tenant: record.tenant, sloClass: record.sloClass, outputTokens: record.outputTokens }).toEqual({ id: `r${request.index}`, tenant: request.fairnessId, sloClass: request.sloClass, outputTokens: request.maxTokens });
+        expect({ id: record.id, fairnessId: record.fairnessId, sloClass: record.sloClass, outputTokens: record.outputTokens }).toEqual({ id: `r${request.index}`, fairnessId: request.fairnessId, sloClass: request.sloClass, outputTokens: request.maxTokens });
         const offset = record.arrivalMs - request.arrivalMs;
         if (Math.abs(offset) > 5) offsets.push(`r${request.index} ${offset.toFixed(2)} ms`);
       }

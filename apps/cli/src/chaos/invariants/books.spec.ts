@@ -11,7 +11,7 @@ function scrape(name: string, service: string, lines: string[], id = '100', rest
 }
 
 const completed = (n: number): RunRecord[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `r${i}`, tenant: 't', sloClass: 'standard', priority: 3, arrivalMs: 0, endMs: 1, outputTokens: 1, outcome: 'completed', status: 200, attempts: 1 }));
+  Array.from({ length: n }, (_, i) => ({ id: `r${i}`, fairnessId: 't', sloClass: 'standard', priority: 3, arrivalMs: 0, endMs: 1, outputTokens: 1, outcome: 'completed', status: 200, attempts: 1 }));
 
 describe('service books', () => {
   const before = [scrape('worker-0', 'worker', ['vllm:request_success_total{engine="0"} 5']), scrape('worker-1', 'worker', ['vllm:request_success_total{engine="0"} 1'])];

@@ -6,7 +6,7 @@ import { failedShareInvariant } from './failed-share.invariant.js';
 import { usageTokensInvariant } from './usage-tokens.invariant.js';
 
 function record(i: number, over: Partial<RunRecord> = {}): RunRecord {
-  return { id: `r${i}`, tenant: 't', sloClass: 'standard', priority: 3, arrivalMs: i * 100, endMs: i * 100 + 500, outputTokens: 8, usageCompletionTokens: 8, outcome: 'completed', status: 200, attempts: 1, ...over };
+  return { id: `r${i}`, fairnessId: 't', sloClass: 'standard', priority: 3, arrivalMs: i * 100, endMs: i * 100 + 500, outputTokens: 8, usageCompletionTokens: 8, outcome: 'completed', status: 200, attempts: 1, ...over };
 }
 const records = (n: number) => Array.from({ length: n }, (_, i) => record(i));
 

@@ -9,7 +9,7 @@ import { baselineTtftP99 } from './ttft-baseline.js';
 function req(arrivalMs: number, ttft: number | undefined, over: Partial<RunRecord> = {}): RunRecord {
   return {
     id: `r${arrivalMs}`,
-    tenant: 't',
+    fairnessId: 't',
     sloClass: 'standard',
     priority: 3,
     arrivalMs,
