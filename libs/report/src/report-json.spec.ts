@@ -10,6 +10,13 @@ const dir = mkdtempSync(join(tmpdir(), 'sluice-report-file-'));
 const N_LARGE = 6_300;
 const FAIRNESS_ID_OF_E = 'é'.repeat(303);
 
+/** A report's text as sluice wrote it before the fairness id had one name: records' `tenant`, the summary's `byTenant`. */
+function asOlderReport(text: string): string {
+  const older = text.replaceAll('"fairnessId":', '"tenant":').replace('"byFairnessId":', '"byTenant":').replace('"outputTokensByFairnessId":', '"outputTokensByTenant":');
+  expect(older).not.toContain('airnessId');
+  return older;
+}
+
 describe('report.json', () => {
   it('is one JSON document with one record per line, read back as written', () => {
     const report = syntheticReport(40);
@@ -53,5 +60,22 @@ describe('report.json', () => {
     expect(readReportJson(join(dir, 'pretty.json'))).toEqual(report);
     writeFileSync(join(dir, 'compact.json'), JSON.stringify(report));
     expect(readReportJson(join(dir, 'compact.json'))).toEqual(report);
+  });
+
+  it('reads an older report (records\' tenant, the summary\'s byTenant) as one written today, in every layout', () => {
+    const report = syntheticReport(40);
+    const file = join(dir, 'older.json');
+    writeReportJson(file, report);
+    writeFileSync(file, asOlderReport(readFileSync(file, 'utf8')));
+    const read = readReportJson(file);
+    expect(read).toEqual(report);
+    expect(Object.keys(read.records[0]!)).toEqual(Object.keys(report.records[0]!));
+    expect(Object.keys(read.summary)).toEqual(Object.keys(report.summary));
+    const { records: _all, ...head } = report;
+    expect(readReportJson(file, { records: false })).toEqual({ ...head, records: [] });
+    writeFileSync(join(dir, 'older-pretty.json'), asOlderReport(JSON.stringify(report, null, 2)));
+    expect(readReportJson(join(dir, 'older-pretty.json'))).toEqual(report);
+    writeFileSync(join(dir, 'older-compact.json'), asOlderReport(JSON.stringify(report)));
+    expect(readReportJson(join(dir, 'older-compact.json'))).toEqual(report);
   });
 });

@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { RunRecord } from '@sluice/metrics';
+import { currentHead, currentRecord, currentReport, type RecordAsRead } from './older-report.js';
 import type { RunReportFile } from './run-report-file.js';
 
 /**
@@ -44,7 +45,8 @@ export function writeReportJson(file: string, report: RunReportFile): void {
 /**
  * Reads a report.json. One written by `writeReportJson` is read line by line, so its size is not
  * bounded by the longest string; with `records: false` reading stops where the records begin (a
- * comparison needs only the summaries). Any other layout of the same JSON is parsed whole.
+ * comparison needs only the summaries). Any other layout of the same JSON is parsed whole. An
+ * older report's names are read as today's (older-report.ts).
  */
 export function readReportJson(file: string, options: { readonly records?: boolean } = {}): RunReportFile {
   const wantRecords = options.records ?? true;
@@ -70,14 +72,14 @@ export function readReportJson(file: string, options: { readonly records?: boole
       part = 'other';
       return false;
     }
-    records.push(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as RunRecord);
+    records.push(currentRecord(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as RecordAsRead));
     return true;
   });
   // Another layout: the whole document is in `head`, or to be parsed whole.
-  if (part === 'head') return JSON.parse(head.join('\n')) as RunReportFile;
-  if (part === 'other') return JSON.parse(readFileSync(file, 'utf8')) as RunReportFile;
+  if (part === 'head') return currentReport(JSON.parse(head.join('\n')) as RunReportFile);
+  if (part === 'other') return currentReport(JSON.parse(readFileSync(file, 'utf8')) as RunReportFile);
   const parsed = JSON.parse(`${head.join('\n')}\n  "records": []\n}`) as RunReportFile;
-  return { ...parsed, records };
+  return { ...currentHead(parsed), records };
 }
 
 /** Calls `onLine` with each line of the file (without its newline) until it returns false. */
