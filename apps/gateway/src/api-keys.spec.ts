@@ -20,7 +20,7 @@ describe('ApiKeys', () => {
   });
 
   it('finds the key a Bearer header names, with its defaults', () => {
-    expect(keys.authenticate('Bearer sk-aaaa')).toEqual({ ok: true, key: { id: 'a', tenant: 'a-tenant', objective: undefined, sloClass: 'standard', sloTtftMs: undefined, rateLimit: undefined, admin: false } });
+    expect(keys.authenticate('Bearer sk-aaaa')).toEqual({ ok: true, key: { id: 'a', fairnessId: 'a-tenant', objective: undefined, sloClass: 'standard', sloTtftMs: undefined, rateLimit: undefined, admin: false } });
     expect(keys.authenticate('bearer  sk-aaab ')).toMatchObject({ ok: true, key: { id: 'b', sloClass: 'batch', admin: true } });
   });
 

@@ -6,7 +6,8 @@ import type { RequestRate } from '@sluice/stages';
 /** One configured API key as the gateway uses it: who its requests are and what they may do. */
 export interface ApiKey {
   readonly id: string;
-  readonly tenant: string;
+  /** The fairness id every request with this key is scheduled as (the config's `tenant`). */
+  readonly fairnessId: string;
   readonly objective: string | undefined;
   readonly sloClass: SloClass;
   readonly sloTtftMs: number | undefined;
@@ -41,7 +42,7 @@ export class ApiKeys {
       digest: Buffer.from(k.hash.slice('sha256:'.length), 'hex'),
       key: {
         id: k.id,
-        tenant: k.tenant,
+        fairnessId: k.tenant,
         objective: k.objective,
         sloClass: k.sloClass ?? DEFAULT_SLO_CLASS,
         sloTtftMs: k.sloTtftMs,

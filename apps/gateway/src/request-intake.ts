@@ -134,7 +134,7 @@ function refusal(reason: OutcomeReason, message: string | undefined, param: stri
 }
 
 function schedulingOf(reading: Extract<HeaderReading, { ok: true }>, key: ApiKey | undefined): Scheduling {
-  if (key !== undefined) return { fairnessId: key.tenant, objective: key.objective, sloClass: key.sloClass, sloTtftMs: key.sloTtftMs };
+  if (key !== undefined) return { fairnessId: key.fairnessId, objective: key.objective, sloClass: key.sloClass, sloTtftMs: key.sloTtftMs };
   return {
     fairnessId: reading.fairnessId ?? DEFAULT_FAIRNESS_ID,
     objective: reading.objective,

@@ -28,7 +28,7 @@ const ApiKeySchema = z.strictObject({
     .string()
     .regex(API_KEY_HASH_PATTERN, 'must be "sha256:" and the 64 hex digits of the key\'s SHA-256, never the key itself (docs/security.md: how to hash one)')
     .transform((hash) => hash.toLowerCase()),
-  /** The tenant (fairness id) every request with this key is scheduled as. */
+  /** The tenant (fairness id) every request with this key is scheduled as (the gateway's `ApiKey.fairnessId`). */
   tenant: SchedulingId,
   /** An `inferenceObjectives` name: its priority for every request with this key. */
   objective: SchedulingId.optional(),
