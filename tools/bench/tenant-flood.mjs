@@ -19,8 +19,8 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
 };
-const TENANTS = arg('tenants', 100_000);
-const UNBOUNDED_TENANTS = arg('unbounded-tenants', 10_000);
+const FAIRNESS_IDS = arg('tenants', 100_000);
+const UNBOUNDED_FAIRNESS_IDS = arg('unbounded-tenants', 10_000);
 const SETTLE_S = arg('settle', 15);
 
 /** One scrape; a keep-alive connection the server closed just then (ECONNRESET) is tried again. */
@@ -33,20 +33,20 @@ async function reading(url) {
   return { rssMb: value('process_resident_memory_bytes') / 2 ** 20, heapMb: value('nodejs_heap_size_used_bytes') / 2 ** 20, metricsKb: Buffer.byteLength(text) / 1024, tracked: value('sluice_flow_tracked_flows') };
 }
 
-async function submit(nc, count, tenant, prefix) {
+async function submit(nc, count, fairnessIdOf, prefix) {
   let next = 0;
   const nowUs = Date.now() * 1_000;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       const id = `${prefix}-${i}`;
-      const request = { id, model: 'qwen3-14b', inputTokens: 16, blockHashes: [i], maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: tenant(i), arrivalUs: nowUs, deadlineUs: nowUs + 60_000_000, attempt: 0, gatewayId: 'gw-flood', replyTo: `sluice.v1.inbox.gw-flood.${id}` };
+      const request = { id, model: 'qwen3-14b', inputTokens: 16, blockHashes: [i], maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: fairnessIdOf(i), arrivalUs: nowUs, deadlineUs: nowUs + 60_000_000, attempt: 0, gatewayId: 'gw-flood', replyTo: `sluice.v1.inbox.gw-flood.${id}` };
       await nc.request('sluice.v1.flow.submit', JSON.stringify(request), { timeout: 120_000 });
     }
   };
   await Promise.all(Array.from({ length: 256 }, worker));
 }
 
-async function run(mode, tenants, flowArgs) {
+async function run(mode, fairnessIds, flowArgs) {
   const cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
     services: ['flow-controller'],
@@ -72,13 +72,13 @@ async function run(mode, tenants, flowArgs) {
       );
     }, 1_000);
     const t = performance.now();
-    await submit(nc, tenants, (i) => `tenant-${i}`, 'flood');
+    await submit(nc, fairnessIds, (i) => `tenant-${i}`, 'flood');
     const seconds = (performance.now() - t) / 1000;
     clearInterval(sampler);
     for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], (await reading(url))[k]);
     await sleep(SETTLE_S * 1_000);
     const after = await reading(url);
-    return { mode, tenants, seconds, before, peak, after };
+    return { mode, fairnessIds, seconds, before, peak, after };
   } finally {
     clearInterval(heartbeat);
     await nc.close();
@@ -87,12 +87,12 @@ async function run(mode, tenants, flowArgs) {
 }
 
 const results = [
-  await run('bounded (maxFlows 1000, flowGCTimeout 2s)', TENANTS, ['--flowController.maxFlows=1000', '--flowController.flowGCTimeout=2s']),
-  await run('unbounded (maxFlows 0, flowGCTimeout 1h)', UNBOUNDED_TENANTS, ['--flowController.maxFlows=0', '--flowController.flowGCTimeout=1h']),
+  await run('bounded (maxFlows 1000, flowGCTimeout 2s)', FAIRNESS_IDS, ['--flowController.maxFlows=1000', '--flowController.flowGCTimeout=2s']),
+  await run('unbounded (maxFlows 0, flowGCTimeout 1h)', UNBOUNDED_FAIRNESS_IDS, ['--flowController.maxFlows=0', '--flowController.flowGCTimeout=1h']),
 ];
 const cell = (r) => `RSS ${r.rssMb.toFixed(0)} MB · heap ${r.heapMb.toFixed(0)} MB · /metrics ${r.metricsKb >= 1024 ? `${(r.metricsKb / 1024).toFixed(1)} MB` : `${r.metricsKb.toFixed(0)} kB`} · ${r.tracked} flows`;
 for (const r of results) {
-  console.log(`\n${r.mode}: ${r.tenants} tenants in ${r.seconds.toFixed(1)} s`);
+  console.log(`\n${r.mode}: ${r.fairnessIds} tenants in ${r.seconds.toFixed(1)} s`);
   console.log(`  before           ${cell(r.before)}`);
   console.log(`  peak             ${cell(r.peak)}`);
   console.log(`  ${SETTLE_S} s after       ${cell(r.after)}`);

@@ -35,12 +35,12 @@ describe('objective series', () => {
     expect(objective.seriesOf('m', 'tenant-0', 3, false)).toBe(objective.seriesOf('m', 'tenant-0', 3, false));
     for (let i = 0; i < 1_500; i++) objective.seriesOf('m', `tenant-${i}`, 3, false).total.inc();
     const page = await registry.metrics();
-    const tenants = new Set([...page.matchAll(/^llm_d_epp_request_total\{[^}]*fairness_id="([^"]+)"/gm)].map((m) => m[1]));
+    const fairnessIds = new Set([...page.matchAll(/^llm_d_epp_request_total\{[^}]*fairness_id="([^"]+)"/gm)].map((m) => m[1]));
     // The first 1000 tenants by name, then every other one as `other`.
-    expect(tenants.size).toBe(1001);
-    expect(tenants.has('tenant-999')).toBe(true);
-    expect(tenants.has('tenant-1000')).toBe(false);
-    expect(tenants.has('other')).toBe(true);
+    expect(fairnessIds.size).toBe(1001);
+    expect(fairnessIds.has('tenant-999')).toBe(true);
+    expect(fairnessIds.has('tenant-1000')).toBe(false);
+    expect(fairnessIds.has('other')).toBe(true);
     expect(page).toMatch(/^inference_objective_request_total\{model_name="m",target_model_name="m",priority="3"\} 1500$/m);
   });
 

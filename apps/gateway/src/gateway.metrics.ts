@@ -292,11 +292,11 @@ function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
   const known = new Map<string, ObjectiveSeries>();
   return {
     seriesOf(model, fairnessId, priority, streaming) {
-      const tenant = fairness.of(fairnessId);
-      const key = `${model}\u0000${tenant}\u0000${priority ?? ''}\u0000${streaming}`;
+      const fairnessLabel = fairness.of(fairnessId);
+      const key = `${model}\u0000${fairnessLabel}\u0000${priority ?? ''}\u0000${streaming}`;
       let series = known.get(key);
       if (series === undefined) {
-        const llmd = { model_name: model, target_model_name: model, fairness_id: tenant, priority: priority === undefined ? '' : String(priority) };
+        const llmd = { model_name: model, target_model_name: model, fairness_id: fairnessLabel, priority: priority === undefined ? '' : String(priority) };
         const gaie = { model_name: model, target_model_name: model };
         const bind = (h: readonly [LeanHistogram<(typeof LLMD)[number]>, LeanHistogram<(typeof GAIE)[number]>]) => onFirstUse(() => pair(h[0].labels(llmd), h[1].labels(gaie)));
         const errorSeries = new Map<string, Incrementer>();

@@ -19,6 +19,6 @@ export {
 export { canConnect, natsAnswers, freePort, freePorts, connectHost, urlHostPort } from './net.js';
 export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
 export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
-export { warmUp, WARM_UP_TENANT, type WarmUpOptions, type WarmUpResult } from './warm-up.js';
+export { warmUp, WARM_UP_FAIRNESS_ID, type WarmUpOptions, type WarmUpResult } from './warm-up.js';
 export * from './nats-auth.js';
 export * from './nats-certificates.js';

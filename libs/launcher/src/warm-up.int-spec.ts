@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpHeaders } from '@sluice/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WARM_UP_TENANT, warmUp } from './warm-up.js';
+import { WARM_UP_FAIRNESS_ID, warmUp } from './warm-up.js';
 
 /** warmUp against a real HTTP server standing in for the gateway: what it sends, and when it gives up. */
 let server: Server | undefined;
@@ -13,7 +13,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function gateway(answer: (n: number, path: string, tenant: string | undefined) => number | 'hang'): Promise<string> {
+async function gateway(answer: (n: number, path: string, fairnessId: string | undefined) => number | 'hang'): Promise<string> {
   let n = 0;
   server = createServer((req, res) => {
     req.resume();
@@ -29,9 +29,9 @@ async function gateway(answer: (n: number, path: string, tenant: string | undefi
 describe('warmUp', () => {
   it('sends every request, completion and chat alike, as the warm-up tenant', async () => {
     const seen: string[] = [];
-    const url = await gateway((_, path, tenant) => (seen.push(`${path} ${tenant}`), 200));
+    const url = await gateway((_, path, fairnessId) => (seen.push(`${path} ${fairnessId}`), 200));
     expect(await warmUp(url, { requests: 20, model: 'm' })).toMatchObject({ ok: 20, failed: 0 });
-    expect(new Set(seen)).toEqual(new Set([`/v1/completions ${WARM_UP_TENANT}`, `/v1/chat/completions ${WARM_UP_TENANT}`]));
+    expect(new Set(seen)).toEqual(new Set([`/v1/completions ${WARM_UP_FAIRNESS_ID}`, `/v1/chat/completions ${WARM_UP_FAIRNESS_ID}`]));
   });
 
   it('stops at the first failure instead of sending the rest into a cluster that does not serve', async () => {

@@ -1,7 +1,7 @@
 import { httpHeaders } from '@sluice/contracts';
 
 /** The tenant warm-up requests run as: they are real requests, counted under it wherever tenants are counted. */
-export const WARM_UP_TENANT = 'sluice-warmup';
+export const WARM_UP_FAIRNESS_ID = 'sluice-warmup';
 
 export interface WarmUpOptions {
   readonly requests: number;
@@ -46,7 +46,7 @@ export async function warmUp(gatewayUrl: string, { requests, model, concurrency 
     try {
       const res = await fetch(`${gatewayUrl}/v1/${chat ? 'chat/completions' : 'completions'}`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [httpHeaders.fairnessId]: WARM_UP_TENANT, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+        headers: { 'content-type': 'application/json', [httpHeaders.fairnessId]: WARM_UP_FAIRNESS_ID, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
         body: JSON.stringify(body),
         signal: stop,
       });

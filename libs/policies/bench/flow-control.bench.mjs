@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { FlowQueues, createFlowControlRegistry, runDispatchCycle } from '../dist/index.js';
 
 const N = 10_000;
-const TENANTS = 100;
+const FAIRNESS_IDS = 100;
 const PRIORITIES = [4, 3, -2];
 const WARMUP = 10;
 const REPS = 31;
@@ -19,7 +19,7 @@ const registry = createFlowControlRegistry();
 // Request i: band i mod 3, tenant ⌊i / 3⌋ mod 100, so every flow holds 33 or 34 requests.
 const requests = Array.from({ length: N }, (_, i) => ({
   id: `r${i}`,
-  flow: { fairnessId: `tenant-${Math.floor(i / PRIORITIES.length) % TENANTS}`, priority: PRIORITIES[i % PRIORITIES.length] },
+  flow: { fairnessId: `tenant-${Math.floor(i / PRIORITIES.length) % FAIRNESS_IDS}`, priority: PRIORITIES[i % PRIORITIES.length] },
   byteSize: 2_048,
   tokens: 640,
   arrivalUs: i * 100, // 0.1 ms apart
@@ -126,6 +126,6 @@ const table = [
     }),
 ];
 const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
-console.log(`flow control: ${N} requests, ${TENANTS} tenants × ${PRIORITIES.length} bands, median of ${REPS} (node ${process.version})`);
+console.log(`flow control: ${N} requests, ${FAIRNESS_IDS} tenants × ${PRIORITIES.length} bands, median of ${REPS} (node ${process.version})`);
 for (const row of table) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '));
 if (sink === 0) console.log(); // never true; reading `sink` keeps the work observable

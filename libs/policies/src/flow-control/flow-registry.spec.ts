@@ -80,8 +80,8 @@ describe('FlowRegistry: the cap on distinct flows', () => {
 
 const ops = fc.array(
   fc.oneof(
-    fc.record({ kind: fc.constant('arrive' as const), tenant: fc.nat(40), priority: fc.integer({ min: -1, max: 2 }) }),
-    fc.record({ kind: fc.constant('leave' as const), tenant: fc.nat(40), priority: fc.integer({ min: -1, max: 2 }) }),
+    fc.record({ kind: fc.constant('arrive' as const), fairness: fc.nat(40), priority: fc.integer({ min: -1, max: 2 }) }),
+    fc.record({ kind: fc.constant('leave' as const), fairness: fc.nat(40), priority: fc.integer({ min: -1, max: 2 }) }),
     fc.record({ kind: fc.constant('tick' as const), ms: fc.nat(500) }),
   ),
   { maxLength: 400 },
@@ -106,8 +106,8 @@ describe('FlowRegistry: properties', () => {
             }
             continue;
           }
-          const key = flow(String(op.tenant), op.priority);
-          const k = id(op.tenant, op.priority);
+          const key = flow(String(op.fairness), op.priority);
+          const k = id(op.fairness, op.priority);
           if (op.kind === 'arrive') {
             const verdict = flows.arrive(key, ms(now));
             if (!verdict.ok) {

@@ -55,7 +55,7 @@ function nearValid(valid: Record<string, unknown>): fc.Arbitrary<Uint8Array> {
 }
 
 function request(ids: ClusterIds, nowMs: number) {
-  return fc.record({ id: freshId('fuzz'), ownGateway: fc.boolean(), blocks: fc.integer({ min: 0, max: 4 }), tenant: fc.integer({ min: 0, max: 5_000 }), priority: fc.constantFrom(-1, 0, 3, 4) }).map(({ id, ownGateway, blocks, tenant, priority }) => {
+  return fc.record({ id: freshId('fuzz'), ownGateway: fc.boolean(), blocks: fc.integer({ min: 0, max: 4 }), fairness: fc.integer({ min: 0, max: 5_000 }), priority: fc.constantFrom(-1, 0, 3, 4) }).map(({ id, ownGateway, blocks, fairness, priority }) => {
     const gatewayId = ownGateway ? ids.gatewayId : 'gw-fuzz';
     return {
       id,
@@ -65,7 +65,7 @@ function request(ids: ClusterIds, nowMs: number) {
       maxTokens: 1,
       sloClass: 'standard',
       priority,
-      fairnessId: `fuzz-tenant-${tenant}`,
+      fairnessId: `fuzz-tenant-${fairness}`,
       arrivalUs: nowMs * 1_000,
       deadlineUs: (nowMs + 60_000) * 1_000,
       attempt: 0,
