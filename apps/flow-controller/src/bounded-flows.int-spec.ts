@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * figures are printed; the bounds asserted leave room for a busy 2-core machine.
  */
 
-const TENANTS = 100_000;
+const FAIRNESS_IDS = 100_000;
 const MAX_FLOWS = 1_000;
 const IN_FLIGHT = 256;
 
@@ -43,8 +43,8 @@ async function reading(): Promise<Reading> {
   };
 }
 
-/** `count` acknowledged handoffs to flow control, `tenant(i)` naming each one's tenant, IN_FLIGHT at a time. */
-async function submit(count: number, tenant: (i: number) => string, idPrefix: string): Promise<void> {
+/** `count` acknowledged handoffs to flow control, `fairnessIdOf(i)` naming each one's tenant, IN_FLIGHT at a time. */
+async function submit(count: number, fairnessIdOf: (i: number) => string, idPrefix: string): Promise<void> {
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
@@ -60,7 +60,7 @@ async function submit(count: number, tenant: (i: number) => string, idPrefix: st
         maxTokens: 1,
         sloClass: 'standard',
         priority: 3,
-        fairnessId: tenant(i),
+        fairnessId: fairnessIdOf(i),
         arrivalUs: nowUs,
         deadlineUs: nowUs + 60_000_000,
         attempt: 0,
@@ -118,7 +118,7 @@ describe('flow control: 100,000 tenants leave memory and /metrics where they wer
       // Once a second: at the peak the page is ~17 MB (each flow's series under two names, docs/metrics.md), and
       // building it is the flow controller's time too; four a second starved its intake on a loaded CI machine.
     }, 1_000);
-    await submit(TENANTS, (i) => `tenant-${i}`, 'flood');
+    await submit(FAIRNESS_IDS, (i) => `tenant-${i}`, 'flood');
     clearInterval(sampling);
     const floodSeconds = (performance.now() - started) / 1000;
     const during = await reading();
@@ -126,7 +126,7 @@ describe('flow control: 100,000 tenants leave memory and /metrics where they wer
     // None was refused: every new tenant took an idle flow's place.
     expect(await metricSum(flowUrl, 'sluice_flow_arrivals_total', 'outcome="too_many_flows"')).toBe(0);
     // Acknowledged on receipt: the last arrivals may still be in hand while the page is read.
-    await eventually(async () => (await metricSum(flowUrl, 'sluice_flow_arrivals_total', 'outcome="enqueued"')) === 5_000 + TENANTS, 45_000, 'every arrival enqueued');
+    await eventually(async () => (await metricSum(flowUrl, 'sluice_flow_arrivals_total', 'outcome="enqueued"')) === 5_000 + FAIRNESS_IDS, 45_000, 'every arrival enqueued');
 
     // flowGCTimeout later every flow is gone, with its series; the process, quiet, gives its heap back.
     await eventually(async () => (await reading()).tracked === 0, 15_000, 'every flow forgotten');
@@ -141,7 +141,7 @@ describe('flow control: 100,000 tenants leave memory and /metrics where they wer
     );
     const fmt = (r: Reading) => `RSS ${r.rssMb.toFixed(0)} MB, heap ${r.heapMb.toFixed(0)} MB, /metrics ${r.metricsKb.toFixed(1)} kB, ${r.tracked} flows`;
     console.log(
-      `${TENANTS} tenants in ${floodSeconds.toFixed(1)} s (maxFlows ${MAX_FLOWS}, flowGCTimeout 2s):\n  before: ${fmt(before)}\n  peak:   RSS ${peak.rssMb.toFixed(0)} MB, /metrics ${peak.metricsKb.toFixed(1)} kB, ${peak.tracked} flows\n  after:  ${fmt(after)}`,
+      `${FAIRNESS_IDS} tenants in ${floodSeconds.toFixed(1)} s (maxFlows ${MAX_FLOWS}, flowGCTimeout 2s):\n  before: ${fmt(before)}\n  peak:   RSS ${peak.rssMb.toFixed(0)} MB, /metrics ${peak.metricsKb.toFixed(1)} kB, ${peak.tracked} flows\n  after:  ${fmt(after)}`,
     );
   });
 });
@@ -163,9 +163,9 @@ describe('flow control: a new flow past maxFlows, every tracked flow queued', ()
     const frames = client.subscribe(`${PROTOCOL_ROOT}.inbox.gw-cap.>`);
     await client.flush();
     const nowUs = Date.now() * 1_000;
-    for (const [i, tenant] of ['a', 'b', 'c'].entries()) {
+    for (const [i, fairnessId] of ['a', 'b', 'c'].entries()) {
       const id = `cap-${i}`;
-      const request = { id, model: 'qwen3-14b', inputTokens: 16, blockHashes: [], maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId: tenant, arrivalUs: nowUs, deadlineUs: nowUs + 60_000_000, attempt: 0, gatewayId: 'gw-cap', replyTo: `${PROTOCOL_ROOT}.inbox.gw-cap.${id}` };
+      const request = { id, model: 'qwen3-14b', inputTokens: 16, blockHashes: [], maxTokens: 1, sloClass: 'standard', priority: 3, fairnessId, arrivalUs: nowUs, deadlineUs: nowUs + 60_000_000, attempt: 0, gatewayId: 'gw-cap', replyTo: `${PROTOCOL_ROOT}.inbox.gw-cap.${id}` };
       expect((await client.request(subjects.flowSubmit(), JSON.stringify(request), { timeout: 5_000 })).string()).toBe('{"ok":true}');
     }
     for await (const msg of frames) {
