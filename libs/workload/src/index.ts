@@ -5,4 +5,5 @@ export * from './token-ids.js';
 export * from './trace-v2.js';
 export * from './trace-v2-observed.js';
 export * from './chaos/scenario.js';
+export * from './chaos/scale.js';
 export * from './chaos/faults/index.js';

@@ -64,6 +64,3 @@ export function faultWindow(fault: Fault): { readonly startMs: number; readonly 
   const forMs = 'forMs' in fault ? fault.forMs : undefined;
   return { startMs: fault.atMs, endMs: forMs === undefined ? undefined : fault.atMs + forMs };
 }
-
-// The library's index exports this module; the scenario's time-axis scaling lives beside it.
-export { scaleFaults, scaleWorkloadSpec } from './scale.js';
