@@ -5,12 +5,6 @@ import { outcomesByReason, type TwinChaosReport, type TwinFaultReport } from './
 import { planFaults, type PlannedFault } from './fault-plan.js';
 import type { TwinChaosHost } from './twin-fault-port.js';
 
-/** Where the faults' times go: the twin's agenda, read and written by virtual µs. */
-export interface FaultAgenda {
-  readonly nowUs: number;
-  at(atUs: number, run: () => void): void;
-}
-
 interface Fired {
   firedAtUs: number | undefined;
   undoneAtUs: number | undefined;

@@ -4,7 +4,6 @@ import type { TwinNetwork } from '../network.js';
 import type { TwinWorld } from '../twin-world.js';
 import type { WorkerProcess } from '../worker-process.js';
 import { busRuleReach } from './bus-fault-table.js';
-import type { FaultAgenda } from './chaos-timeline.js';
 
 /**
  * The twin's side of the chaos faults: the primitive operations each fault's twin action (in its
@@ -15,6 +14,12 @@ import type { FaultAgenda } from './chaos-timeline.js';
 
 /** The parts of a run a fault touches: the network (its agenda, stage gates and bus fault table) and the worker fleet. */
 export type TwinFaultParts = Pick<TwinWorld, 'network' | 'workers'>;
+
+/** Where the faults' times go: the twin's agenda, read and written by virtual µs. */
+export interface FaultAgenda {
+  readonly nowUs: number;
+  at(atUs: number, run: () => void): void;
+}
 
 /** The port the faults' twin actions use, and the agenda the chaos timeline schedules them on. */
 export interface TwinChaosHost {
