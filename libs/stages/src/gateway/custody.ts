@@ -67,7 +67,7 @@ export class Custody {
   }
 
   /** A stage took the request: it holds it now (unless the frame is stale or behind a later hop's). */
-  held(frame: HeldFrame, nowUs: Micros): void {
+  held(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): void {
     const entry = this.requests.get(frame.requestId);
     if (!entry || entry.attempt !== frame.attempt) return;
     if (entry.stage !== undefined && HOP[frame.stage] < HOP[entry.stage]) return;

@@ -120,7 +120,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   onHeld(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): void {
     const entry = this.current(frame.requestId, frame.attempt);
     if (entry === undefined) return;
-    this.custody.held({ type: 'held', ...frame }, nowUs);
+    this.custody.held(frame, nowUs);
     this.effects.held(entry.request, entry.carried, frame.stage, frame.holder);
   }
 
@@ -255,6 +255,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     }
     entry.attemptBase = sent;
     entry.handoff = undefined;
+    entry.resubmitAt = undefined;
     entry.request = this.reattempt(previous, entry.carried, { attempt: verdict.attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
     // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
     const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
