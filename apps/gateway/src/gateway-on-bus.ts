@@ -38,7 +38,13 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
       });
   }
 
-  held(_request: InferenceRequest, open: OpenExchange, stage: Stage, holder: string): void {
+  held(request: InferenceRequest, open: OpenExchange, stage: Stage, holder: string): void {
+    // Reset here, not at the migration: a request whose end was lost with its holder after its
+    // last token completes without a new attempt, and its answer names the attempt that served it.
+    if (open.holdersOf !== request.attempt) {
+      open.holders = {};
+      open.holdersOf = request.attempt;
+    }
     open.holders[stage] = holder;
   }
 
@@ -73,7 +79,6 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
       'sluice.migration.tokens_sent': sent,
     });
     open.span.setAttribute('sluice.request.attempts', migration.attempt + 1);
-    open.holders = {};
   }
 
   holderSilent(holder: string, stage: Stage, requestIds: readonly string[]): void {

@@ -182,6 +182,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       arrivalMs,
       promptTokenIds: taken.tokenIds,
       holders: {},
+      holdersOf: 0,
       lastTokenMs: undefined,
       tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass),
       objective: taken.stream ? objective : undefined,

@@ -13,8 +13,10 @@ export interface OpenExchange {
   readonly arrivalMs: number;
   /** The prompt's token ids: a migrated request's blocks are those of the prompt plus its output so far. */
   readonly promptTokenIds: readonly number[];
-  /** Who held the current attempt at each stage (its `held` frames): the answer's `sluice.holders`. */
+  /** Who held the latest attempt heard from at each stage (its `held` frames): the answer's `sluice.holders`. */
   holders: Partial<Record<Stage, string>>;
+  /** The attempt `holders` describes: a newer one's first `held` frame starts them afresh. */
+  holdersOf: number;
   /** When the latest tokens reached the gateway (undefined before the first): the inter-token gaps. */
   lastTokenMs: number | undefined;
   /** The TTFT and ITL histograms' series of this request's model and SLO class. */
