@@ -2,7 +2,6 @@ import type { OutcomeReason } from '@sluice/contracts';
 import type { AdmissionDecision } from '@sluice/policies';
 import type { AdmissionEffects, HandBack, HandoffFailure } from '@sluice/stages';
 import type { Flight } from './flight.js';
-import { frameToGatewayUs } from './hops.js';
 import type { TwinNetwork } from './network.js';
 import type { GatewayInbox } from './ports.js';
 
@@ -36,7 +35,7 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
   /** Its error frame reaches the gateway after admission's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'admission', network.queue.nowUs + network.hops.admissionUs + frameToGatewayUs(network.hops));
+    inbox.error(flight, reason, message, 'admission', network.frameAtGatewayUs(network.queue.nowUs + network.hops.admissionUs));
   }
 
   /** Flow control did not take it: back to the gateway, which re-submits it to flow control. */

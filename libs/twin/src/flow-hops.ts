@@ -2,7 +2,6 @@ import type { OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
 import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure } from '@sluice/stages';
 import type { Flight } from './flight.js';
-import { frameToGatewayUs } from './hops.js';
 import type { TwinNetwork } from './network.js';
 import type { TwinObserver } from './observer.js';
 import type { GatewayInbox } from './ports.js';
@@ -39,13 +38,13 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
   /** Refused on arrival: its error frame reaches the gateway after flow control's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'flow', network.queue.nowUs + network.hops.flowUs + frameToGatewayUs(network.hops));
+    inbox.error(flight, reason, message, 'flow', network.frameAtGatewayUs(network.queue.nowUs + network.hops.flowUs));
   }
 
   /** Dropped from the queue by a wake-up, not while handling the request: no processing hop. */
   evict(flight: Flight, _carried: undefined, reason: FlowEviction, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'flow', network.queue.nowUs + frameToGatewayUs(network.hops));
+    inbox.error(flight, reason, message, 'flow', network.frameAtGatewayUs(network.queue.nowUs));
   }
 
   /** The router did not take it: back to the gateway, which re-submits it to the router. */

@@ -3,7 +3,7 @@ import { BusFaultTable } from './chaos/bus-fault-table.js';
 import { StageGate } from './chaos/stage-gate.js';
 import { EventQueue, type EventKind } from './event-queue.js';
 import type { Flight } from './flight.js';
-import type { HopLatencies } from './hops.js';
+import { frameToGatewayUs, type HopLatencies } from './hops.js';
 
 /** The hops a request takes from one process to the next, each named by the stage it reaches. */
 export type SubmitHop = 'admission' | 'flow' | 'router' | 'worker';
@@ -40,6 +40,11 @@ export class TwinNetwork {
 
   get nowUs(): Micros {
     return micros(this.queue.nowUs);
+  }
+
+  /** When an error or end frame a stage or an instance sent at `sentUs` reaches the gateway. */
+  frameAtGatewayUs(sentUs: number): number {
+    return sentUs + frameToGatewayUs(this.hops);
   }
 
   /**

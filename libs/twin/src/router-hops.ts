@@ -2,7 +2,6 @@ import type { OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 import type { HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import type { Flight } from './flight.js';
-import { frameToGatewayUs } from './hops.js';
 import type { TwinNetwork } from './network.js';
 import type { GatewayInbox } from './ports.js';
 import type { TwinInstance, WorkerFleet } from './worker-fleet.js';
@@ -39,7 +38,7 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
   /** Its error frame reaches the gateway after the router's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'router', network.queue.nowUs + network.hops.routerUs + frameToGatewayUs(network.hops));
+    inbox.error(flight, reason, message, 'router', network.frameAtGatewayUs(network.queue.nowUs + network.hops.routerUs));
   }
 
   /** Every instance absent or silent: back to the gateway, which routes it again a moment later. */

@@ -3,7 +3,6 @@ import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
 import { countToken } from './client-records.js';
 import type { Flight } from './flight.js';
-import { frameToGatewayUs } from './hops.js';
 import type { TwinNetwork } from './network.js';
 import type { GatewayInbox, WorkerSignals } from './ports.js';
 import { TwinStalledError } from './stalled.js';
@@ -66,11 +65,11 @@ export class WorkerHops implements WorkerEffects<Flight> {
   }
 
   completed(instance: InstanceCore<Flight>, flight: Flight, completion: WorkerCompletion, atUs: Micros): void {
-    this.inbox.end(flight, completion, instance.instanceId, this.process.steps[instance.rank]!, atUs + frameToGatewayUs(this.network.hops));
+    this.inbox.end(flight, completion, instance.instanceId, this.process.steps[instance.rank]!, this.network.frameAtGatewayUs(atUs));
   }
 
   failed(_instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, message: string, atUs: Micros): void {
-    this.inbox.error(flight, reason, message, 'worker', atUs + frameToGatewayUs(this.network.hops));
+    this.inbox.error(flight, reason, message, 'worker', this.network.frameAtGatewayUs(atUs));
   }
 
   /**
