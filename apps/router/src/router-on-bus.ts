@@ -3,7 +3,7 @@ import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
 import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
+import type { BusyCount, HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
@@ -45,11 +45,12 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     return { span, receivedAt: performance.now() };
   }
 
-  decided(request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView): void {
+  decided(request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView, busy?: BusyCount): void {
     const seconds = (performance.now() - receivedAt) / 1000;
     this.metrics.decisionSeconds.observe({ policy }, seconds);
     this.metrics.scheduled(seconds, request.model, decision?.instance.instanceId);
     span.setAttribute('sluice.router.candidates', view.instances.length);
+    if (busy) span.setAttributes({ 'sluice.router.busy_instances': busy.busy, 'sluice.router.model_instances': busy.total });
     if (decision) this.recordDecision(span, policy, decision, view);
     else span.setAttribute('sluice.router.decision', 'none');
   }
@@ -65,6 +66,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
   }
 
   reject(request: InferenceRequest, { span }: RouteCarried, reason: OutcomeReason, message: string): void {
+    if (reason === 'all_workers_busy') this.metrics.tasksRejected.inc({ model: request.model });
     sendErrorFrame(this.service.bus, request, 'router', reason, message);
     span.end();
   }

@@ -11,6 +11,11 @@ export interface RouterRequestSeries {
   readonly decisionSeconds: LeanHistogram<'policy'>;
   /** Counterfactual regret per decision, in the policy's score unit. */
   readonly regret: LeanHistogram<'policy'>;
+  /**
+   * Dynamo's `dynamo_tasks_rejected_total{model}`: a request refused because every instance of its
+   * model was busy (the admission service counts its own under the same name; a sum adds both).
+   */
+  readonly tasksRejected: LeanCounter<'model'>;
   /** The Endpoint Picker's scheduler metrics: how long the choice took, and whether one was made (`instanceId` the chosen, or none). */
   scheduled(seconds: number, model: string, instanceId: string | undefined): void;
 }
@@ -62,6 +67,12 @@ export function createRouterRequestSeries(registry: Registry): RouterRequestSeri
   };
 
   return {
+    tasksRejected: new LeanCounter({
+      name: 'dynamo_tasks_rejected_total',
+      help: 'Requests rejected because every worker was busy (busy thresholds), as Dynamo counts them.',
+      labelNames: ['model'],
+      registers: [registry],
+    }),
     decisions: new LeanCounter({
       name: 'sluice_router_decisions_total',
       help: 'Routing decisions by policy and chosen instance.',

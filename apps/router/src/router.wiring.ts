@@ -1,6 +1,6 @@
 import { seedOf } from '@sluice/collections';
 import { epochMicros } from '@sluice/bus';
-import type { RoutingPolicyRegistry } from '@sluice/policies';
+import { configuredBusyThresholds, type RoutingPolicyRegistry } from '@sluice/policies';
 import { requestStage } from '@sluice/service';
 import { RoutingStage, routingSettingsFrom } from '@sluice/stages';
 import { createRouterMetrics } from './router.metrics.js';
@@ -11,11 +11,14 @@ import { ROUTING_REGISTRY } from './routing.registry.js';
  * The routing stage on the stage host: libs/stages RoutingStage holds every rule (the policy's
  * choice, in-flight accounting, the prefix index, lost instances); `RouterOnBus` turns its effects
  * into handoffs to instances, error and migrate frames, the decision's span with its
- * counterfactual candidates, and metrics. Worker events go to every router replica.
+ * counterfactual candidates, and metrics. Worker events go to every router replica, and so do
+ * admission's busy thresholds: each replica starts from the configured ones and keeps the newest
+ * admission announces (docs/architecture.md, "Signals and their freshness").
  */
 export const ROUTER_STAGE = requestStage({
   stage: 'router',
   follows: ['lifecycle', 'load', 'done'],
+  hears: ['busy-thresholds'],
   inject: [ROUTING_REGISTRY],
   wire({ service, wakeUps, logger }, registry: RoutingPolicyRegistry) {
     const { router } = service.config;
@@ -25,7 +28,8 @@ export const ROUTER_STAGE = requestStage({
     );
     // Without a configured seed each replica breaks ties its own way, from its instance id.
     // worker.compat: blis also gives BLIS's tie-breaks (Go math/rand) live (docs/blis-mode.md).
-    const settings = { ...routingSettingsFrom(router, seedOf(service.instanceId)), compat: service.config.worker.compat };
+    const busy = configuredBusyThresholds(service.config.admission.policies);
+    const settings = { ...routingSettingsFrom(router, seedOf(service.instanceId), busy), compat: service.config.worker.compat };
     const stage = new RoutingStage(settings, registry, onBus, wakeUps);
     return {
       core: stage,
@@ -34,6 +38,11 @@ export const ROUTER_STAGE = requestStage({
         lifecycle: (event) => stage.onLifecycle(event),
         load: (snapshot) => stage.onSnapshot(snapshot),
         done: (done) => stage.onDone(done),
+      },
+      hear: {
+        'busy-thresholds': (announcement) => {
+          if (stage.onBusyThresholds(announcement)) logger.log(`busy thresholds are now ${JSON.stringify(announcement.settings)}`);
+        },
       },
     };
   },

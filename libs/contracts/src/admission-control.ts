@@ -42,3 +42,42 @@ export type BusyThresholdUpdate = z.infer<typeof BusyThresholdUpdateSchema>;
 /** `GET /busy_threshold` and `control.admission.get-busy-threshold`. */
 export const BusyThresholdListSchema = z.strictObject({ thresholds: z.array(BusyThresholdEntrySchema) });
 export type BusyThresholdList = z.infer<typeof BusyThresholdListSchema>;
+
+/** One busy threshold field: unset (absent) = that check is off. */
+const DecodeBlocksThreshold = z.number().min(0).max(1);
+const PrefillTokensThreshold = z.number().int().nonnegative();
+
+/**
+ * A model's override of the busy thresholds, field by field: a number replaces the top-level
+ * value, null switches that check off for this model even where a top-level value is set, absent
+ * keeps the top-level value.
+ */
+export const BusyThresholdOverrideSchema = z.strictObject({
+  activeDecodeBlocksThreshold: DecodeBlocksThreshold.nullable().optional(),
+  activePrefillTokensThreshold: PrefillTokensThreshold.nullable().optional(),
+});
+export type BusyThresholdOverride = z.infer<typeof BusyThresholdOverrideSchema>;
+
+/**
+ * Dynamo's busy thresholds as sluice keeps them (`admission.policies.busy-threshold`): top-level
+ * values for every model, and per-model overrides.
+ */
+export const BusyThresholdSettingsSchema = z.strictObject({
+  activeDecodeBlocksThreshold: DecodeBlocksThreshold.optional(),
+  activePrefillTokensThreshold: PrefillTokensThreshold.optional(),
+  models: z.record(z.string().min(1), BusyThresholdOverrideSchema).optional(),
+});
+export type BusyThresholdSettings = z.infer<typeof BusyThresholdSettingsSchema>;
+
+/**
+ * `sluice.v1.admission.busy-thresholds`: admission's busy thresholds, published by every admission
+ * replica when they change, at its start and at every expiry sweep, heard by every router replica
+ * (which routes only among free instances) and every admission replica. `changedAtUs` is when they
+ * were last changed (epoch µs; 0 = as configured): a receiver keeps the newest, so a replica that
+ * restarted with the configured values does not undo a run-time change its peers hold.
+ */
+export const BusyThresholdsAnnouncementSchema = z.strictObject({
+  settings: BusyThresholdSettingsSchema,
+  changedAtUs: z.number().nonnegative(),
+});
+export type BusyThresholdsAnnouncement = z.infer<typeof BusyThresholdsAnnouncementSchema>;

@@ -68,8 +68,8 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
       };
     case 'admission':
       return {
-        publish: [subjects.flowSubmit(), anyInbox, presenceOf('admission'), subjects.workerDiscover()],
-        subscribe: [subjects.admissionSubmit(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.kv, presenceOf('admission'), controlOf('admission'), busFaultControl, ownInbox(identity)],
+        publish: [subjects.flowSubmit(), anyInbox, presenceOf('admission'), subjects.workerDiscover(), subjects.busyThresholds()],
+        subscribe: [subjects.admissionSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.kv, presenceOf('admission'), controlOf('admission'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'flow-controller':
@@ -81,7 +81,7 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
     case 'router':
       return {
         publish: [worker.submit, anyInbox, presenceOf('router'), subjects.workerDiscover()],
-        subscribe: [subjects.routerSubmit(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.done, controlOf('router'), busFaultControl, ownInbox(identity)],
+        subscribe: [subjects.routerSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.done, controlOf('router'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'worker':

@@ -4,6 +4,7 @@ import { instanceIdOf, queueGroups, subjectPatterns, subjects } from './subjects
 describe('subjects', () => {
   it('builds the versioned subjects of the protocol', () => {
     expect(subjects.admissionSubmit()).toBe('sluice.v1.admission.submit');
+    expect(subjects.busyThresholds()).toBe('sluice.v1.admission.busy-thresholds');
     expect(subjects.flowSubmit()).toBe('sluice.v1.flow.submit');
     expect(subjects.routerSubmit()).toBe('sluice.v1.router.submit');
     expect(subjects.workerSubmit('w1-r0')).toBe('sluice.v1.worker.w1-r0.submit');

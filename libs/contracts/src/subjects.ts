@@ -39,6 +39,8 @@ export type ControlVerb<S extends ServiceName> = (typeof CONTROL_VERBS)[S][numbe
 export const subjects = {
   /** gateway → admission (queue group): a request enters the pipeline. */
   admissionSubmit: () => `${PROTOCOL_ROOT}.admission.submit`,
+  /** admission → every router and admission replica: the busy thresholds in effect (event). */
+  busyThresholds: () => `${PROTOCOL_ROOT}.admission.busy-thresholds`,
   /** admission → flow-controller (queue group). */
   flowSubmit: () => `${PROTOCOL_ROOT}.flow.submit`,
   /** flow-controller → router (queue group). */

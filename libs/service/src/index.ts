@@ -3,6 +3,7 @@ export * from './service-context.js';
 export * from './service-bootstrap.js';
 export * from './run-service.js';
 export * from './worker-event-routes.js';
+export * from './stage-event-routes.js';
 export * from './request-intake.js';
 export * from './stage-host/request-stages.js';
 export * from './stage-host/stage-definition.js';

@@ -1,7 +1,7 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import { micros, type CancelRequest, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import type { EngineCompat } from '@sluice/engine';
-import { createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
+import { configuredBusyThresholds, createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
 import {
   AdmissionStage,
   FlowControlStage,
@@ -72,7 +72,8 @@ export class StageGroups implements WorkerSignals {
     const count = (section: Replicated) => section.replicas ?? 1;
     const blis = config.compat === 'blis';
 
-    const configured = routingSettingsFrom(config.router, 0);
+    // The routers filter by the configured busy thresholds, as live ones do before admission announces a change.
+    const configured = routingSettingsFrom(config.router, 0, configuredBusyThresholds(config.admission.policies));
     // BLIS mode reads signals live before each decision (blis-signals.ts): they must be visible at once.
     const routing = blis ? { ...configured, snapshotRefreshIntervalUs: micros(0) } : configured;
     this.router = new QueueGroup(

@@ -4,6 +4,7 @@ import type { SluiceConfig } from '@sluice/config';
 import type { CancelRequest, ControlVerb, InferenceRequest, Micros, PresenceEvent } from '@sluice/contracts';
 import type { RequestIntake } from '../request-intake.js';
 import type { ServiceContext } from '../service-context.js';
+import type { StageEventKind, StageEvents } from '../stage-event-routes.js';
 import type { WorkerEventKind, WorkerEvents } from '../worker-event-routes.js';
 import type { RequestStage, ServiceOf } from './request-stages.js';
 
@@ -47,6 +48,8 @@ interface BindingBase<F extends WorkerEventKind> {
    */
   cancel?(cancel: CancelRequest, nowUs: Micros): void;
   readonly follow: { readonly [E in F]: (event: WorkerEvents[E], nowUs: Micros) => void };
+  /** What it hears from other stages (each kind its definition's `hears` names; checked at start-up). */
+  readonly hear?: { readonly [E in StageEventKind]?: (event: StageEvents[E], nowUs: Micros) => void };
   /** Its replicas' presence (required when the definition names a `presence` subject). */
   presence?(event: PresenceEvent, nowUs: Micros): void;
   /** Once the core has started (a line for the log). */
@@ -71,6 +74,8 @@ export type StageDefinition<S extends RequestStage, F extends WorkerEventKind, C
   readonly stage: S;
   /** The worker reports it follows (every replica gets each one). */
   readonly follows: readonly F[];
+  /** What it hears from other stages (STAGE_EVENT_ROUTES), every replica each message. */
+  readonly hears?: readonly StageEventKind[];
   /** The presence subject pattern of its own replicas, when it splits something among them. */
   readonly presence?: string;
   readonly controls?: C;
@@ -85,6 +90,7 @@ export type StageDefinition<S extends RequestStage, F extends WorkerEventKind, C
 export interface AnyStageDefinition {
   readonly stage: RequestStage;
   readonly follows: readonly WorkerEventKind[];
+  readonly hears?: readonly StageEventKind[];
   readonly presence?: string;
   readonly controls?: Readonly<Record<string, z.ZodType | undefined>>;
   readonly inject?: readonly InjectionToken[];

@@ -5,6 +5,7 @@ import { InferenceRequestSchema, PresenceEventSchema, type CancelRequest, type I
 import type { BusTransport } from '../bus.transport.js';
 import { RequestIntake } from '../request-intake.js';
 import type { ServiceContext } from '../service-context.js';
+import { STAGE_EVENT_ROUTES, STAGE_EVENT_SCHEMAS, type StageEventKind } from '../stage-event-routes.js';
 import { REQUEST_CANCEL_ROUTE, WORKER_EVENT_ROUTES, WORKER_EVENT_SCHEMAS, type WorkerEventKind } from '../worker-event-routes.js';
 import { controlAnswer } from './control-answer.js';
 import { REQUEST_STAGES } from './request-stages.js';
@@ -76,6 +77,7 @@ export class StageHost implements OnModuleInit, OnModuleDestroy {
     transport.handle(REQUEST_STAGES[definition.stage].submit, InferenceRequestSchema, (request) => this.submit(request));
     transport.handle(REQUEST_CANCEL_ROUTE[0], REQUEST_CANCEL_ROUTE[1].schema, (cancel) => this.cancel(cancel));
     for (const kind of definition.follows) this.follow(transport, kind, missing);
+    for (const kind of definition.hears ?? []) this.hear(transport, kind, missing);
     if (definition.presence !== undefined) {
       const presence = binding.presence?.bind(binding);
       if (!presence) throw missing(`presence on ${definition.presence}`);
@@ -87,6 +89,12 @@ export class StageHost implements OnModuleInit, OnModuleDestroy {
       // The route's schema is the one the definition gave this verb, which its answer is typed by.
       transport.handle(subject, schema, controlAnswer(this.logger, verb, answer as (input: unknown) => unknown));
     }
+  }
+
+  private hear<E extends StageEventKind>(transport: BusTransport, kind: E, missing: (what: string) => Error): void {
+    const take = this.binding.hear?.[kind];
+    if (!take) throw missing(`${kind} events`);
+    transport.handle(STAGE_EVENT_ROUTES[kind][0], STAGE_EVENT_SCHEMAS[kind], (event) => take(event, epochMicros()));
   }
 
   private follow<E extends WorkerEventKind>(transport: BusTransport, kind: E, missing: (what: string) => Error): void {

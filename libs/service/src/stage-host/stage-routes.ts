@@ -1,6 +1,7 @@
 import { InferenceRequestSchema, PresenceEventSchema, subjects, type ControlVerb } from '@sluice/contracts';
 import type { z } from 'zod';
 import type { InboundRoute } from '../bus.transport.js';
+import { STAGE_EVENT_ROUTES } from '../stage-event-routes.js';
 import { REQUEST_CANCEL_ROUTE, WORKER_EVENT_ROUTES } from '../worker-event-routes.js';
 import { REQUEST_STAGES, type RequestStage, type ServiceOf } from './request-stages.js';
 import type { AnyStageDefinition } from './stage-definition.js';
@@ -17,6 +18,10 @@ export function stageRoutes(definition: AnyStageDefinition): ReadonlyMap<string,
   for (const kind of definition.follows) {
     const [pattern, route] = WORKER_EVENT_ROUTES[kind];
     routes.set(pattern, route);
+  }
+  for (const kind of definition.hears ?? []) {
+    const [subject, route] = STAGE_EVENT_ROUTES[kind];
+    routes.set(subject, route);
   }
   if (definition.presence !== undefined) routes.set(definition.presence, { schema: PresenceEventSchema, kind: 'event' });
   for (const { subject, schema } of controlRoutes(definition)) routes.set(subject, { schema, kind: 'control' });

@@ -2,13 +2,22 @@ import type { OutcomeReason } from '@sluice/contracts';
 import type { HandBack } from '../hand-back.js';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 
+/** Of the request's model's instances, how many were busy (left out of the candidates). */
+export interface BusyCount {
+  readonly busy: number;
+  readonly total: number;
+}
+
 /**
  * What the routing core does to the world. `carried` is the driver's own context for the request
  * (a span), passed back untouched.
  */
 export interface RoutingEffects<R, C> {
-  /** The policy's choice (null: nothing could take it) and the view it chose from (a span's candidates). */
-  decided(request: R, carried: C, policy: string, decision: RoutingDecision | null, view: ClusterView): void;
+  /**
+   * The policy's choice (null: nothing could take it) and the view it chose from (a span's
+   * candidates). With busy thresholds set: how many of the model's instances were busy (left out).
+   */
+  decided(request: R, carried: C, policy: string, decision: RoutingDecision | null, view: ClusterView, busy?: BusyCount): void;
   /** Hand it to the chosen instance. A refused handoff comes back as `handoffRefused`. */
   handOn(request: R, carried: C, instanceId: string): void;
   /** Ends the request here with a reason: an error frame to its gateway. */

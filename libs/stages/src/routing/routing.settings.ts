@@ -1,4 +1,4 @@
-import { microsFromMillis, type Micros } from '@sluice/contracts';
+import { microsFromMillis, type BusyThresholdSettings, type Micros } from '@sluice/contracts';
 import type { EngineCompat } from '@sluice/engine';
 import type { RoutingPolicyName } from '@sluice/policies';
 
@@ -20,6 +20,8 @@ export interface RoutingSettings {
   readonly snapshotRefreshIntervalUs: Micros;
   /** Seed of the policy's tie-breaks. */
   readonly seed: number;
+  /** Dynamo's busy thresholds as configured (`admission.policies.busy-threshold`); admission announces changes. */
+  readonly busyThresholds?: BusyThresholdSettings;
   /** `blis`: ties are broken with Go's math/rand as BLIS does (docs/behaviour.md §1, BLIS parity mode); absent: `vllm`. */
   readonly compat?: EngineCompat;
 }
@@ -28,8 +30,9 @@ export interface RoutingSettings {
  * Settings from the config's `router` section. `defaultSeed` applies when the config sets none:
  * a service derives it from its instance id (so replicas break ties differently), the twin uses 0.
  */
-export function routingSettingsFrom(config: RouterConfig, defaultSeed: number): RoutingSettings {
+export function routingSettingsFrom(config: RouterConfig, defaultSeed: number, busyThresholds?: BusyThresholdSettings): RoutingSettings {
   return {
+    ...(busyThresholds && { busyThresholds }),
     policy: config.policy,
     params: config.policies[config.policy] ?? {},
     heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs),

@@ -205,4 +205,63 @@ describe('RoutingStage', () => {
     core.onLifecycle(registered('i9'));
     expect(recorder.of('instanceJoined')).toEqual([['i9', 'w-i9']]);
   });
+
+  describe('busy thresholds (Dynamo’s push router: only free instances are candidates)', () => {
+    const busyStage = (busyThresholds: RoutingSettings['busyThresholds']) => {
+      const made = stage({ busyThresholds }, ['i1', 'i2']);
+      made.core.start(ms(0));
+      return made;
+    };
+    const prefilling = (core: RoutingStage<Request, string>, id: string, tokens: number) => core.onSnapshot(snapshot(id, ms(1), { activePrefillTokens: tokens }));
+
+    it('routes only among the free instances, and reports how many were left out', () => {
+      const { core, recorder } = busyStage({ activePrefillTokensThreshold: 100 });
+      prefilling(core, 'i1', 500);
+      for (const id of ['a', 'b', 'c']) core.route(stageRequest({ id }), ms(2), id);
+      expect(chosen(recorder)).toEqual(['a→i2', 'b→i2', 'c→i2']);
+      expect(recorder.of('decided')[0]?.[5]).toEqual({ busy: 1, total: 2 });
+    });
+
+    it('answers all_workers_busy only when every instance of the model is busy, and routes again once one is free', () => {
+      const { core, recorder } = busyStage({ activePrefillTokensThreshold: 100 });
+      prefilling(core, 'i1', 500);
+      prefilling(core, 'i2', 101);
+      const a = stageRequest({ id: 'a' });
+      core.route(a, ms(2), 'span');
+      expect(recorder.of('reject')).toEqual([[a, 'span', 'all_workers_busy', 'Service temporarily unavailable: All workers are busy, please retry later']]);
+      expect(recorder.of('decided')[0]?.[5]).toEqual({ busy: 2, total: 2 });
+      prefilling(core, 'i2', 100); // at the threshold is not past it
+      core.route(stageRequest({ id: 'b' }), ms(3), 'span');
+      expect(chosen(recorder)).toEqual(['b→i2']);
+    });
+
+    it('without thresholds nothing is busy; a model override of null switches the check off for that model', () => {
+      for (const busyThresholds of [undefined, { activePrefillTokensThreshold: 100, models: { 'qwen3-14b': { activePrefillTokensThreshold: null } } }]) {
+        const { core, recorder } = busyStage(busyThresholds);
+        prefilling(core, 'i1', 500);
+        prefilling(core, 'i2', 500);
+        core.route(stageRequest({ id: 'a' }), ms(2), 'span');
+        expect(recorder.of('reject')).toEqual([]);
+        expect(chosen(recorder)).toHaveLength(1);
+      }
+    });
+
+    it('takes admission’s newer thresholds at run time and ignores older ones', () => {
+      const { core, recorder } = busyStage({});
+      prefilling(core, 'i1', 500);
+      prefilling(core, 'i2', 500);
+      expect(core.onBusyThresholds({ settings: { activePrefillTokensThreshold: 100 }, changedAtUs: 10 })).toBe(true);
+      expect(core.onBusyThresholds({ settings: {}, changedAtUs: 0 })).toBe(false); // a restarted admission replica's configured values
+      core.route(stageRequest({ id: 'a' }), ms(2), 'span');
+      expect(recorder.of('reject').map(([, , reason]) => reason)).toEqual(['all_workers_busy']);
+      expect(core.busyThresholds()).toEqual({ settings: { activePrefillTokensThreshold: 100 }, changedAtUs: 10 });
+    });
+
+    it('no instance at all is still no_worker, not a busy cluster', () => {
+      const { core, recorder } = stage({ busyThresholds: { activePrefillTokensThreshold: 0 } }, []);
+      core.start(ms(0));
+      core.route(stageRequest({ id: 'a' }), ms(3_001), 'span');
+      expect(recorder.of('reject').map(([, , reason]) => reason)).toEqual(['no_worker']);
+    });
+  });
 });

@@ -1,6 +1,16 @@
 import { seededRandom } from '@sluice/collections';
-import { micros, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
-import { ClusterState, PrefixIndex, blisTieBreak, expirySweepIntervalUs, type InstanceView, type RoutingPolicy, type RoutingPolicyRegistry } from '@sluice/policies';
+import { ALL_WORKERS_BUSY_BODY, micros, type BusyThresholdsAnnouncement, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import {
+  BusyThresholdBook,
+  ClusterState,
+  PrefixIndex,
+  blisTieBreak,
+  expirySweepIntervalUs,
+  freeInstances,
+  type InstanceView,
+  type RoutingPolicy,
+  type RoutingPolicyRegistry,
+} from '@sluice/policies';
 import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
@@ -16,6 +26,8 @@ export type RoutingWakeUp = 'sweep' | 'refresh';
  * blocks recorded on the chosen instance right after each decision). Instance-reported signals
  * become visible every snapshot-refresh interval (at once when it is 0). An instance that
  * deregisters or goes silent leaves routing, and the requests it held are reported lost.
+ * With busy thresholds set, only the model's free instances are candidates, and a request whose
+ * model has instances but none free ends `all_workers_busy`, as Dynamo's push router does.
  * Pure: the caller passes the time of every call.
  */
 export class RoutingStage<R extends StageRequest, C = undefined> {
@@ -37,6 +49,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly sweep: Periodic<RoutingWakeUp>;
   private readonly refresh: Periodic<RoutingWakeUp> | undefined;
   private readonly heartbeatTimeoutUs: Micros;
+  /** Dynamo's busy thresholds: configured, then as admission announces them. */
+  private readonly busy: BusyThresholdBook;
 
   constructor(
     settings: RoutingSettings,
@@ -48,6 +62,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.policy = registry.create(settings.policy, settings.params, settings.compat === 'blis' ? { random, tieBreak: blisTieBreak(settings.seed) } : { random });
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;
     this.heartbeatTimeoutUs = settings.heartbeatTimeoutUs;
+    this.busy = new BusyThresholdBook(settings.busyThresholds ?? {});
     this.cluster = new ClusterState(settings.heartbeatTimeoutUs, { snapshots: onRefresh ? 'on-refresh' : 'immediate' });
     this.sweep = new Periodic<RoutingWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
     this.refresh = onRefresh ? new Periodic<RoutingWakeUp>('refresh', settings.snapshotRefreshIntervalUs, wakeUps) : undefined;
@@ -74,9 +89,15 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   }
 
   route(request: R, nowUs: Micros, carried: C): void {
-    const view = this.withoutRefusals(request, this.cluster.view(nowUs, this.prefix));
+    const all = this.withoutRefusals(request, this.cluster.view(nowUs, this.prefix));
+    const { view, total, busy } = freeInstances(all, request.model, this.busy.thresholdsFor(request.model));
+    if (busy > 0 && busy === total) {
+      this.effects.decided(request, carried, this.policy.name, null, view, { busy, total });
+      this.effects.reject(request, carried, 'all_workers_busy', ALL_WORKERS_BUSY_BODY.message);
+      return;
+    }
     const decision = this.policy.route(request, view, nowUs);
-    this.effects.decided(request, carried, this.policy.name, decision, view);
+    this.effects.decided(request, carried, this.policy.name, decision, view, total > 0 ? { busy, total } : undefined);
     if (!decision) {
       // No instance, before or just after start-up or just after the last one left: a restart, not
       // an empty cluster. (Before `start`, the window is not open yet: a request that comes that
@@ -149,6 +170,16 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   onSnapshot(snapshot: LoadSnapshot): void {
     this.cluster.onSnapshot(snapshot);
+  }
+
+  /** Admission's busy thresholds; an announcement older than those held is ignored. Says whether they changed. */
+  onBusyThresholds(announcement: BusyThresholdsAnnouncement): boolean {
+    return this.busy.adopt(announcement);
+  }
+
+  /** The busy thresholds this router applies, and when they were last changed. */
+  busyThresholds(): BusyThresholdsAnnouncement {
+    return this.busy.announcement();
   }
 
   /** Idempotent; a late done from an instance that no longer holds the request (it migrated) leaves the new owner alone. */

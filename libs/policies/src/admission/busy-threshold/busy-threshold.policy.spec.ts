@@ -2,7 +2,8 @@ import { ALL_WORKERS_BUSY_BODY, micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, InstanceView } from '../../cluster-view.js';
 import { instanceView, policyRequest } from '../../testing/builders.js';
-import { BusyThresholdParamsSchema, busyThresholdsFor, createBusyThreshold } from './busy-threshold.policy.js';
+import { busyThresholdsFor } from '../../busy/busy-thresholds.js';
+import { BusyThresholdParamsSchema, createBusyThreshold } from './busy-threshold.policy.js';
 
 const QWEN = 'qwen3-14b';
 const LLAMA = 'llama-3.1-8b';

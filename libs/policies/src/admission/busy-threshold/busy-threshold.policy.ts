@@ -1,6 +1,6 @@
-import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
+import { ALL_WORKERS_BUSY_BODY, BusyThresholdOverrideSchema } from '@sluice/contracts';
 import { z } from 'zod';
-import type { InstanceView } from '../../cluster-view.js';
+import { busyThresholdsFor, isInstanceBusy } from '../../busy/busy-thresholds.js';
 import type { AdmissionPolicy, DecisionInputs } from '../admission-policy.js';
 
 export const BUSY_THRESHOLD = 'busy-threshold';
@@ -14,45 +14,20 @@ const THRESHOLDS = {
 };
 
 export const BusyThresholdsSchema = z.strictObject(THRESHOLDS);
-export type BusyThresholds = z.infer<typeof BusyThresholdsSchema>;
 
 export const BusyThresholdParamsSchema = z.strictObject({
   ...THRESHOLDS,
-  /** Per-model overrides, field by field over the top-level values. */
-  models: z.record(z.string().min(1), BusyThresholdsSchema).default(() => ({})),
+  /** Per-model overrides, field by field over the top-level values (null: that check off for the model). */
+  models: z.record(z.string().min(1), BusyThresholdOverrideSchema).default(() => ({})),
 });
 export type BusyThresholdParams = z.infer<typeof BusyThresholdParamsSchema>;
 
 /**
- * The thresholds in effect for one model: its override where it sets a field, the top-level value
- * otherwise. Unset fields are absent from the result (the admission service reports them as null
- * on `GET /busy_threshold`).
- */
-export function busyThresholdsFor(params: BusyThresholdParams, model: string): BusyThresholds {
-  const override = Object.hasOwn(params.models, model) ? params.models[model] : undefined;
-  const decode = override?.activeDecodeBlocksThreshold ?? params.activeDecodeBlocksThreshold;
-  const prefill = override?.activePrefillTokensThreshold ?? params.activePrefillTokensThreshold;
-  return {
-    ...(decode !== undefined && { activeDecodeBlocksThreshold: decode }),
-    ...(prefill !== undefined && { activePrefillTokensThreshold: prefill }),
-  };
-}
-
-function isBusy(instance: InstanceView, t: BusyThresholds): boolean {
-  const decode = t.activeDecodeBlocksThreshold;
-  const prefill = t.activePrefillTokensThreshold;
-  return (
-    (decode !== undefined && instance.activeDecodeBlocks / instance.totalKvBlocks > decode) ||
-    (prefill !== undefined && instance.activePrefillTokens > prefill)
-  );
-}
-
-/**
- * Dynamo's load shedding (docs/behaviour.md §2): reject with 503 only when every worker of the model
- * is busy, so a request is refused only when no worker could start it soon; while any one has
- * room, admit and let routing find it. An instance is busy past either threshold. Instances are
- * the data-parallel ranks of a worker; a worker with one rank that has room can still take the
- * request, so a worker is busy only when all of its ranks are.
+ * Dynamo's load shedding at admission (docs/behaviour.md §2): reject with 503 only when every
+ * worker of the model is busy, so a request is refused only when no worker could start it soon;
+ * while any one has room, admit and let routing find it (the router routes only among the free
+ * ones). An instance is busy past either threshold (busy/busy-thresholds.ts). Instances are the
+ * data-parallel ranks of a worker; a worker is busy only when all of its ranks are.
  *
  * Stateless: thresholds change at run time by creating the policy again with new params.
  */
@@ -71,7 +46,7 @@ export function createBusyThreshold(params: unknown): AdmissionPolicy {
       const workers = new Map<string, boolean>();
       for (const instance of cluster.instances) {
         if (instance.model !== request.model) continue;
-        const busy = isBusy(instance, t);
+        const busy = isInstanceBusy(instance, t);
         workers.set(instance.workerId, (workers.get(instance.workerId) ?? true) && busy);
       }
       let busyWorkers = 0;
