@@ -1,8 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
-import { subjects, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
-import type { AdmissionDecision } from '@sluice/policies';
+import { subjects, type BusyThresholdsAnnouncement, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
+import type { ChainDecision, DecisionInputs } from '@sluice/policies';
 import type { AdmissionEffects, HandBack, HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { AdmissionMetrics } from './admission.metrics.js';
@@ -44,14 +44,30 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     return { span, receivedAt: performance.now() };
   }
 
-  decided(request: InferenceRequest, { span }: AdmissionCarried, policy: string, decision: AdmissionDecision): void {
+  /**
+   * The decision on the span: the check that decided and its inputs as attributes (a chain of one
+   * reads as the policy alone always did); with several checks, the chain and one `admission.check`
+   * event per check that ran, with its decision and inputs.
+   */
+  decided(request: InferenceRequest, { span }: AdmissionCarried, policy: string, decision: ChainDecision): void {
     span.setAttribute('sluice.admission.policy', policy);
-    for (const [key, value] of Object.entries(decision.inputs)) span.setAttribute(`sluice.admission.${key}`, value);
+    span.setAttributes(inputAttributes(decision.inputs));
+    if (decision.chain.length > 1) {
+      span.setAttribute('sluice.admission.chain', decision.chain.join(','));
+      for (const { policy: check, decision: own } of decision.checks) {
+        span.addEvent('admission.check', {
+          'sluice.admission.check': check,
+          'sluice.admission.decision': own.admit ? 'admit' : 'reject',
+          'sluice.admission.reason': own.admit ? 'admitted' : own.reason,
+          ...inputAttributes(own.inputs),
+        });
+      }
+    }
     const level = decision.inputs.bucket_level_after;
     if (typeof level === 'number') this.metrics.bucketLevel.set(level);
     const reason = decision.admit ? 'admitted' : decision.reason;
     span.setAttributes({ 'sluice.admission.decision': decision.admit ? 'admit' : 'reject', 'sluice.admission.reason': reason });
-    this.metrics.decision(policy, decision.admit ? 'admit' : 'reject', reason, request.sloClass);
+    this.metrics.decision(policy, decision.admit ? 'admit' : 'reject', reason, request.sloClass, request.model);
     if (!decision.admit && decision.reason === 'all_workers_busy') this.metrics.busyRejection(request.model);
   }
 
@@ -76,7 +92,19 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     span.end();
   }
 
+  /** To every router and admission replica (an event: each hears it). */
+  announceBusyThresholds(announcement: BusyThresholdsAnnouncement): void {
+    this.service.bus.publish(subjects.busyThresholds(), announcement);
+  }
+
   instancesLost(instanceIds: readonly string[]): void {
     for (const id of instanceIds) this.logger.warn(`instance ${id} missed its heartbeats: left the cluster view`);
   }
+}
+
+/** A decision's inputs as `sluice.admission.<input>` attributes. */
+function inputAttributes(inputs: DecisionInputs): Record<string, string | number | boolean> {
+  const attributes: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(inputs)) attributes[`sluice.admission.${key}`] = value;
+  return attributes;
 }

@@ -24,7 +24,9 @@ export class AdmissionMetrics {
   readonly replicas: Gauge;
   /** Dynamo's name for requests refused because every worker is busy. */
   private readonly tasksRejected: LeanCounter<'model'>;
-  private readonly policyInfo: Gauge<'policy'>;
+  /** Dynamo's name for the requests it was asked to serve: every admission decision, admitted or not. */
+  private readonly tasksIssued: LeanCounter<'model'>;
+  private readonly policyInfo: Gauge<'policy' | 'position'>;
   private readonly policyParam: Gauge<'policy' | 'param'>;
   private readonly policyChanges: Counter<'policy'>;
 
@@ -54,7 +56,22 @@ export class AdmissionMetrics {
       labelNames: ['model'],
       registers,
     });
-    this.policyInfo = new Gauge({ name: 'sluice_admission_policy_info', help: 'The active admission policy (value 1).', labelNames: ['policy'], registers });
+    // Dynamo's TaskTracker counts tasks issued beside those rejected, so its rejection-rate query
+    // sum(rate(dynamo_tasks_rejected_total[5m])) / sum(rate(dynamo_tasks_issued_total[5m])) works:
+    // ai-dynamo/dynamo lib/runtime/src/utils/tasks/tracker.rs @ b072cdb2cced2710addf97651879e5c2d6e59a75
+    // (PrometheusTaskMetrics) and docs/fault-tolerance/request-rejection.md @ e5d52eee56d24fe946c727db698d29f24f36b90a.
+    this.tasksIssued = new LeanCounter({
+      name: 'dynamo_tasks_issued_total',
+      help: 'Requests issued to the cluster (every admission decision, admitted or not), as Dynamo counts them.',
+      labelNames: ['model'],
+      registers,
+    });
+    this.policyInfo = new Gauge({
+      name: 'sluice_admission_policy_info',
+      help: 'The admission chain (value 1 per check; position 1 is checked first).',
+      labelNames: ['policy', 'position'],
+      registers,
+    });
     this.policyParam = new Gauge({
       name: 'sluice_admission_policy_param',
       help: "The active admission policy's numeric parameters, by dotted name.",
@@ -69,9 +86,10 @@ export class AdmissionMetrics {
     });
   }
 
-  /** One admission decision, by the policy that made it. */
-  decision(policy: string, decision: 'admit' | 'reject', reason: string, sloClass: string): void {
+  /** One admission decision, by the check that decided it (the one that refused, else the chain's last). */
+  decision(policy: string, decision: 'admit' | 'reject', reason: string, sloClass: string, model: string): void {
     this.decisions.inc({ policy, decision, reason, slo_class: sloClass });
+    this.tasksIssued.inc({ model });
   }
 
   /** A request refused because every worker serving its model is busy (busy-threshold). */
@@ -79,12 +97,19 @@ export class AdmissionMetrics {
     this.tasksRejected.inc({ model });
   }
 
-  /** Shows the active policy and its parameters; `changed` counts a run-time change. */
+  /**
+   * Shows the chain and its parameters (a chain of several keys them by check: `token-bucket.capacity`
+   * becomes policy="token-bucket", param="capacity"); `changed` counts a run-time change.
+   */
   showPolicy(state: AdmissionPolicyState, changed: boolean): void {
+    const chain = state.policy.split(',');
     this.policyInfo.reset();
-    this.policyInfo.set({ policy: state.policy }, 1);
+    chain.forEach((policy, i) => this.policyInfo.set({ policy, position: String(i + 1) }, 1));
     this.policyParam.reset();
-    for (const [param, value] of numericParams(state.params)) this.policyParam.set({ policy: state.policy, param }, value);
+    for (const policy of chain) {
+      const params = chain.length === 1 ? state.params : ((state.params[policy] ?? {}) as Record<string, unknown>);
+      for (const [param, value] of numericParams(params)) this.policyParam.set({ policy, param }, value);
+    }
     if (changed) this.policyChanges.inc({ policy: state.policy });
   }
 }

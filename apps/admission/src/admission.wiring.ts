@@ -16,6 +16,7 @@ import { AdmissionMetrics } from './admission.metrics.js';
 export const ADMISSION_STAGE = requestStage({
   stage: 'admission',
   follows: ['lifecycle', 'load', 'kv'],
+  hears: ['busy-thresholds'],
   presence: subjectPatterns.admissionPresence,
   controls: { get: z.object({}), set: SetAdmissionPolicySchema, 'get-busy-threshold': z.object({}), 'set-busy-threshold': BusyThresholdUpdateSchema },
   wire({ service, wakeUps, intake, logger }) {
@@ -31,6 +32,14 @@ export const ADMISSION_STAGE = requestStage({
         lifecycle: (event) => stage.onLifecycle(event),
         load: (snapshot) => stage.onSnapshot(snapshot),
         kv: (event) => stage.onKv(event),
+      },
+      hear: {
+        /** A peer's newer busy thresholds (this replica started after a change, or missed one). */
+        'busy-thresholds': (announcement) => {
+          if (!stage.onBusyThresholds(announcement)) return;
+          logger.log(`busy thresholds taken from a peer: ${JSON.stringify(announcement.settings)}`);
+          metrics.showPolicy(stage.policyState(), true);
+        },
       },
       /** An admission process (a replica, or this one) came up, beat or went down: the budget's split. */
       presence: (event, nowUs) => {

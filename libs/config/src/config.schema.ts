@@ -5,6 +5,7 @@ import { ENGINE_COMPAT_MODES } from '@sluice/engine';
 import {
   ADMISSION_POLICY_NAMES,
   ADMISSION_POLICY_PARAMS,
+  AdmissionChainSchema,
   FlowControlConfigSchema,
   ROUTING_POLICY_NAMES,
   ROUTING_POLICY_PARAMS,
@@ -180,7 +181,11 @@ const ConfigBody = z.strictObject({
       ...ServiceBase,
       port: Port.default(9101),
       replicas: Replicas,
-      policy: z.enum(ADMISSION_POLICY_NAMES).default('always-admit'),
+      /**
+       * The admission chain: one policy, or several checked in order, the first to refuse deciding
+       * (`busy-threshold,token-bucket` or a YAML list). A chain of one is that policy alone.
+       */
+      policy: AdmissionChainSchema.default(['always-admit']),
       policies: AdmissionPoliciesSchema.prefault({}),
       /** An instance silent for this long leaves admission's view of the cluster. */
       heartbeatTimeoutMs: Millis.default(3_000),

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
   it('gives a whole cluster from defaults alone', () => {
     const config = loadConfig({});
     expect(config.gateway).toMatchObject({ host: '127.0.0.1', port: 8080 });
-    expect(config.admission.policy).toBe('always-admit');
+    expect(config.admission.policy).toEqual(['always-admit']);
     expect(config.router.policy).toBe('round-robin');
     expect(config.worker.instances).toBe(4);
     expect(config.models.map((m) => m.name)).toEqual(['qwen3-14b']);
@@ -55,6 +55,17 @@ describe('loadConfig', () => {
     const [problem] = problemsOf(() => loadConfig({ argv: ['--admission.policy=fastest'] }));
     expect(problem).toMatch(/^admission\.policy: /);
     expect(problem).toContain('always-admit');
+  });
+
+  it('takes an admission chain as a comma-separated flag or a YAML list, and names the entry that cannot work', () => {
+    expect(loadConfig({ argv: ['--admission.policy=busy-threshold,token-bucket'] }).admission.policy).toEqual(['busy-threshold', 'token-bucket']);
+    expect(loadConfig({ env: { SLUICE_ADMISSION__POLICY: 'token-bucket' } }).admission.policy).toEqual(['token-bucket']);
+    const file = yamlFile('admission:\n  policy: [busy-threshold, token-bucket, slo-predictive]\n');
+    expect(loadConfig({ file }).admission.policy).toEqual(['busy-threshold', 'token-bucket', 'slo-predictive']);
+    expect(problemsOf(() => loadConfig({ file: yamlFile('admission:\n  policy: [token-bucket, token-bucket]\n') }))[0]).toBe('admission.policy[1]: "token-bucket" is listed twice: each check runs once');
+    expect(problemsOf(() => loadConfig({ argv: ['--admission.policy=reject-all,token-bucket'] }))[0]).toMatch(/^admission\.policy: reject-all rejects everything: the checks after it would never run/);
+    expect(problemsOf(() => loadConfig({ argv: ['--admission.policy=always-admit,busy-threshold'] }))[0]).toMatch(/^admission\.policy: always-admit admits everything/);
+    expect(problemsOf(() => loadConfig({ file: yamlFile('admission:\n  policy: []\n') }))[0]).toMatch(/^admission\.policy: name at least one admission policy/);
   });
 
   it('names the key path of a bad number and of an unknown key', () => {

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** What `control.admission.get` / `set` answer: the active policy and its effective parameters. */
+/**
+ * What `control.admission.get` / `set` answer: the admission chain (one policy, or several
+ * comma-joined in the order they are checked) and the effective parameters: the only check's, or
+ * for several, each check's under its name.
+ */
 export const AdmissionPolicyStateSchema = z.strictObject({
   policy: z.string().min(1),
   params: z.record(z.string(), z.unknown()),
@@ -8,11 +12,13 @@ export const AdmissionPolicyStateSchema = z.strictObject({
 export type AdmissionPolicyState = z.infer<typeof AdmissionPolicyStateSchema>;
 
 /**
- * `control.admission.set`: switch policy and/or change parameters. Omitted `policy` = the active
- * one; `params` are merged over that policy's current parameters, so one knob can change alone.
+ * `control.admission.set`: switch the chain and/or change parameters. `policy`: one name, a
+ * comma-separated list or a list, checked in that order (omitted = the active chain). `params`
+ * are merged over the current parameters, so one knob can change alone: a key that names a policy
+ * holds that policy's parameters, any other key is a parameter of the chain's only check.
  */
 export const SetAdmissionPolicySchema = z.strictObject({
-  policy: z.string().min(1).optional(),
+  policy: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
   params: z.record(z.string(), z.unknown()).default({}),
 });
 export type SetAdmissionPolicy = z.infer<typeof SetAdmissionPolicySchema>;

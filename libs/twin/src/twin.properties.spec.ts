@@ -90,7 +90,7 @@ type ConfigCase = typeof configArb extends fc.Arbitrary<infer C> ? C : never;
 function twinConfig(c: ConfigCase): TwinConfig {
   return {
     models: base.models,
-    admission: { ...base.admission, policy: c.admission.policy, policies: { [c.admission.policy]: c.admission.params } },
+    admission: { ...base.admission, policy: [c.admission.policy], policies: { [c.admission.policy]: c.admission.params } },
     flowController: {
       heartbeatTimeoutMs: base.flowController.heartbeatTimeoutMs,
       ...FlowControlConfigSchema.parse({

@@ -1,23 +1,27 @@
 import { parseCommandLine } from '@sluice/config';
 import { AdmissionPolicyStateSchema, subjects, type AdmissionPolicyState } from '@sluice/contracts';
-import { ADMISSION_POLICY_NAMES } from '@sluice/policies';
+import { ADMISSION_POLICY_NAMES, chainNames, chainProblem } from '@sluice/policies';
 import { ControlError, resultsOf, withControlBus } from './control-bus.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice admission get [--json]
        sluice admission set [POLICY] [PARAM=VALUE ...] [--json]
 
-Shows or changes the admission policy of the running cluster, in every admission replica at
+Shows or changes the admission chain of the running cluster, in every admission replica at
 once. The change takes effect on the next request and shows in /metrics
 (sluice_admission_policy_info, sluice_admission_policy_param).
 
-  POLICY          one of: ${ADMISSION_POLICY_NAMES.join(', ')} (default: the active one)
-  PARAM=VALUE     a parameter of that policy; merged over its current parameters. Dotted names
-                  reach nested ones (budgetsUs.critical=80000); values are numbers, true/false,
-                  null, JSON objects, or text.
+  POLICY          one of: ${ADMISSION_POLICY_NAMES.join(', ')}; or a chain of them,
+                  comma-separated, checked in that order (default: the active chain)
+  PARAM=VALUE     a parameter, merged over the current ones: of the chain's only policy
+                  (capacity=5000), or of any policy by its name (token-bucket.capacity=5000; needed
+                  when the chain has several). Dotted names reach nested ones
+                  (budgetsUs.critical=80000); values are numbers, true/false, null, JSON objects,
+                  or text.
 
 Examples:
   sluice admission set token-bucket capacity=5000 refillRate=500
+  sluice admission set busy-threshold,token-bucket token-bucket.capacity=5000
   sluice admission set slo-predictive headroom=1.2 budgetsUs.standard=250000
   sluice admission set busy-threshold activeDecodeBlocksThreshold=0.85
   sluice admission set always-admit
@@ -80,9 +84,8 @@ export const admissionCommand: Command = {
       if (eq === 0) problems.push(`"${arg}" has no parameter name`);
       else setParam(params, arg.slice(0, eq), arg.slice(eq + 1));
     }
-    if (policy !== undefined && !(ADMISSION_POLICY_NAMES as readonly string[]).includes(policy)) {
-      problems.push(`unknown admission policy "${policy}"; allowed: ${ADMISSION_POLICY_NAMES.join(', ')}`);
-    }
+    const chain = policy === undefined ? undefined : chainProblem(chainNames(policy));
+    if (chain) problems.push(chain.message);
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice admission: ${p}`);
       err.line('Run `sluice admission --help` for usage.');

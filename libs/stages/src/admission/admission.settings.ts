@@ -3,13 +3,15 @@ import type { AdmissionPolicyName } from '@sluice/policies';
 
 /** The keys of the config's `admission` section the core reads (a parsed sluice.yaml fits). */
 export interface AdmissionConfig {
-  readonly policy: AdmissionPolicyName;
+  /** The chain: one policy, or several checked in order. */
+  readonly policy: readonly AdmissionPolicyName[];
   readonly policies: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly heartbeatTimeoutMs: number;
 }
 
 export interface AdmissionSettings {
-  readonly policy: AdmissionPolicyName;
+  /** The chain: one policy, or several checked in order (docs/behaviour.md §2). */
+  readonly policy: readonly AdmissionPolicyName[];
   readonly policies: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** The models served: busy thresholds are kept per model. */
   readonly models: readonly string[];

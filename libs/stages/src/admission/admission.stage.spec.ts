@@ -1,4 +1,4 @@
-import { micros } from '@sluice/contracts';
+import { micros, type BusyThresholdsAnnouncement } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import { Agenda, Recorder } from '../testing/recorder.js';
 import { ms, registered, snapshot, stageRequest } from '../testing/requests.js';
@@ -12,7 +12,7 @@ type Request = ReturnType<typeof stageRequest>;
 function stage(overrides: Partial<AdmissionSettings> = {}) {
   const recorder = new Recorder();
   const agenda = new Agenda<AdmissionWakeUp>();
-  const settings: AdmissionSettings = { policy: 'always-admit', policies: {}, models: ['qwen3-14b'], heartbeatTimeoutUs: ms(3_000), prefixIndex: 'always', ...overrides };
+  const settings: AdmissionSettings = { policy: ['always-admit'], policies: {}, models: ['qwen3-14b'], heartbeatTimeoutUs: ms(3_000), prefixIndex: 'always', ...overrides };
   const core: AdmissionStage<Request, string> = new AdmissionStage(settings, recorder.port<AdmissionEffects<Request, string>>(), agenda.wakeUps((kind, atUs) => core.wake(kind, atUs)));
   return { core, recorder, agenda };
 }
@@ -28,7 +28,7 @@ describe('AdmissionStage', () => {
   });
 
   it('ends a refused request here with the policy’s reason and message (token bucket, 1 000 tokens, no refill)', () => {
-    const { core, recorder } = stage({ policy: 'token-bucket', policies: { 'token-bucket': { capacity: 1_000, refillRate: 0 } } });
+    const { core, recorder } = stage({ policy: ['token-bucket'], policies: { 'token-bucket': { capacity: 1_000, refillRate: 0 } } });
     for (const id of ['a', 'b', 'c', 'd']) core.submit(stageRequest({ id, inputTokens: 300 }), ms(1), id);
     expect(recorder.of('handOn').map(([r]) => (r as Request).id)).toEqual(['a', 'b', 'c']);
     expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'd' }), 'd', 'insufficient_tokens', 'insufficient tokens: the request costs 300, the bucket holds 100.0']]);
@@ -43,25 +43,25 @@ describe('AdmissionStage', () => {
 
   it('switches policy at run time: the next request meets the new one; a bad change is refused naming the field', () => {
     const { core, recorder } = stage();
-    core.setPolicy({ policy: 'reject-all', params: {} });
+    core.setPolicy({ policy: 'reject-all', params: {} }, ms(1));
     expect(core.policyState().policy).toBe('reject-all');
     core.submit(stageRequest({ id: 'a' }), ms(1), 'a');
     expect(recorder.of('reject')[0]?.[2]).toBe('rejected_by_policy');
-    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } })).toThrow(ControlRefusal);
-    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } })).toThrow(/params\.capacity/);
-    expect(() => core.setPolicy({ policy: 'no-such-policy', params: {} })).toThrow('unknown admission policy "no-such-policy"');
+    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } }, ms(1))).toThrow(ControlRefusal);
+    expect(() => core.setPolicy({ policy: 'token-bucket', params: { capacity: -1 } }, ms(1))).toThrow(/params\.capacity/);
+    expect(() => core.setPolicy({ policy: 'no-such-policy', params: {} }, ms(1))).toThrow('unknown admission policy "no-such-policy"');
     expect(core.policyState().policy).toBe('reject-all');
   });
 
   it('keeps busy thresholds per model and refuses an unknown model', () => {
     const { core } = stage();
-    expect(core.setBusyThreshold({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5 })).toEqual({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5, active_prefill_tokens_threshold: null });
+    expect(core.setBusyThreshold({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5 }, ms(1))).toEqual({ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5, active_prefill_tokens_threshold: null });
     expect(core.busyThresholds().thresholds).toEqual([{ model: 'qwen3-14b', active_decode_blocks_threshold: 0.5, active_prefill_tokens_threshold: null }]);
-    expect(() => core.setBusyThreshold({ model: 'gpt-x', active_decode_blocks_threshold: 0.5 })).toThrow('unknown model "gpt-x"');
+    expect(() => core.setBusyThreshold({ model: 'gpt-x', active_decode_blocks_threshold: 0.5 }, ms(1))).toThrow('unknown model "gpt-x"');
   });
 
   it('with busy-threshold, rejects with all_workers_busy once every instance it knows is busy', () => {
-    const { core, recorder } = stage({ policy: 'busy-threshold', policies: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.5 } } });
+    const { core, recorder } = stage({ policy: ['busy-threshold'], policies: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.5 } } });
     core.onLifecycle(registered('i1'));
     core.submit(stageRequest({ id: 'a' }), ms(1), 'a');
     core.onSnapshot(snapshot('i1', ms(2), { activeDecodeBlocks: 600 }));
@@ -73,11 +73,11 @@ describe('AdmissionStage', () => {
   it('keeps a prefix index from KV events always in a service, and in the twin only for a policy that reads one', () => {
     expect(stage({ prefixIndex: 'always' }).core.wantsKvEvents).toBe(true);
     expect(stage({ prefixIndex: 'when-read' }).core.wantsKvEvents).toBe(false);
-    expect(stage({ prefixIndex: 'when-read', policy: 'slo-predictive' }).core.wantsKvEvents).toBe(true);
+    expect(stage({ prefixIndex: 'when-read', policy: ['slo-predictive'] }).core.wantsKvEvents).toBe(true);
   });
 
   it('slo-predictive counts the prefix an instance reported cached through KV events', () => {
-    const { core, recorder } = stage({ policy: 'slo-predictive' });
+    const { core, recorder } = stage({ policy: ['slo-predictive'] });
     core.onLifecycle(registered('i1'));
     const request = stageRequest({ id: 'a', inputTokens: 64, blockHashes: [11, 12, 13, 14] });
     core.submit(request, ms(1), 'before');
@@ -88,7 +88,7 @@ describe('AdmissionStage', () => {
   });
 
   it('ignores KV events of an instance it does not know: it would never leave, nor would its blocks', () => {
-    const { core, recorder } = stage({ policy: 'slo-predictive' });
+    const { core, recorder } = stage({ policy: ['slo-predictive'] });
     core.onLifecycle(registered('i1'));
     core.onKv({ instanceId: 'forged', atUs: ms(1), stored: [11, 12, 13, 14], removed: [] });
     core.submit(stageRequest({ id: 'a', inputTokens: 64, blockHashes: [11, 12, 13, 14] }), ms(2), 'a');
@@ -120,5 +120,99 @@ describe('AdmissionStage', () => {
     core.stop();
     agenda.runUntil(ms(10_000));
     expect(agenda.due()).toEqual([]);
+  });
+
+  describe('a chain of checks', () => {
+    const chainStage = () => {
+      const made = stage({
+        policy: ['busy-threshold', 'token-bucket'],
+        policies: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.5 }, 'token-bucket': { capacity: 1_000, refillRate: 0 } },
+      });
+      made.core.onLifecycle(registered('i1'));
+      return made;
+    };
+    const decisions = (recorder: Recorder) =>
+      recorder.of('decided').map(([, , policy, d]) => {
+        const decision = d as { admit: boolean; checks: { policy: string; decision: { admit: boolean } }[] };
+        return `${String(policy)}:${decision.admit ? 'admit' : 'reject'}[${decision.checks.map((c) => `${c.policy}=${c.decision.admit ? 'admit' : 'reject'}`).join(' ')}]`;
+      });
+
+    it('checks in order; the first to refuse decides, and the later ones do not run (nor charge)', () => {
+      const { core, recorder } = chainStage();
+      core.submit(stageRequest({ id: 'a', inputTokens: 600 }), ms(1), 'a');
+      core.submit(stageRequest({ id: 'b', inputTokens: 600 }), ms(2), 'b');
+      core.onSnapshot(snapshot('i1', ms(3), { activeDecodeBlocks: 600 }));
+      core.submit(stageRequest({ id: 'c', inputTokens: 300 }), ms(4), 'c');
+      core.onSnapshot(snapshot('i1', ms(5), { activeDecodeBlocks: 0 }));
+      core.submit(stageRequest({ id: 'd', inputTokens: 300 }), ms(6), 'd');
+      expect(decisions(recorder)).toEqual([
+        'token-bucket:admit[busy-threshold=admit token-bucket=admit]',
+        'token-bucket:reject[busy-threshold=admit token-bucket=reject]',
+        'busy-threshold:reject[busy-threshold=reject]',
+        // c was refused before the bucket: its 300 tokens are still there for d.
+        'token-bucket:admit[busy-threshold=admit token-bucket=admit]',
+      ]);
+      expect(recorder.of('reject').map(([r, , reason]) => `${(r as Request).id}:${String(reason)}`)).toEqual(['b:insufficient_tokens', 'c:all_workers_busy']);
+    });
+
+    it('shows the chain and each check’s parameters; params of one check are named by it', () => {
+      const { core } = chainStage();
+      expect(core.policyState()).toEqual({
+        policy: 'busy-threshold,token-bucket',
+        params: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.5 }, 'token-bucket': { capacity: 1_000, refillRate: 0 } },
+      });
+      expect(() => core.setPolicy({ params: { capacity: 5 } }, ms(1))).toThrow(/params\.capacity: the chain has 2 checks .*token-bucket\.capacity|name the check/);
+      core.setPolicy({ params: { 'token-bucket': { capacity: 5 } } }, ms(1));
+      expect(core.policyState().params['token-bucket']).toEqual({ capacity: 5, refillRate: 0 });
+      expect(() => core.setPolicy({ params: { 'token-bucket': { capacity: -5 } } }, ms(1))).toThrow(/params\.token-bucket\.capacity/);
+    });
+
+    it('switches the chain at run time as a list or a comma-separated string; refuses one that cannot work, naming the entry', () => {
+      const { core } = chainStage();
+      expect(core.setPolicy({ policy: ['token-bucket'], params: {} }, ms(1)).policy).toBe('token-bucket');
+      expect(core.setPolicy({ policy: 'slo-predictive, busy-threshold', params: {} }, ms(1)).policy).toBe('slo-predictive,busy-threshold');
+      expect(() => core.setPolicy({ policy: 'busy-threshold,busy-threshold', params: {} }, ms(1))).toThrow('policy: "busy-threshold" is listed twice');
+      expect(() => core.setPolicy({ policy: 'always-admit,token-bucket', params: {} }, ms(1))).toThrow(/policy: always-admit admits everything/);
+      expect(() => core.setPolicy({ policy: 'reject-all,token-bucket', params: {} }, ms(1))).toThrow(/policy: reject-all rejects everything/);
+      expect(() => core.setPolicy({ policy: 'token-bucket,fastest', params: {} }, ms(1))).toThrow(/policy: unknown admission policy "fastest"/);
+      expect(() => core.setPolicy({ policy: ['token-bucket', 'fastest'], params: {} }, ms(1))).toThrow(/policy\[1\]: unknown admission policy "fastest"/);
+      expect(core.policyState().policy).toBe('slo-predictive,busy-threshold');
+    });
+
+    it('keeps the prefix index in the twin when any check of the chain reads it', () => {
+      expect(stage({ prefixIndex: 'when-read', policy: ['busy-threshold', 'slo-predictive'] }).core.wantsKvEvents).toBe(true);
+    });
+  });
+
+  describe('busy thresholds reach the routers', () => {
+    const announced = (recorder: Recorder) => recorder.of('announceBusyThresholds').map(([a]) => a as BusyThresholdsAnnouncement);
+
+    it('announces them at start, on every change (stamped with its time) and at every sweep', () => {
+      const { core, recorder, agenda } = stage({ policies: { 'busy-threshold': { activeDecodeBlocksThreshold: 0.9 } } });
+      core.start(micros(0));
+      expect(announced(recorder)).toEqual([{ settings: { activeDecodeBlocksThreshold: 0.9 }, changedAtUs: 0 }]);
+      core.setBusyThreshold({ model: 'qwen3-14b', active_decode_blocks_threshold: null }, ms(5));
+      expect(announced(recorder).at(-1)).toEqual({ settings: { activeDecodeBlocksThreshold: 0.9, models: { 'qwen3-14b': { activeDecodeBlocksThreshold: null } } }, changedAtUs: ms(5) });
+      // Clearing a model's value clears it, even with a top-level value configured.
+      expect(core.busyThresholds().thresholds).toEqual([{ model: 'qwen3-14b', active_decode_blocks_threshold: null, active_prefill_tokens_threshold: null }]);
+      core.setPolicy({ params: { 'busy-threshold': { activePrefillTokensThreshold: 10 } } }, ms(6));
+      expect(announced(recorder).at(-1)?.changedAtUs).toBe(ms(6));
+      const before = announced(recorder).length;
+      core.setPolicy({ params: { 'token-bucket': { capacity: 10 } } }, ms(7)); // not a busy threshold: nothing to announce
+      expect(announced(recorder)).toHaveLength(before);
+      agenda.runUntil(ms(1_000));
+      expect(announced(recorder)).toHaveLength(before + 1);
+    });
+
+    it('takes a peer’s newer thresholds, ignores older ones, and its busy check applies them', () => {
+      const { core, recorder } = stage({ policy: ['busy-threshold'] });
+      core.onLifecycle(registered('i1'));
+      core.onSnapshot(snapshot('i1', ms(1), { activeDecodeBlocks: 600 }));
+      expect(core.onBusyThresholds({ settings: { activeDecodeBlocksThreshold: 0.5 }, changedAtUs: 100 })).toBe(true);
+      expect(core.onBusyThresholds({ settings: {}, changedAtUs: 0 })).toBe(false);
+      core.submit(stageRequest({ id: 'a' }), ms(2), 'a');
+      expect(recorder.of('reject')[0]?.[2]).toBe('all_workers_busy');
+      expect(core.busyThresholds().thresholds[0]?.active_decode_blocks_threshold).toBe(0.5);
+    });
   });
 });

@@ -2,6 +2,7 @@ import type {
   AdmissionPolicyState,
   BusyThresholdEntry,
   BusyThresholdList,
+  BusyThresholdsAnnouncement,
   BusyThresholdUpdate,
   KvEvent,
   LifecycleEvent,
@@ -23,9 +24,11 @@ export type AdmissionWakeUp = 'sweep';
 
 /**
  * The admission stage (docs/behaviour.md §2): the first gate. It keeps admission's view of the
- * cluster (lifecycle, load snapshots, KV events into a prefix index), asks the active policy
- * about each request, and either hands the request on or ends it with the policy's reason. The
- * policy and its parameters can change at run time (control verbs, Dynamo's busy thresholds).
+ * cluster (lifecycle, load snapshots, KV events into a prefix index), asks the admission chain
+ * (one policy, or several checked in order) about each request, and either hands the request on
+ * or ends it with the reason of the check that refused it. The chain and its parameters can
+ * change at run time (control verbs, Dynamo's busy thresholds); the busy thresholds are announced
+ * to the routers, which route only among free instances.
  * Pure: the caller passes the time of every call; its effects go through `AdmissionEffects`.
  */
 export class AdmissionStage<R extends StageRequest, C = undefined> {
@@ -42,15 +45,16 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     wakeUps: WakeUps<AdmissionWakeUp>,
   ) {
     this.store = new AdmissionPolicyStore(settings, settings.models);
-    const keepPrefixIndex = settings.prefixIndex === 'always' || this.store.policy.readsPrefix === true;
+    const keepPrefixIndex = settings.prefixIndex === 'always' || this.store.chain.readsPrefix;
     this.cluster = new AdmissionCluster(settings.heartbeatTimeoutUs, { keepPrefixIndex });
     this.replicas = new ReplicaSet(settings.heartbeatTimeoutUs);
     this.sweep = new Periodic('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
   }
 
-  /** Starts the sweep that forgets instances gone silent. */
+  /** Starts the sweep that forgets instances gone silent; says which busy thresholds are in effect. */
   start(nowUs: Micros): void {
     this.sweep.start(nowUs);
+    this.announceBusyThresholds();
   }
 
   stop(): void {
@@ -63,9 +67,8 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   }
 
   submit(request: R, nowUs: Micros, carried: C): void {
-    const policy = this.store.policy;
-    const decision = policy.decide(request, this.cluster.view(nowUs), nowUs, this.replicas.count);
-    this.effects.decided(request, carried, policy.name, decision);
+    const decision = this.store.chain.decide(request, this.cluster.view(nowUs), nowUs, this.replicas.count);
+    this.effects.decided(request, carried, decision.decidedBy, decision);
     if (decision.admit) this.effects.handOn(request, carried);
     else this.effects.reject(request, carried, decision.reason, decision.message);
   }
@@ -116,7 +119,10 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   }
 
   wake(kind: AdmissionWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
-    if (kind !== 'sweep' || !this.sweep.due(atUs) || this.expirySuspended) return;
+    if (kind !== 'sweep' || !this.sweep.due(atUs)) return;
+    // Said again every sweep, so a router or admission replica that started since learns them.
+    this.announceBusyThresholds();
+    if (this.expirySuspended) return;
     this.replicas.expire(nowUs);
     const lost = this.cluster.expire(nowUs);
     if (lost.length > 0) this.effects.instancesLost(lost);
@@ -126,17 +132,32 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     return this.store.state();
   }
 
-  /** Switches policy or merges parameters (throws ControlRefusal naming what is wrong). */
-  setPolicy(change: SetAdmissionPolicy): AdmissionPolicyState {
-    return this.store.set(change);
+  /** Switches the chain or merges parameters (throws ControlRefusal naming what is wrong). */
+  setPolicy(change: SetAdmissionPolicy, nowUs: Micros): AdmissionPolicyState {
+    const before = this.store.busyAnnouncement().changedAtUs;
+    const state = this.store.set(change, nowUs);
+    if (this.store.busyAnnouncement().changedAtUs !== before) this.announceBusyThresholds();
+    return state;
   }
 
   busyThresholds(): BusyThresholdList {
     return this.store.busyThresholds();
   }
 
-  setBusyThreshold(update: BusyThresholdUpdate): BusyThresholdEntry {
-    return this.store.setBusyThreshold(update);
+  /** Dynamo's `POST /busy_threshold` (throws ControlRefusal naming what is wrong); announced at once. */
+  setBusyThreshold(update: BusyThresholdUpdate, nowUs: Micros): BusyThresholdEntry {
+    const entry = this.store.setBusyThreshold(update, nowUs);
+    this.announceBusyThresholds();
+    return entry;
+  }
+
+  /** A peer's busy thresholds: taken when newer than those held (a change this replica missed). Says whether they were. */
+  onBusyThresholds(announcement: BusyThresholdsAnnouncement): boolean {
+    return this.store.adoptBusyThresholds(announcement);
+  }
+
+  private announceBusyThresholds(): void {
+    this.effects.announceBusyThresholds?.(this.store.busyAnnouncement());
   }
 
   /** Live instances admission knows of. */
