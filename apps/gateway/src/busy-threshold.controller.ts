@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Controller, Get, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import { BusyThresholdEntrySchema, BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, issuePath, subjects } from '@sluice/contracts';
+import { BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, issuePath, subjects } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { AdminOnly, ApiKeyGuard } from './api-key.guard.js';
+import { busyThresholdAnswer } from './busy-threshold.answers.js';
 import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson } from './http-io.js';
 
 /** A threshold update is a few dozen bytes. */
@@ -11,8 +12,11 @@ const MAX_UPDATE_BYTES = 16 * 1024;
 
 /**
  * Dynamo's run-time busy thresholds (`GET` / `POST /busy_threshold`) on the frontend users call.
- * The thresholds live in the admission service; every replica gets the change at once. With
- * gateway.auth on, reading needs a key and changing needs an admin key (docs/security.md).
+ * The thresholds live in the admission service; every replica gets the change at once and
+ * announces it to the routers, which route only among free instances whatever the admission chain
+ * (docs/behaviour.md §2). A change that not every admission replica applied alike answers 409
+ * saying so, never a 200 for what is only partly in effect. With gateway.auth on, reading needs a
+ * key and changing needs an admin key (docs/security.md).
  */
 @Controller('busy_threshold')
 @UseGuards(ApiKeyGuard)
@@ -49,14 +53,7 @@ export class BusyThresholdController {
       return sendJson(res, 400, apiError(describeZodError(update.error).join('; '), 'invalid_request_error', param || null, 400));
     }
     const answers = await this.service.bus.askAll(subjects.control('admission', 'set-busy-threshold'), update.data);
-    if (answers.length === 0) return sendJson(res, 503, apiError('no admission service answered', 'service_unavailable', null, 503));
-    const refused = answers.find((a) => !a.ok);
-    if (refused && !refused.ok) {
-      // The admission service names the field first (`model: unknown model …`).
-      const param = /^(\w+):/.exec(refused.message)?.[1] ?? null;
-      return sendJson(res, 400, apiError(refused.message, 'invalid_request_error', param, 400));
-    }
-    const first = answers[0]!;
-    sendJson(res, 200, BusyThresholdEntrySchema.parse(first.ok ? first.result : undefined));
+    const { status, body: answer } = busyThresholdAnswer(answers);
+    sendJson(res, status, answer);
   }
 }
