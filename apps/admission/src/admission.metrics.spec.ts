@@ -50,4 +50,12 @@ describe('AdmissionMetrics', () => {
     expect(text).not.toMatch(/^dynamo_tasks_rejected_total\{/m);
     expect(text).not.toMatch(/^dynamo_tasks_issued_total\{/m);
   });
+
+  it('shows the Dynamo task series of every configured model at 0 before the first request', async () => {
+    const registry = new Registry();
+    new AdmissionMetrics(registry, ['qwen3-14b']);
+    const text = await registry.metrics();
+    expect(text).toContain('dynamo_tasks_issued_total{model="qwen3-14b"} 0');
+    expect(text).toContain('dynamo_tasks_rejected_total{model="qwen3-14b"} 0');
+  });
 });

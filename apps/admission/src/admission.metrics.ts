@@ -30,7 +30,8 @@ export class AdmissionMetrics {
   private readonly policyParam: Gauge<'policy' | 'param'>;
   private readonly policyChanges: Counter<'policy'>;
 
-  constructor(registry: Registry) {
+  /** `models`: the configured models, whose Dynamo task series exist at 0 from the start. */
+  constructor(registry: Registry, models: readonly string[] = []) {
     const registers = [registry];
     this.decisions = new LeanCounter({
       name: 'sluice_admission_decisions_total',
@@ -66,6 +67,12 @@ export class AdmissionMetrics {
       labelNames: ['model'],
       registers,
     });
+    // At 0 from the start for every configured model, so a rate over a window that begins before
+    // the first request (the rejection rate's numerator and denominator alike) counts every one.
+    for (const model of models) {
+      this.tasksIssued.labels({ model });
+      this.tasksRejected.labels({ model });
+    }
     this.policyInfo = new Gauge({
       name: 'sluice_admission_policy_info',
       help: 'The admission chain (value 1 per check; position 1 is checked first).',

@@ -21,7 +21,7 @@ export const ADMISSION_STAGE = requestStage({
   controls: { get: z.object({}), set: SetAdmissionPolicySchema, 'get-busy-threshold': z.object({}), 'set-busy-threshold': BusyThresholdUpdateSchema },
   wire({ service, wakeUps, intake, logger }) {
     const { admission, models } = service.config;
-    const metrics = new AdmissionMetrics(service.metrics);
+    const metrics = new AdmissionMetrics(service.metrics, models.map((m) => m.name));
     const onBus = new AdmissionOnBus(service, metrics, logger, intake, (request, carried, message, why) => stage.handoffRefused(request, carried, message, why));
     const stage = new AdmissionStage(admissionSettingsFrom(admission, models.map((m) => m.name), 'always'), onBus, wakeUps);
     metrics.showPolicy(stage.policyState(), false);

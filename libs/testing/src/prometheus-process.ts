@@ -19,8 +19,9 @@ export async function startPrometheus(jobs: Readonly<Record<string, readonly str
   const dir = mkdtempSync(join(tmpdir(), 'sluice-prometheus-'));
   const config = [
     'global:',
-    `  scrape_interval: ${scrapeIntervalS}s`,
-    `  evaluation_interval: ${scrapeIntervalS}s`,
+    // In ms: Prometheus durations take whole units only, and a test may scrape faster than 1 s.
+    `  scrape_interval: ${Math.round(scrapeIntervalS * 1000)}ms`,
+    `  evaluation_interval: ${Math.round(scrapeIntervalS * 1000)}ms`,
     'scrape_configs:',
     ...Object.entries(jobs).flatMap(([job, targets]) => [`  - job_name: ${JSON.stringify(job)}`, '    static_configs:', `      - targets: ${JSON.stringify(targets)}`]),
   ].join('\n');
