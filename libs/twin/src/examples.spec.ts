@@ -227,7 +227,7 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     expect(shellWords(restart![1]!)).toEqual(ex.commands.find((c) => c.flags.length > 0)!.flags);
   });
 
-  it('overload-shedding: busy-threshold turns critical requests away too; the sheddable band limit never does', () => {
+  it('overload-shedding: busy-threshold turns critical requests away too, fewer than sheddable ones; the sheddable band limit never does', () => {
     const ex = example('examples/workloads/overload-shedding.yaml');
     expect(ex.commands).toHaveLength(2);
     expectUpMatchesSimulate(ex);
@@ -236,10 +236,11 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     const band = ex.run('priorityBands').summary;
     const critical = (s: RunReport) => s.bySloClass['critical']!;
     const sheddable = (s: RunReport) => s.bySloClass['sheddable']!;
-    // At the door, classes alike: a good share of each refused.
+    // At the door and at dispatch, by the load signal: some critical requests refused too, and
+    // more sheddable ones (flow control sends critical ones to the routers first).
     expect(busy.conservation.books.rejected.byReason).toEqual({ all_workers_busy: busy.conservation.books.rejected.total });
-    expect(admitted(critical(busy))).toBeLessThan(0.75);
-    expect(admitted(sheddable(busy))).toBeLessThan(0.75);
+    expect(admitted(critical(busy))).toBeLessThan(1);
+    expect(admitted(sheddable(busy))).toBeLessThan(admitted(critical(busy)) / 2);
     // In flow control: every critical request served, most sheddable ones refused at once.
     expect(band.conservation.books.rejected.byReason).toEqual({ flow_capacity: band.conservation.books.rejected.total });
     expect(admitted(critical(band))).toBe(1);
@@ -275,6 +276,29 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     expect(admitted(cls(predictive, 'standard'))).toBeGreaterThan(admitted(cls(busy, 'standard')) + 0.2);
     expect(admitted(cls(predictive, 'sheddable'))).toBeLessThan(admitted(cls(busy, 'sheddable')) / 2);
     expect(ttft(cls(predictive, 'critical'), 'p99') / ttft(cls(busy, 'critical'), 'p99')).toBeGreaterThan(1.3);
+  });
+
+  it('config/admission-chain: busy-threshold before the token bucket serves more than the bucket first (a busy refusal spends no tokens)', () => {
+    const file = 'examples/config/admission-chain.yaml';
+    const workload = 'examples/workloads/overload-shedding.yaml';
+    const text = read(file);
+    const commands = simulateCommands(text, workload);
+    expect(commands).toHaveLength(2);
+    for (const c of commands) expect(c.flags.slice(0, 2)).toEqual(['--config', file]);
+    // The live commands are the twin's.
+    expect(upCommands(text).map((f) => [...f].sort())).toEqual(commands.map((c) => [...c.flags].sort()));
+    const [busyFirst, bucketFirst] = commands.map((c) => ({ ...c, run: runTwin(workload, c.flags) }));
+    for (const c of [busyFirst!, bucketFirst!]) for (const line of c.figures) expectFigures(figuresOf(line, c.run.summary), `${file} ${c.flags.join(' ')}`);
+    expect(loadConfig({ env: {}, argv: busyFirst!.flags }).admission.policy).toEqual(['busy-threshold', 'token-bucket']);
+    const books = (r: Run) => r.summary.conservation.books.rejected.byReason;
+    // Both checks refuse some in both orders.
+    for (const r of [busyFirst!.run, bucketFirst!.run]) {
+      expect(books(r)['all_workers_busy']).toBeGreaterThan(50);
+      expect(books(r)['insufficient_tokens']).toBeGreaterThan(50);
+    }
+    // The promised effect: the bucket refuses fewer when it only charges what passed the busy check, and more are served.
+    expect(books(busyFirst!.run)['insufficient_tokens']! / books(bucketFirst!.run)['insufficient_tokens']!).toBeLessThan(0.85);
+    expect(busyFirst!.run.summary.overall.completed / bucketFirst!.run.summary.overall.completed).toBeGreaterThan(1.03);
   });
 
   it('admission-slo-vs-shedding: the twin table in its README is what the twin gives on predictive-admission.yaml', () => {
