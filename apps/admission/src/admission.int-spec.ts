@@ -70,6 +70,21 @@ describe('token-bucket admission', () => {
     const bad = await sluice(cluster, 'admission', 'set', 'token-bucket', 'capacity=-5');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('params.capacity');
+
+    // A chain: the busy check (no threshold set: admits), then a fresh 600-token bucket, named by its check.
+    const chain = await sluice(cluster, 'admission', 'set', 'busy-threshold,token-bucket', 'token-bucket.capacity=600', 'token-bucket.refillRate=1', '--json');
+    expect(chain.code).toBe(0);
+    expect(JSON.parse(chain.stdout)).toEqual({ policy: 'busy-threshold,token-bucket', params: { 'busy-threshold': { models: {} }, 'token-bucket': { capacity: 600, refillRate: 1 } } });
+    expect((await complete(cluster.gatewayUrl, { prompt: prompt(512) })).status).toBe(200);
+    expect((await complete(cluster.gatewayUrl, { prompt: prompt(512) })).status).toBe(429);
+    expect(await metricValue(admission, 'sluice_admission_policy_info', 'policy="token-bucket",position="2"')).toBe(1);
+    const unnamed = await sluice(cluster, 'admission', 'set', 'capacity=5');
+    expect(unnamed.code).toBe(2);
+    expect(unnamed.stderr).toContain('name the check, e.g. token-bucket.capacity');
+    const twice = await sluice(cluster, 'admission', 'set', 'token-bucket,token-bucket');
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('"token-bucket" is listed twice');
+
     expect((await sluice(cluster, 'admission', 'set', 'always-admit')).code).toBe(0);
     expect((await complete(cluster.gatewayUrl, { prompt: prompt(512) })).status).toBe(200);
     expect((await sluice(cluster, 'admission', 'get')).stdout).toMatch(/^policy\s+always-admit/);

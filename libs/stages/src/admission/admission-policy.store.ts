@@ -83,7 +83,8 @@ export class AdmissionPolicyStore {
     if (Object.keys(loose).length > 0) {
       if (names.length !== 1) {
         const key = Object.keys(loose)[0]!;
-        throw new ControlRefusal(`params.${key}: the chain has ${names.length} checks (${names.join(', ')}): name the check, e.g. ${names[0]}.${key}=…`);
+        const owner = names.find((name) => key in (this.params[name] ?? {})) ?? names[0];
+        throw new ControlRefusal(`params.${key}: the chain has ${names.length} checks (${names.join(', ')}): name the check, e.g. ${owner}.${key}=…`);
       }
       byPolicy[names[0]!] = { ...byPolicy[names[0]!], ...loose };
     }
