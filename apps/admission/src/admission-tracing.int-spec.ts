@@ -69,4 +69,27 @@ describe('admission.decide spans', () => {
       'sluice.admission.active_decode_blocks_threshold': 0.9,
     });
   });
+
+  it('with a chain: the check that decided and its inputs, the chain, and one admission.check event per check that ran', async () => {
+    const set = ['admission', 'set', 'busy-threshold,token-bucket', 'token-bucket.capacity=600', ...natsArgsAs(cluster, 'control')];
+    expect((await runSluice(set)).code).toBe(0);
+    const before = receiver.spans.filter((s) => s.name === 'admission.decide').length;
+    await send(512);
+    await send(512);
+    await receiver.waitFor((spans) => spans.filter((s) => s.name === 'admission.decide').length >= before + 2);
+    const [admitted, rejected] = receiver.spans.filter((s) => s.name === 'admission.decide').slice(before);
+    expect(admitted!.attributes).toMatchObject({
+      'sluice.admission.policy': 'token-bucket',
+      'sluice.admission.chain': 'busy-threshold,token-bucket',
+      'sluice.admission.decision': 'admit',
+      'sluice.admission.bucket_level_after': 88,
+    });
+    const checks = (span: typeof admitted) => span!.events.filter((e) => e.name === 'admission.check').map((e) => e.attributes);
+    expect(checks(admitted)).toEqual([
+      expect.objectContaining({ 'sluice.admission.check': 'busy-threshold', 'sluice.admission.decision': 'admit', 'sluice.admission.total_workers': 1 }),
+      expect.objectContaining({ 'sluice.admission.check': 'token-bucket', 'sluice.admission.decision': 'admit', 'sluice.admission.cost': 512 }),
+    ]);
+    expect(rejected!.attributes).toMatchObject({ 'sluice.admission.policy': 'token-bucket', 'sluice.admission.reason': 'insufficient_tokens' });
+    expect(checks(rejected).map((c) => c['sluice.admission.decision'])).toEqual(['admit', 'reject']);
+  });
 });
