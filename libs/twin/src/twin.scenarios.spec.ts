@@ -170,6 +170,20 @@ describe('twin: token-bucket admission', () => {
   });
 });
 
+describe('twin: busy thresholds at the router', () => {
+  it('with a threshold configured and no busy check in admission, the router refuses while its only instance decodes, and routes again after', () => {
+    const records = run(
+      [req(0, { input: 64, output: 40 }), req(1, { arrivalMs: 300, input: 16, output: 1 }), req(2, { arrivalMs: 3_000, input: 16, output: 1 })],
+      ['--worker.instances=1', '--admission.policy=always-admit', '--admission.policies.busy-threshold.activeDecodeBlocksThreshold=0'],
+    );
+    expect(records.map((r) => r.outcome)).toEqual(['completed', 'rejected', 'completed']);
+    expect(records[1]).toMatchObject({ reason: 'all_workers_busy', stage: 'router', status: 503 });
+    // Without the threshold, the same request waits on the instance instead.
+    const unset = run([req(0, { input: 64, output: 40 }), req(1, { arrivalMs: 300, input: 16, output: 1 })], ['--worker.instances=1']);
+    expect(unset.map((r) => r.outcome)).toEqual(['completed', 'completed']);
+  });
+});
+
 describe('twin: preemption', () => {
   // 10 KV blocks: two 64-token prompts take 4 blocks each and grow a block every 16 tokens, so
   // the second is preempted (the tail of the batch) and re-prefilled later.
