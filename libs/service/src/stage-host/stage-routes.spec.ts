@@ -7,6 +7,7 @@ import {
   LoadSnapshotSchema,
   PresenceEventSchema,
   RequestDoneSchema,
+  BusyThresholdsAnnouncementSchema,
   SetAdmissionPolicySchema,
   subjectPatterns,
 } from '@sluice/contracts';
@@ -32,6 +33,11 @@ describe('stageRoutes', () => {
       ['sluice.v1.worker.*.load', { schema: LoadSnapshotSchema, kind: 'event' }],
       ['sluice.v1.worker.*.done', { schema: RequestDoneSchema, kind: 'event' }],
     ]);
+  });
+
+  it('adds what a stage hears from other stages as events: the router hears admission’s busy thresholds', () => {
+    const routes = stageRoutes(requestStage({ stage: 'router', follows: [], hears: ['busy-thresholds'], wire: notWired }));
+    expect(routes.get('sluice.v1.admission.busy-thresholds')).toEqual({ schema: BusyThresholdsAnnouncementSchema, kind: 'event' });
   });
 
   it('puts each stage on its own submit subject and queue group', () => {

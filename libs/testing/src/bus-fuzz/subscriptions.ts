@@ -12,6 +12,7 @@ import {
   MAX_BUS_MESSAGE_BYTES,
   PresenceEventSchema,
   RequestDoneSchema,
+  BusyThresholdsAnnouncementSchema,
   SetAdmissionPolicySchema,
   SetWorkerFaultsSchema,
   subjectMatches,
@@ -69,6 +70,8 @@ export function subscriptionsOf(ids: ClusterIds): ReadonlyMap<string, readonly S
         { pattern: subjects.admissionSubmit(), schema: InferenceRequestSchema },
         { pattern: subjects.requestCancel(), schema: CancelRequestSchema },
         ...workerEvents(['lifecycle', 'load', 'kv']),
+        // A valid announcement with a newer time would change the thresholds: only refused ones are sent.
+        { pattern: subjects.busyThresholds(), schema: BusyThresholdsAnnouncementSchema, changesState: true },
         { pattern: subjectPatterns.admissionPresence, schema: PresenceEventSchema },
         { pattern: subjects.control('admission', 'get'), schema: z.object({}) },
         { pattern: subjects.control('admission', 'set'), schema: SetAdmissionPolicySchema, changesState: true },
@@ -80,7 +83,13 @@ export function subscriptionsOf(ids: ClusterIds): ReadonlyMap<string, readonly S
     ['flow-controller', [{ pattern: subjects.flowSubmit(), schema: InferenceRequestSchema }, { pattern: subjects.requestCancel(), schema: CancelRequestSchema }, ...workerEvents(['lifecycle', 'load', 'done']), ...busVerbs()]],
     [
       'router',
-      [{ pattern: subjects.routerSubmit(), schema: InferenceRequestSchema }, { pattern: subjects.requestCancel(), schema: CancelRequestSchema }, ...workerEvents(['lifecycle', 'load', 'done']), ...busVerbs()],
+      [
+        { pattern: subjects.routerSubmit(), schema: InferenceRequestSchema },
+        { pattern: subjects.requestCancel(), schema: CancelRequestSchema },
+        ...workerEvents(['lifecycle', 'load', 'done']),
+        { pattern: subjects.busyThresholds(), schema: BusyThresholdsAnnouncementSchema, changesState: true },
+        ...busVerbs(),
+      ],
     ],
     [
       'worker-0',
