@@ -40,8 +40,12 @@ describe('busy thresholds', () => {
     expect(book.adopt({ settings: { activeDecodeBlocksThreshold: 0.9 }, changedAtUs: 0 })).toBe(false);
     expect(book.adopt({ settings: {}, changedAtUs: 100 })).toBe(false);
     expect(book.thresholdsFor(QWEN)).toEqual({ activeDecodeBlocksThreshold: 0.5 });
+    // The same change as a peer stamped it a little later: its time is kept, and it is no change.
+    expect(book.adopt({ settings: { activeDecodeBlocksThreshold: 0.5 }, changedAtUs: 104 })).toBe(false);
+    expect(book.adopt({ settings: { activeDecodeBlocksThreshold: 0.9 }, changedAtUs: 103 })).toBe(false);
+    expect(book.announcement().changedAtUs).toBe(104);
     // A local change stamped at an earlier clock reading still counts as newer.
     book.replace({ activePrefillTokensThreshold: 5 }, 50);
-    expect(book.announcement()).toEqual({ settings: { activePrefillTokensThreshold: 5 }, changedAtUs: 101 });
+    expect(book.announcement()).toEqual({ settings: { activePrefillTokensThreshold: 5 }, changedAtUs: 105 });
   });
 });

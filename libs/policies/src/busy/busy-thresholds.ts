@@ -99,11 +99,16 @@ export class BusyThresholdBook {
     return { settings: this.current, changedAtUs: this.changedAtUs };
   }
 
-  /** Takes an announcement newer than what it holds; says whether it did. */
+  /**
+   * Takes an announcement newer than what it holds; says whether the thresholds changed. Replicas
+   * that applied one change each stamp it with their own clock, so the same settings come back a
+   * few µs newer: the newer time is kept, and that is no change.
+   */
   adopt(announcement: BusyThresholdsAnnouncement): boolean {
     if (announcement.changedAtUs <= this.changedAtUs) return false;
+    const same = JSON.stringify(BusyThresholdSettingsSchema.parse(announcement.settings)) === JSON.stringify(this.current);
     this.replace(announcement.settings, announcement.changedAtUs);
-    return true;
+    return !same;
   }
 
   /** A change made here at `atUs` (a control verb). */
