@@ -63,8 +63,11 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
         });
       }
     }
-    const level = decision.inputs.bucket_level_after;
-    if (typeof level === 'number') this.metrics.bucketLevel.set(level);
+    // The bucket's level from its own check, wherever it sits in the chain (a later check may have decided).
+    for (const { decision: own } of decision.checks) {
+      const level = own.inputs.bucket_level_after;
+      if (typeof level === 'number') this.metrics.bucketLevel.set(level);
+    }
     const reason = decision.admit ? 'admitted' : decision.reason;
     span.setAttributes({ 'sluice.admission.decision': decision.admit ? 'admit' : 'reject', 'sluice.admission.reason': reason });
     this.metrics.decision(policy, decision.admit ? 'admit' : 'reject', reason, request.sloClass, request.model);
