@@ -4,6 +4,7 @@ export * from './prefix-index/prefix-index.js';
 export * from './admission/admission-policy.js';
 export * from './admission/registry.js';
 export * from './admission/admission-cluster.js';
+export * from './admission/admission-signals.js';
 export * from './admission/always-admit/always-admit.policy.js';
 export * from './admission/token-bucket/token-bucket.policy.js';
 export * from './admission/reject-all/reject-all.policy.js';

@@ -1,7 +1,7 @@
 import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
+import { HANDOFF_RETRY, priorityFor, stepCoefficientsFrom, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
 import { createFaultRegistry, type Fault, type WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
@@ -135,7 +135,13 @@ export class Twin {
       ackTimeoutUs: (chaos?.ackTimeoutMs ?? 0) * 1000,
       seed,
       gateway: { core: gatewayCoreSettings(config, this.requestTimeoutUs), model, limits: config.gateway?.limits ?? NO_TOKEN_LIMITS, blockHasher: this.blockHasher },
-      stages: { ...config, models: config.models.map((m) => m.name), seed, compat: config.worker.compat ?? 'vllm' },
+      stages: {
+        ...config,
+        models: config.models.map((m) => m.name),
+        seed,
+        compat: config.worker.compat ?? 'vllm',
+        stepCoefficients: { [model.name]: stepCoefficientsFrom(profile, 1) },
+      },
       workers: Array.from({ length: processes }, (_, p) => workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes))),
       shutdownGraceUs: (chaos?.shutdownGraceMs ?? 0) * 1000,
       checkInvariants: options.checkInvariants ?? false,
