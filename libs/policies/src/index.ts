@@ -10,6 +10,7 @@ export * from './admission/token-bucket/token-bucket.policy.js';
 export * from './admission/reject-all/reject-all.policy.js';
 export * from './admission/slo-predictive/slo-predictive.policy.js';
 export * from './admission/busy-threshold/busy-threshold.policy.js';
+export * from './admission/slo-gated/slo-gated.policy.js';
 export * from './routing/routing-policy.js';
 export * from './routing/registry.js';
 export * from './routing/round-robin/round-robin.policy.js';
