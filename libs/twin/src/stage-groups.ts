@@ -121,16 +121,16 @@ export class StageGroups implements WorkerSignals {
     );
     const toFlow = (flight: Flight): void => this.flow.pick().submit(flight, network.nowUs, undefined);
 
-    const { hops } = network;
+    const hopTimes = network.hops;
     const admissionSettings = {
       ...admissionSettingsFrom(config.admission, config.models, 'when-read'),
       ...(config.stepCoefficients && { stepCoefficients: config.stepCoefficients }),
       // Admission to an instance: the three stages' own times and the three transits between them.
-      ledgerSettleUs: micros(hops.admissionUs + hops.flowUs + hops.routerUs + 3 * hops.transitUs),
+      ledgerSettleUs: micros(hopTimes.admissionUs + hopTimes.flowUs + hopTimes.routerUs + 3 * hopTimes.transitUs),
     };
     this.admission = new QueueGroup(
       Array.from({ length: count(config.admission) }, () => {
-        const hops = new AdmissionHops({ network, inbox, toFlow, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
+        const hops = new AdmissionHops({ network, inbox, toFlow, observer, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
         const core: AdmissionStage<Flight> = new AdmissionStage(admissionSettings, hops, {
           wakeAt: (kind, atUs) => network.periodic(kind, atUs, () => network.gates.admission.timer(() => core.wake(kind, atUs, network.nowUs))),
         });

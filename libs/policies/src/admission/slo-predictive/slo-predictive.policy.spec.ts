@@ -35,7 +35,7 @@ describe('slo-predictive', () => {
     // 10000·14 + 10000 + 100·400 = 190000 ≤ 200000.
     expect(policy.decide(policyRequest({ priority: STANDARD, inputTokens: 400 }), one(14), micros(0))).toEqual({
       admit: true,
-      inputs: { predicted_ttft_us: 190_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 14, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
+      inputs: { predicted_ttft_us: 190_000, snapshot_predicted_ttft_us: 190_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 14, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
   });
 
@@ -57,7 +57,7 @@ describe('slo-predictive', () => {
       admit: false,
       reason: 'ttft_over_budget',
       message: 'predicted TTFT over budget: 410.0 ms on the best instance, over the standard budget of 200.0 ms × 2 × headroom 1',
-      inputs: { predicted_ttft_us: 410_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 35, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
+      inputs: { predicted_ttft_us: 410_000, snapshot_predicted_ttft_us: 410_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 35, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
     // Priority 0 (no or unknown objective) is standard too.
     expect(policy.decide(policyRequest({ priority: 0, inputTokens: 500 }), one(35), micros(0))).toMatchObject({ admit: false, inputs: { slo_group: 'standard' } });
@@ -71,7 +71,7 @@ describe('slo-predictive', () => {
       admit: false,
       reason: 'ttft_over_budget',
       message: 'predicted TTFT over budget: 300.1 ms on the best instance, over the sheddable budget of 300.0 ms × headroom 1',
-      inputs: { predicted_ttft_us: 300_100, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 24, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
+      inputs: { predicted_ttft_us: 300_100, snapshot_predicted_ttft_us: 300_100, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 24, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
     // batch and background share the sheddable budget.
     for (const priority of [SLO_CLASS_PRIORITY.batch, SLO_CLASS_PRIORITY.background]) {
@@ -205,7 +205,7 @@ describe('slo-predictive with admission signals', () => {
   it('counts the unseen admitted and the queued ahead, spread over the instances, on top of the snapshots', () => {
     // 4 + 6 pending over queues 4 and 6: 10 and 10 → the best waits behind 10: 10·10000 + 10000 + 100·100 = 120000.
     const d = policy.decide(request, { instances: two, admission: signals({ unseenAdmitted: () => 4, queuedAhead: () => 6, queueReportAgeUs: () => micros(12_000) }) }, micros(0));
-    expect(d.inputs).toMatchObject({ predicted_ttft_us: 120_000, queue_ahead: 10, ledger_unseen: 4, flow_queued_ahead: 6, queue_report_age_us: 12_000, snapshot_age_us: 0 });
+    expect(d.inputs).toMatchObject({ predicted_ttft_us: 120_000, snapshot_predicted_ttft_us: 60_000, queue_ahead: 10, ledger_unseen: 4, flow_queued_ahead: 6, queue_report_age_us: 12_000, snapshot_age_us: 0 });
     // Without them the same view predicts 4·10000 + 10000 + 10000 = 60000: the bias the signals remove.
     expect(policy.decide(request, { instances: two }, micros(0)).inputs).toMatchObject({ predicted_ttft_us: 60_000, queue_ahead: 4 });
   });

@@ -93,11 +93,14 @@ export function createSloPredictive(params: unknown): AdmissionPolicy {
         unseen + queuedAhead,
       );
       let chosen: Estimate | undefined;
+      // What the snapshots alone predict (BLIS's inputs): a span shows how much the rest changed it.
+      let fromSnapshotsUs = Number.POSITIVE_INFINITY;
       for (const [i, instance] of serving.entries()) {
         const cachedTokens = (cluster.prefix?.matchedBlocks(instance.instanceId, request.blockHashes) ?? 0) * p.blockSize;
-        const missTokens = Math.max(0, request.inputTokens - cachedTokens);
+        const prefillUs = step.prefillBaseUs + step.prefillPerTokenUs * Math.max(0, request.inputTokens - cachedTokens);
         const queueAhead = queues[i]!;
-        const ttftUs = queueAhead * step.avgStepTimeUs + step.prefillBaseUs + step.prefillPerTokenUs * missTokens;
+        const ttftUs = queueAhead * step.avgStepTimeUs + prefillUs;
+        fromSnapshotsUs = Math.min(fromSnapshotsUs, instance.queueDepth * step.avgStepTimeUs + prefillUs);
         // Strict: on a tie the first instance in view order stays best, so decisions are stable.
         if (!chosen || ttftUs < chosen.ttftUs) chosen = { instance, ttftUs, cachedTokens, queueAhead };
       }
@@ -106,6 +109,7 @@ export function createSloPredictive(params: unknown): AdmissionPolicy {
       const reportAgeUs = signals?.queueReportAgeUs();
       const inputs = {
         predicted_ttft_us: chosen.ttftUs,
+        snapshot_predicted_ttft_us: fromSnapshotsUs,
         budget_us: budgetUs,
         slo_group: group,
         best_instance: chosen.instance.instanceId,
