@@ -306,7 +306,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
 
   private countBand(model: string, priority: number, delta: 1 | -1): void {
     let byPriority = this.queuedBands.get(model);
-    if (!byPriority) this.queuedBands.set(model, (byPriority = new Map()));
+    if (!byPriority) this.queuedBands.set(model, (byPriority = new Map<number, number>()));
     const n = (byPriority.get(priority) ?? 0) + delta;
     if (n > 0) byPriority.set(priority, n);
     else byPriority.delete(priority);
