@@ -19,6 +19,12 @@ export interface WorkloadRequest {
   maxTokens: number;
   /** Its latency targets (none: absent); one object shared by the requests of one client. */
   slo?: SloTargets;
+  /**
+   * A trace row's `deadline_us` (BLIS's client timeout), in ms on the clock of `arrivalMs`; absent
+   * when the row has none (0). Carried back into exported traces; neither `sluice run` nor the
+   * twin acts on it: sluice's gateway has one request timeout for all (gateway.requestTimeoutMs).
+   */
+  deadlineMs?: number;
 }
 
 export interface GenerateOptions {

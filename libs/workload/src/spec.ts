@@ -131,6 +131,13 @@ export const WorkloadSpecSchema = z
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
 export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
 
+/** A spec's `slo_targets` as a TraceV2 header's goodput_slo_targets (TPOT is BLIS's `itl_ms`); undefined without any. */
+export function goodputSloTargetsOf(spec: WorkloadSpec): Record<string, { ttft_ms?: number; itl_ms?: number; e2e_ms?: number }> | undefined {
+  const entries = Object.entries(spec.slo_targets ?? {}).filter((e): e is [string, SloTargetsSpec] => e[1] !== undefined);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(entries.map(([c, t]) => [c, { ...(t.ttft_ms === undefined ? {} : { ttft_ms: t.ttft_ms }), ...(t.tpot_ms === undefined ? {} : { itl_ms: t.tpot_ms }), ...(t.e2e_ms === undefined ? {} : { e2e_ms: t.e2e_ms }) }]));
+}
+
 /** One problem in a spec: where (`clients[1].arrival.cv`) and what (`must be > 0`). */
 export type WorkloadIssue = FieldIssue;
 
