@@ -1,4 +1,3 @@
-import type { LatencyStats } from './percentile.js';
 import type { Summary } from './summary.js';
 
 const LATENCY_METRICS = ['ttft', 'itl', 'tpot', 'e2e'] as const;

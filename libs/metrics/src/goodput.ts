@@ -77,7 +77,7 @@ export function goodput(records: readonly RequestRecord[], window: RunWindow): G
     // Every target is counted, also once one is missed: each dimension's attainment is its own.
     if (slo.ttftMs !== undefined) within = ttft.count(completed && r.firstTokenMs !== undefined && r.firstTokenMs - r.arrivalMs <= slo.ttftMs) && within;
     if (slo.tpotMs !== undefined) within = tpot.count(completed && requestTpotMs(r) <= slo.tpotMs) && within;
-    if (slo.e2eMs !== undefined) within = e2e.count(completed && r.endMs! - r.arrivalMs <= slo.e2eMs) && within;
+    if (slo.e2eMs !== undefined) within = e2e.count(completed && r.endMs - r.arrivalMs <= slo.e2eMs) && within;
     if (within) {
       good++;
       met++;

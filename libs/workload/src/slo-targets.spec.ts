@@ -15,7 +15,7 @@ const client = (id: string, sloClass: 'critical' | 'standard' | 'batch', extra: 
   ...extra,
 });
 
-const spec = (extra: object): WorkloadSpecInput => ({ seed: 1, aggregate_rate: 30, num_requests: 30, clients: [], ...extra }) as WorkloadSpecInput;
+const spec = (extra: object): WorkloadSpecInput => ({ seed: 1, aggregate_rate: 30, num_requests: 30, clients: [], ...extra });
 
 function pathsOf(input: unknown): string[] {
   try {
