@@ -8,7 +8,7 @@ import { readReportJson, writeReportJson } from './report-json.js';
 const dir = mkdtempSync(join(tmpdir(), 'sluice-report-file-'));
 /** A run large enough to pass the 4 MB read buffer, and a tenant of two-byte characters. */
 const N_LARGE = 6_300;
-const FAIRNESS_ID_OF_E = 'é'.repeat(302);
+const FAIRNESS_ID_OF_E = 'é'.repeat(303);
 
 /** A report's text as sluice wrote it before the fairness id had one name: records' `tenant`, the summary's `byTenant`. */
 function asOlderReport(text: string): string {

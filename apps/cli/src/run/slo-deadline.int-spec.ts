@@ -61,7 +61,7 @@ async function runOn(dir: string, name: string, extraArgs: readonly string[]): P
 }
 
 describe('slo-deadline ordering on a live cluster', () => {
-  it('dispatches the tight-target client's requests ahead of the loose one's, so they wait far less than under FCFS', async () => {
+  it('dispatches the tight-target client’s requests ahead of the loose one’s, so they wait far less than under FCFS', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sluice-slo-deadline-'));
     writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);
     const fcfs = await runOn(dir, 'fcfs', []);
