@@ -1,3 +1,5 @@
+import type { SloTargets } from '@sluice/contracts';
+
 /** How a request left the system (or that it has not yet). */
 export type Outcome = 'completed' | 'rejected' | 'dropped' | 'failed' | 'in_flight';
 
@@ -12,6 +14,8 @@ export interface RequestRecord {
   /** The flow it belonged to within its priority band: the tenant (the fairness id it was sent with). */
   readonly fairnessId: string;
   readonly sloClass: string;
+  /** The request's latency targets (docs/metrics.md, goodput); absent or undefined: none. */
+  readonly slo?: SloTargets | undefined;
   /** When the request was offered to the system. */
   readonly arrivalMs: number;
   /** When the first output token arrived; absent when prefill never finished. */

@@ -1,5 +1,5 @@
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
-import type { WorkloadRequest } from '@sluice/workload';
+import { schedulingHeadersOf, type WorkloadRequest } from '@sluice/workload';
 import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
 import type { RunRecord } from '@sluice/metrics';
 import { sseData } from './sse-reader.js';
@@ -40,7 +40,7 @@ export const BACKOFF_CAP_MS = 5_000;
 
 /**
  * Sends one workload request to the gateway as a real client would: token-id prompt, exact output
- * length, streaming, the client's tenant and SLO class in the scheduling headers. Measures on the
+ * length, streaming, the client's tenant, SLO class and TTFT target in the scheduling headers. Measures on the
  * client side (send time, every token's arrival, the end) and reads the stage timings from the
  * stream's last chunk. Never throws: every way a request can end becomes a record.
  */
@@ -50,6 +50,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
     fairnessId: request.fairnessId,
     sloClass: request.sloClass,
     priority: priorityOf(request.sloClass),
+    ...(request.slo === undefined ? {} : { slo: request.slo }),
   };
   let arrivalMs = options.now();
   for (let attempt = 1; ; attempt++) {
@@ -61,8 +62,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [httpHeaders.fairnessId]: request.fairnessId,
-          [httpHeaders.sloClass]: request.sloClass,
+          ...schedulingHeadersOf(request),
           [httpHeaders.reportTimings]: '1',
           ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),
         },

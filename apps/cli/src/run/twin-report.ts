@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import { buildReport } from '@sluice/metrics';
+import { buildReport, type FitnessWeights } from '@sluice/metrics';
 import { engineSection, type RunReportFile } from '@sluice/report';
 import { simulate, type HopLatencies, type TwinOptions, type TwinResult } from '@sluice/twin';
 import type { Fault } from '@sluice/workload';
@@ -11,6 +11,8 @@ export interface TwinRunOptions {
   readonly hops?: HopLatencies;
   readonly seed?: number;
   readonly faults?: readonly Fault[];
+  /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
+  readonly fitnessWeights?: FitnessWeights;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface TwinRunOptions {
  */
 export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
   const { requests } = workload;
-  const { config, profile, hops, seed, faults } = options;
+  const { config, profile, hops, seed, faults, fitnessWeights } = options;
   const result = simulate(requests, {
     config,
     profile,
@@ -35,7 +37,7 @@ export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { 
     gateway: 'twin (virtual time)',
     workload: { file: workload.file, spec: workload.spec, requests: requests.length },
     config: { ...config, ...(hops ? { hops } : {}) },
-    summary: buildReport(result.records, { expectedRequests: requests.length }),
+    summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
     engine: engineSection(result.engine, 'kv-blocks'),
     records: result.records,
   };
