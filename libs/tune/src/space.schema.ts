@@ -16,6 +16,15 @@ const CONFIG_KEY = /^[A-Za-z][\w-]*(\.[A-Za-z0-9_-]+)+$/;
 /** A path into the run report's summary: `throughput.requestsPerSec`, `overall.ttft.p99`. */
 const METRIC_PATH = /^[A-Za-z_][\w-]*(\.[\w-]+)*$/;
 
+/** A refinement of a record keyed by config keys: each key not shaped like one is an issue at that key. */
+function configKeys(example: string) {
+  return (record: Record<string, unknown>, ctx: z.RefinementCtx) => {
+    for (const key of Object.keys(record)) {
+      if (!CONFIG_KEY.test(key)) ctx.addIssue({ code: 'custom', path: [key], message: `must be a dotted config key, e.g. ${example}` });
+    }
+  };
+}
+
 const MetricPath = z.string().regex(METRIC_PATH, 'must be a dotted path into the report summary, e.g. overall.ttft.p99');
 
 /** Which part of the summary a metric path is read in: the whole run, one SLO class or one tenant. */
@@ -74,14 +83,15 @@ export const SpaceSchema = z
       .strictObject({
         config: z.string().min(1).optional(),
         /** Config keys by dotted path, e.g. `worker.instances: 4`, applied after the file. */
-        set: z.record(z.string().regex(CONFIG_KEY, 'must be a dotted config key, e.g. worker.instances'), z.unknown()).default({}),
+        set: z.record(z.string(), z.unknown()).default({}).superRefine(configKeys('worker.instances')),
       })
       .prefault({}),
     /** The workload spec or TraceV2 trace every trial runs (relative to the space file). */
     workload: z.string().min(1),
     /** The searched config keys by dotted path, each a range or a list of choices. */
     parameters: z
-      .record(z.string().regex(CONFIG_KEY, 'must be a dotted config key, e.g. admission.policies.slo-predictive.headroom'), ParameterSchema)
+      .record(z.string(), ParameterSchema)
+      .superRefine(configKeys('admission.policies.slo-predictive.headroom'))
       .refine((p) => Object.keys(p).length > 0, 'list at least one parameter'),
     /** One objective, or two (then the Pareto front is between them). */
     objective: z.union([ObjectiveSchema, z.array(ObjectiveSchema).min(1).max(2, 'at most two objectives')]),
