@@ -4,7 +4,6 @@ import type { Trial } from '@sluice/tune';
 import { executeRun } from '../run/execute-run.js';
 import type { WorkloadInput } from '../run/read-workload-input.js';
 import { Output } from '../terminal/output.js';
-import type { CliContext } from '../commands/command.js';
 import { paramArgs, type LoadedSpace } from './read-space.js';
 import { measureOf } from './trial-metrics.js';
 import type { TuneLiveEntry } from './tune-file.js';
@@ -16,8 +15,16 @@ import type { TuneLiveEntry } from './tune-file.js';
  * instances, the routing weights) are read at start-up. The live report goes in
  * OUT/live/trial-N/, and its objective and constraint values stand beside the twin's.
  */
+/** Where the clusters start and where their progress is told. */
+export interface LiveContext {
+  readonly rootDir: string;
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly stderr: Output;
+}
+
 export async function confirmLive(
-  ctx: CliContext,
+  ctx: LiveContext,
   space: LoadedSpace,
   workload: WorkloadInput,
   candidates: readonly Trial[],

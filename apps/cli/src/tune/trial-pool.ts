@@ -24,7 +24,7 @@ export class TrialPool {
     for (let i = 0; i < size; i++) {
       const worker = new Worker(new URL('./trial-worker.js', import.meta.url), { workerData: data });
       worker.on('message', (reply: TrialReply) => this.settle(worker, reply));
-      worker.on('error', (error) => this.fail(worker, error));
+      worker.on('error', (error: Error) => this.fail(worker, error));
       this.idle.push(worker);
     }
   }

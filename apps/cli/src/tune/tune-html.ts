@@ -45,7 +45,7 @@ function bestTable(tune: TuneFile): string {
   const byNumber = new Map(tune.trials.map((t) => [t.number, t]));
   const paramNames = Object.keys(tune.trials[0]?.params ?? {});
   const head = ['trial', ...tune.objectives.map((o) => o.metric), ...tune.constraints.map((c) => c.metric), 'feasible', ...paramNames].map((h) => `<th>${escapeHtml(h)}</th>`).join('');
-  const cell = (v: unknown) => `<td>${escapeHtml(typeof v === 'number' ? formatValue(v) : v === null ? '–' : String(v))}</td>`;
+  const cell = (v: number | string | boolean | null | undefined) => `<td>${escapeHtml(typeof v === 'number' ? formatValue(v) : v === null || v === undefined ? '–' : String(v))}</td>`;
   const rows = tune.best
     .map((n) => byNumber.get(n)!)
     .map((t) => `<tr>${cell(`#${t.number}`)}${t.objectives.map(cell).join('')}${t.constraints.map(cell).join('')}${cell(t.feasible ? 'yes' : 'no')}${paramNames.map((p) => cell(t.params[p])).join('')}</tr>`)
