@@ -107,6 +107,17 @@ export const SpaceSchema = z
     startupTrials: z.number().int().min(1).default(10),
     /** tpe, or random search (a baseline to compare with). */
     sampler: z.enum(['tpe', 'random']).default('tpe'),
+    /**
+     * Run every trial once per workload seed (a spec's `seed` replaced) and judge it on the mean of
+     * each metric: a setting is then chosen for the workload, not for one sample of its arrivals.
+     * Default: the workload as it is, once.
+     */
+    workloadSeeds: z
+      .array(z.number().int().nonnegative().max(0xffffffff))
+      .min(1)
+      .max(32)
+      .refine((seeds) => new Set(seeds).size === seeds.length, 'a seed is listed twice')
+      .optional(),
     /** Seeds the proposals and every twin run (one seed for all trials: they differ only by their settings). */
     seed: z.number().int().nonnegative().default(0),
     /** Worker threads running trials; default: the machine's available cores. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Param, ParamSet } from './parameter.js';
-import { bestSoFar, bestTrials, runStudy, violationOf, type StudySettings, type TrialPlan } from './study.js';
+import { bestSoFar, bestTrials, meanMeasure, runStudy, violationOf, type StudySettings, type TrialPlan } from './study.js';
 
 const PARAMS: Param[] = [
   { kind: 'range', path: 'x', min: 0, max: 10, log: false, int: false },
@@ -62,5 +62,14 @@ describe('violationOf (Optuna: the positive parts summed)', () => {
   });
   it('counts a metric with no value as violated without limit', () => {
     expect(violationOf([{ max: 100 }], [null])).toBe(Infinity);
+  });
+});
+
+describe('meanMeasure (a trial over several workload seeds)', () => {
+  it('averages each metric and adds the durations', () => {
+    expect(meanMeasure([{ objectives: [10, 1], constraints: [100], durationMs: 5 }, { objectives: [20, 3], constraints: [300], durationMs: 7 }])).toEqual({ objectives: [15, 2], constraints: [200], durationMs: 12 });
+  });
+  it('has no value for a metric one run had none of', () => {
+    expect(meanMeasure([{ objectives: [10], constraints: [null], durationMs: 1 }, { objectives: [20], constraints: [300], durationMs: 1 }]).constraints).toEqual([null]);
   });
 });

@@ -107,3 +107,22 @@ export function bestTrials(trials: readonly Trial[], directions: readonly Direct
   return rankTrials(trials, directions).slice(0, k);
 }
 
+
+/**
+ * The mean of several runs' measures of one trial (one per workload seed): each metric's mean, null
+ * when any run gave none (a mean over the runs that had a value would favour the ones that did);
+ * the durations add up.
+ */
+export function meanMeasure(runs: readonly TrialMeasure[]): TrialMeasure {
+  const mean = (pick: (m: TrialMeasure) => readonly (number | null)[]) =>
+    pick(runs[0]!).map((_, i) => {
+      let sum = 0;
+      for (const run of runs) {
+        const v = pick(run)[i];
+        if (v === null || v === undefined) return null;
+        sum += v;
+      }
+      return sum / runs.length;
+    });
+  return { objectives: mean((m) => m.objectives), constraints: mean((m) => m.constraints), durationMs: runs.reduce((a, m) => a + m.durationMs, 0) };
+}

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { SpaceError, runStudy, violationOf, type Trial } from '@sluice/tune';
+import { SpaceError, meanMeasure, runStudy, violationOf, type Trial } from '@sluice/tune';
 import { WorkloadInputError, readWorkloadInput, type WorkloadInput } from '../run/read-workload-input.js';
 import type { Output } from '../terminal/output.js';
 import { configProblems } from '../tune/config-checks.js';
@@ -14,6 +14,7 @@ import { buildTuneFile, type TuneFile } from '../tune/tune-file.js';
 import { TuneProgress, formatDuration, formatValue } from '../tune/tune-progress.js';
 import { runTwinTrial } from '../tune/twin-trial.js';
 import { writeTuneOutputs } from '../tune/write-tune-outputs.js';
+import { workloadWithSeed } from '../tune/workload-seeds.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice tune SPACE.yaml [--out DIR] [--trials N] [--seed N] [--parallelism N] [--live] [--json]
@@ -58,7 +59,7 @@ export const tuneCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'live'], values: ['out', 'trials', 'seed', 'parallelism'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'live'], values: ['out', 'trials', 'seed', 'parallelism', 'gateway'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -69,6 +70,8 @@ export const tuneCommand: Command = {
     const trialsFlag = positiveInt('trials', parsed.values.get('trials'), problems);
     const seedFlag = positiveInt('seed', parsed.values.get('seed'), problems, 0);
     const parallelismFlag = positiveInt('parallelism', parsed.values.get('parallelism'), problems);
+    // A running cluster keeps the settings it started with: the candidates' cannot be put on it.
+    if (parsed.values.has('gateway')) problems.push('--gateway: a running cluster cannot take each candidate\'s settings (most are read at start-up); --live starts a local cluster per candidate instead');
     const fail = (lines: readonly string[]) => {
       for (const p of lines) err.line(`sluice tune: ${p}`);
       return EXIT.USAGE;
@@ -98,11 +101,17 @@ export const tuneCommand: Command = {
     const parallelism = parallelismFlag ?? space.file.parallelism ?? availableParallelism();
     const json = parsed.flags.has('json');
 
+    const { workloadSeeds } = space.file;
+    if (workloadSeeds !== undefined && workload.kind !== 'spec') return fail([`${file}: workloadSeeds: ${space.workloadFile} is a trace, whose arrivals are fixed: the seeds would change nothing`]);
+    // One run per workload seed (once, as the workload is, without workloadSeeds); a trial is judged on their mean.
+    const seedRuns: readonly (number | undefined)[] = workloadSeeds ?? [undefined];
+    const workloads = seedRuns.map((s) => (s === undefined ? workload : workloadWithSeed(workload, s)));
+
     // The base config alone: the reference, and a real report to check every metric path against.
-    const base = runTwinTrial(workload, { configArgs, seed }, ctx.env);
-    const metricIssues = metricProblems(space, base.summary);
+    const baseRuns = workloads.map((w) => runTwinTrial(w, { configArgs, seed }, ctx.env));
+    const metricIssues = metricProblems(space, baseRuns[0]!.summary);
     if (metricIssues.length > 0) return fail(metricIssues.map((p) => `${file}: ${p}`));
-    const baseMeasure = measureOf(space, base.summary, base.durationMs);
+    const baseMeasure = meanMeasure(baseRuns.map((r) => measureOf(space, r.summary, r.durationMs)));
     const baseline = { ...baseMeasure, feasible: baseMeasure.objectives.every((v) => v !== null) && violationOf(space.constraints, baseMeasure.constraints) === 0 };
 
     const started = performance.now();
@@ -113,8 +122,10 @@ export const tuneCommand: Command = {
       finished = await runStudy(
         { params: space.params, directions: space.objectives.map((o) => o.direction), constraints: space.constraints, trials, batchSize: space.file.batchSize, seed, sampler: space.file.sampler, startupTrials: space.file.startupTrials },
         async (batch) => {
-          const results = await Promise.all(batch.map((plan) => pool.run({ configArgs: [...configArgs, ...paramArgs(plan.params)], seed })));
-          return results.map((r) => measureOf(space, r.summary, r.durationMs));
+          const results = await Promise.all(
+            batch.map((plan) => Promise.all(seedRuns.map((ws) => pool.run({ configArgs: [...configArgs, ...paramArgs(plan.params)], seed, ...(ws === undefined ? {} : { workloadSeed: ws }) })))),
+          );
+          return results.map((runs) => meanMeasure(runs.map((r) => measureOf(space, r.summary, r.durationMs))));
         },
         (so) => progress?.draw(so),
       );
@@ -136,7 +147,7 @@ export const tuneCommand: Command = {
     if (parsed.flags.has('live')) {
       const byNumber = new Map(finished.map((t) => [t.number, t]));
       try {
-        const live = await confirmLive(ctx, space, workload, tune.best.map((n) => byNumber.get(n)!), configArgs, outDir);
+        const live = await confirmLive(ctx, space, workloads, tune.best.map((n) => byNumber.get(n)!), configArgs, outDir);
         tune = { ...tune, live };
         paths = writeTuneOutputs(outDir, tune);
         if (!json) printLive(out, tune);
@@ -169,5 +180,5 @@ function printBest(out: Output, tune: TuneFile, paths: { json: string; html: str
 function printLive(out: Output, tune: TuneFile): void {
   const metric = tune.objectives[0]!.metric;
   out.line(`twin against live, ${metric}:`);
-  for (const l of tune.live ?? []) out.line(`  trial #${l.number}: twin ${formatValue(l.twin[0] ?? null)} · live ${formatValue(l.live[0] ?? null)}  (${l.report})`);
+  for (const l of tune.live ?? []) out.line(`  trial #${l.number}: twin ${formatValue(l.twin[0] ?? null)} · live ${formatValue(l.live[0] ?? null)}  (${l.reports.join(', ')})`);
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FREE_PORT_ARGS, startLocalCluster } from '@sluice/launcher';
-import type { Trial } from '@sluice/tune';
+import { meanMeasure, type Trial, type TrialMeasure } from '@sluice/tune';
 import { executeRun } from '../run/execute-run.js';
 import type { WorkloadInput } from '../run/read-workload-input.js';
 import { Output } from '../terminal/output.js';
@@ -11,9 +11,10 @@ import type { TuneLiveEntry } from './tune-file.js';
 /**
  * Runs each candidate live: a local cluster (`sluice up`'s launcher, on free ports) started with
  * the base config and the candidate's settings, the workload sent through its gateway as `sluice
- * run` sends it, the cluster stopped. A cluster per candidate, because most searched keys (the
- * instances, the routing weights) are read at start-up. The live report goes in
- * OUT/live/trial-N/, and its objective and constraint values stand beside the twin's.
+ * run` sends it (once per workload seed, as the twin ran it), the cluster stopped. A cluster per
+ * candidate, because most searched keys (the instances, the routing weights) are read at start-up.
+ * The live reports go in OUT/live/trial-N/ (seed-S/ below it with several workload seeds), and
+ * the mean of their objective values stands beside the twin's.
  */
 /** Where the clusters start and where their progress is told. */
 export interface LiveContext {
@@ -26,7 +27,7 @@ export interface LiveContext {
 export async function confirmLive(
   ctx: LiveContext,
   space: LoadedSpace,
-  workload: WorkloadInput,
+  workloads: readonly WorkloadInput[],
   candidates: readonly Trial[],
   configArgs: readonly string[],
   outDir: string,
@@ -37,23 +38,28 @@ export async function confirmLive(
     ctx.stderr.line(`live: trial #${trial.number}: starting a cluster with ${paramArgs(trial.params).join(' ')}`);
     const cluster = await startLocalCluster({ rootDir: ctx.rootDir, cwd: ctx.cwd, env: ctx.env, configArgs: [...FREE_PORT_ARGS, ...configArgs, ...paramArgs(trial.params)] });
     try {
-      const report = join(outDir, 'live', `trial-${trial.number}`);
-      const run = await executeRun(
-        {
-          workload,
-          gateway: cluster.gatewayUrl,
-          model: cluster.config.worker.model,
-          retries: 0,
-          outDir: report,
-          config: cluster.config,
-          json: true,
-          workerUrls: cluster.services.filter((s) => s.name === 'worker').map((s) => s.url),
-        },
-        silent,
-        { write: () => true },
-      );
-      const live = measureOf(space, run.report.summary, 0);
-      entries.push({ number: trial.number, params: trial.params, twin: trial.objectives, live: live.objectives, report: run.jsonFile });
+      const dir = join(outDir, 'live', `trial-${trial.number}`);
+      const measures: TrialMeasure[] = [];
+      const reports: string[] = [];
+      for (const workload of workloads) {
+        const run = await executeRun(
+          {
+            workload,
+            gateway: cluster.gatewayUrl,
+            model: cluster.config.worker.model,
+            retries: 0,
+            outDir: workloads.length === 1 ? dir : join(dir, `seed-${workload.seed}`),
+            config: cluster.config,
+            json: true,
+            workerUrls: cluster.services.filter((s) => s.name === 'worker').map((s) => s.url),
+          },
+          silent,
+          { write: () => true },
+        );
+        measures.push(measureOf(space, run.report.summary, 0));
+        reports.push(run.jsonFile);
+      }
+      entries.push({ number: trial.number, params: trial.params, twin: trial.objectives, live: meanMeasure(measures).objectives, reports });
     } finally {
       await cluster.stop();
     }

@@ -31,8 +31,10 @@ export interface TuneLiveEntry {
   readonly number: number;
   readonly params: ParamSet;
   readonly twin: readonly (number | null)[];
+  /** The mean over the workload seeds, as for the twin. */
   readonly live: readonly (number | null)[];
-  readonly report: string;
+  /** The live report.json of each workload seed. */
+  readonly reports: readonly string[];
 }
 
 /** tune.json: the whole search, enough to redraw every plot and to rerun any trial. */
@@ -44,6 +46,8 @@ export interface TuneFile {
   readonly baseArgs: readonly string[];
   readonly sampler: 'tpe' | 'random';
   readonly seed: number;
+  /** The workload seeds each trial ran with (its metrics are their mean); absent: the workload's own, once. */
+  readonly workloadSeeds?: readonly number[];
   readonly batchSize: number;
   readonly parallelism: number;
   readonly objectives: readonly { readonly metric: string; readonly direction: Direction }[];
@@ -100,6 +104,7 @@ export function buildTuneFile(
     baseArgs: space.baseArgs,
     sampler: file.sampler,
     seed: file.seed,
+    ...(file.workloadSeeds === undefined ? {} : { workloadSeeds: file.workloadSeeds }),
     batchSize: file.batchSize,
     parallelism: run.parallelism,
     objectives: space.objectives.map((o) => ({ metric: metricLabel(o), direction: o.direction })),

@@ -58,7 +58,7 @@ function liveTable(tune: TuneFile): string {
   if (tune.live === undefined) return '';
   const metric = tune.objectives[0]!.metric;
   const rows = tune.live
-    .map((l) => `<tr><td>#${l.number}</td><td>${formatValue(l.twin[0] ?? null)}</td><td>${formatValue(l.live[0] ?? null)}</td><td class="name">${escapeHtml(l.report)}</td></tr>`)
+    .map((l) => `<tr><td>#${l.number}</td><td>${formatValue(l.twin[0] ?? null)}</td><td>${formatValue(l.live[0] ?? null)}</td><td class="name">${l.reports.map(escapeHtml).join('<br>')}</td></tr>`)
     .join('\n');
   return `<h2>Twin against live</h2><div class="table-wrap"><table><thead><tr><th>trial</th><th>twin ${escapeHtml(metric)}</th><th>live ${escapeHtml(metric)}</th><th class="name">live report</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>`;
 }
@@ -69,7 +69,7 @@ export function renderTuneHtml(tune: TuneFile): string {
   const facts = `<dl class="meta">
 <dt>Space</dt><dd>${escapeHtml(tune.space)}</dd>
 <dt>Workload</dt><dd>${escapeHtml(tune.workload)}</dd>
-<dt>Search</dt><dd>${tune.trials.length} trials (${feasible} feasible), ${escapeHtml(tune.sampler)}, seed ${tune.seed}, batches of ${tune.batchSize} on ${tune.parallelism} threads, ${(tune.wallMs / 1000).toFixed(1)} s</dd>
+<dt>Search</dt><dd>${tune.trials.length} trials (${feasible} feasible), ${escapeHtml(tune.sampler)}, seed ${tune.seed}${tune.workloadSeeds === undefined ? '' : `, each the mean over workload seeds ${tune.workloadSeeds.join(', ')}`}, batches of ${tune.batchSize} on ${tune.parallelism} threads, ${(tune.wallMs / 1000).toFixed(1)} s</dd>
 <dt>Objective</dt><dd>${tune.objectives.map((o) => `${o.direction} ${escapeHtml(o.metric)}`).join('; ')}</dd>
 <dt>Constraints</dt><dd>${tune.constraints.map((c) => `${c.min === undefined ? '' : `${c.min} ≤ `}${escapeHtml(c.metric)}${c.max === undefined ? '' : ` ≤ ${c.max}`}`).join('; ') || 'none'}</dd>
 </dl>`;

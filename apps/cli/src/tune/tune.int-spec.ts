@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '@sluice/launcher';
 import { runSluice } from '@sluice/testing';
 import type { RunReport } from '@sluice/metrics';
 import type { TuneFile } from './tune-file.js';
@@ -111,6 +112,25 @@ describe('sluice tune', () => {
     expect(strip(serial)).toEqual(strip(tune));
   });
 
+  it('with workloadSeeds, judges a trial on the mean of a run per workload seed', async () => {
+    writeFileSync(join(dir, 'seeds.yaml'), space('workloadSeeds: [3, 4]').replace('trials: 6', 'trials: 2'));
+    const run = await runSluice(['tune', join(dir, 'seeds.yaml'), '--out', join(dir, 'seeds')], { timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const seeded = JSON.parse(readFileSync(join(dir, 'seeds', 'tune.json'), 'utf8')) as TuneFile;
+    expect(seeded.workloadSeeds).toEqual([3, 4]);
+    const trial = seeded.trials[1]!;
+    const flags = ['--worker.instances=1', '--admission.policy=slo-predictive', ...Object.entries(trial.params).map(([k, v]) => `--${k}=${JSON.stringify(v)}`)];
+    const values: number[] = [];
+    for (const workloadSeed of [3, 4]) {
+      writeFileSync(join(dir, `workload-${workloadSeed}.yaml`), WORKLOAD.replace('seed: 3', `seed: ${workloadSeed}`));
+      const sim = await runSluice(['simulate', join(dir, `workload-${workloadSeed}.yaml`), ...flags, '--seed', String(seeded.seed), '--out', join(dir, `sim-${workloadSeed}`), '--json']);
+      expect(sim.code, sim.stderr).toBe(0);
+      values.push((JSON.parse(sim.stdout) as { summary: RunReport }).summary.throughput.requestsPerSec);
+    }
+    expect(values[0]).not.toBe(values[1]);
+    expect(trial.objectives[0]).toBeCloseTo((values[0]! + values[1]!) / 2, 12);
+  });
+
   it('draws the convergence and Pareto plots in report.html', () => {
     const html = readFileSync(join(dir, 'p2', 'report.html'), 'utf8');
     expect(html).toContain('data-plot="convergence"');
@@ -118,7 +138,7 @@ describe('sluice tune', () => {
     expect(html).toContain('base config');
   });
 
-  it('refuses, naming the key, a metric the report does not have and a parameter of a policy that does not run', async () => {
+  it('refuses, naming the key, a metric the report does not have, a parameter of a policy that does not run, seeds for a trace and --gateway', async () => {
     writeFileSync(join(dir, 'bad-metric.yaml'), space().replace('maximize: throughput.requestsPerSec', 'maximize: throughput.tokensPerFortnight'));
     const badMetric = await runSluice(['tune', join(dir, 'bad-metric.yaml'), '--out', join(dir, 'bad')]);
     expect(badMetric.code).toBe(2);
@@ -128,6 +148,14 @@ describe('sluice tune', () => {
     const inert = await runSluice(['tune', join(dir, 'inert.yaml'), '--out', join(dir, 'bad')]);
     expect(inert.code).toBe(2);
     expect(inert.stderr).toContain(`parameters.${HEADROOM}: admission.policy is "always-admit", so slo-predictive's parameters take no effect`);
+    writeFileSync(join(dir, 'trace.yaml'), space('workloadSeeds: [1, 2]').replace('workload: workload.yaml', `workload: ${join(REPO_ROOT, 'examples', 'traces', 'small.yaml')}`));
+    const trace = await runSluice(['tune', join(dir, 'trace.yaml'), '--out', join(dir, 'bad')]);
+    expect(trace.code).toBe(2);
+    expect(trace.stderr).toMatch(/workloadSeeds: .*small\.yaml is a trace, whose arrivals are fixed/);
+
+    const gateway = await runSluice(['tune', join(dir, 'space.yaml'), '--gateway', 'http://127.0.0.1:8080']);
+    expect(gateway.code).toBe(2);
+    expect(gateway.stderr).toContain('--gateway: a running cluster cannot take each candidate');
     expect(existsSync(join(dir, 'bad'))).toBe(false);
   });
 
@@ -140,7 +168,8 @@ describe('sluice tune', () => {
     const entry = live.live![0]!;
     expect(entry.number).toBe(live.best[0]);
     expect(entry.live[0]).toBeGreaterThan(0);
-    const report = JSON.parse(readFileSync(entry.report, 'utf8')) as { tool: string; summary: RunReport };
+    expect(entry.reports).toHaveLength(1);
+    const report = JSON.parse(readFileSync(entry.reports[0]!, 'utf8')) as { tool: string; summary: RunReport };
     expect(report.tool).toBe('sluice run');
     expect(report.summary.throughput.requestsPerSec).toBe(entry.live[0]);
     expect(run.stdout).toContain('twin against live');

@@ -10,6 +10,8 @@ export interface TwinTrialJob {
   readonly configArgs: readonly string[];
   /** The twin's seed (routing tie-breaks, bus-fault draws). */
   readonly seed: number;
+  /** The workload spec's seed for this run, when the space lists workloadSeeds (else the spec's own). */
+  readonly workloadSeed?: number;
 }
 
 export interface TwinTrialResult {
