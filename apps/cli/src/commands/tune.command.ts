@@ -47,7 +47,8 @@ Options:
   --config FILE, --key.path=value   applied after the space's base config (the parameters still win)
   -h, --help         this text`;
 
-function positiveInt(name: string, text: string | undefined, problems: string[], min = 1): number | undefined {
+/** A flag's whole number ≥ min, or a problem naming the flag. */
+function wholeNumber(name: string, text: string | undefined, problems: string[], min = 1): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
   if (!(Number.isInteger(n) && n >= min)) problems.push(`--${name}: "${text}" is not a whole number ≥ ${min}`);
@@ -67,9 +68,9 @@ export const tuneCommand: Command = {
     const problems = [...parsed.problems];
     const file = parsed.positionals[0];
     if (file === undefined) problems.push('missing the space: sluice tune SPACE.yaml (examples/tune/)');
-    const trialsFlag = positiveInt('trials', parsed.values.get('trials'), problems);
-    const seedFlag = positiveInt('seed', parsed.values.get('seed'), problems, 0);
-    const parallelismFlag = positiveInt('parallelism', parsed.values.get('parallelism'), problems);
+    const trialsFlag = wholeNumber('trials', parsed.values.get('trials'), problems);
+    const seedFlag = wholeNumber('seed', parsed.values.get('seed'), problems, 0);
+    const parallelismFlag = wholeNumber('parallelism', parsed.values.get('parallelism'), problems);
     // A running cluster keeps the settings it started with: the candidates' cannot be put on it.
     if (parsed.values.has('gateway')) problems.push('--gateway: a running cluster cannot take each candidate\'s settings (most are read at start-up); --live starts a local cluster per candidate instead');
     const fail = (lines: readonly string[]) => {
@@ -127,7 +128,7 @@ export const tuneCommand: Command = {
           );
           return results.map((runs) => meanMeasure(runs.map((r) => measureOf(space, r.summary, r.durationMs))));
         },
-        (so) => progress?.draw(so),
+        (sofar) => progress?.draw(sofar),
       );
     } catch (error) {
       progress?.done();
@@ -139,7 +140,7 @@ export const tuneCommand: Command = {
     progress?.done();
     const wallMs = performance.now() - started;
 
-    let tune: TuneFile = buildTuneFile(space, { parallelism, baseline, trials: finished, wallMs });
+    let tune: TuneFile = buildTuneFile(space, { seed, parallelism, baseline, trials: finished, wallMs });
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `tune-${new Date().toISOString().replace(/[:.]/g, '-')}`));
     let paths = writeTuneOutputs(outDir, tune);
     if (!json) printBest(out, tune, paths);

@@ -92,7 +92,7 @@ export function paretoFronts(space: LoadedSpace, trials: readonly Trial[]): Tune
 
 export function buildTuneFile(
   space: LoadedSpace,
-  run: { readonly parallelism: number; readonly baseline: TrialMeasure & { feasible: boolean }; readonly trials: readonly Trial[]; readonly wallMs: number },
+  run: { readonly seed: number; readonly parallelism: number; readonly baseline: TrialMeasure & { feasible: boolean }; readonly trials: readonly Trial[]; readonly wallMs: number },
 ): TuneFile {
   const { file } = space;
   const directions = space.objectives.map((o) => o.direction);
@@ -103,7 +103,7 @@ export function buildTuneFile(
     workload: space.workloadFile,
     baseArgs: space.baseArgs,
     sampler: file.sampler,
-    seed: file.seed,
+    seed: run.seed,
     ...(file.workloadSeeds === undefined ? {} : { workloadSeeds: file.workloadSeeds }),
     batchSize: file.batchSize,
     parallelism: run.parallelism,
