@@ -29,9 +29,22 @@ function inertParam(p: Param, config: SluiceConfig, params: readonly Param[]): s
 }
 
 /**
+ * Keys the twin does not model (docs/twin.md), so a trial would not see them change: the speed-up
+ * of real time, the one gateway, and where processes listen.
+ */
+function notModelledInTwin(path: string): string | undefined {
+  if (path === 'worker.timeScale') return 'the twin runs the model at its own speed: worker.timeScale is not modelled';
+  if (path === 'gateway.replicas') return 'the twin runs one gateway (docs/twin.md, "Stage replicas")';
+  if (path.startsWith('nats.') || /\.(host|port)$/.test(path)) return 'the twin has no processes or bus connections: the key is not modelled';
+  return undefined;
+}
+
+/**
  * The base config and every parameter at each end of its range (each choice) go through the same
  * loadConfig as a run, so a key that does not exist or a range the schema refuses is found before
- * the first trial, with the config's own message naming the key. Returns problems, one line each.
+ * the first trial, with the config's own message naming the key. A parameter that could not change
+ * a trial (a policy's that does not run, a key the twin does not model) is refused with the
+ * reason. Returns problems, one line each.
  */
 export function configProblems(baseArgs: readonly string[], params: readonly Param[], env: NodeJS.ProcessEnv): string[] {
   let base: SluiceConfig;
@@ -43,7 +56,7 @@ export function configProblems(baseArgs: readonly string[], params: readonly Par
   }
   const problems: string[] = [];
   for (const p of params) {
-    const inert = inertParam(p, base, params);
+    const inert = notModelledInTwin(p.path) ?? inertParam(p, base, params);
     if (inert !== undefined) problems.push(`parameters.${p.path}: ${inert}`);
     for (const set of extremes(p)) {
       try {
