@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '@sluice/launcher';
 import { runSluice } from '@sluice/testing';
@@ -131,11 +134,14 @@ describe('sluice tune', () => {
     expect(trial.objectives[0]).toBeCloseTo((values[0]! + values[1]!) / 2, 12);
   });
 
-  it('draws the convergence and Pareto plots in report.html', () => {
+  it('draws the convergence and Pareto plots in report.html (headless chromium runs its script)', async () => {
     const html = readFileSync(join(dir, 'p2', 'report.html'), 'utf8');
-    expect(html).toContain('data-plot="convergence"');
-    expect(html).toContain('data-plot="pareto-0"');
     expect(html).toContain('base config');
+    const { stdout: dom } = await promisify(execFile)('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--dump-dom', pathToFileURL(join(dir, 'p2', 'report.html')).href], { timeout: 45_000, maxBuffer: 16 * 1024 * 1024 });
+    expect(dom).not.toMatch(/<body[^>]*data-error/);
+    const drawn = Object.fromEntries([...dom.matchAll(/<svg\b[^>]*\bdata-plot="([^"]*)"[^>]*\bdata-drawn="(\d+)"/g)].map((m) => [m[1], Number(m[2])]));
+    // Best so far; every trial, feasible and not (this space has both); the trials and the front.
+    expect(drawn).toEqual({ convergence: 1, trials: 2, 'pareto-0': 2 });
   });
 
   it('refuses, naming the key, a metric the report does not have, a parameter of a policy that does not run, seeds for a trace and --gateway', async () => {
