@@ -6,4 +6,5 @@ export { jainIndex } from './jain.js';
 export { summarizeRecords, summarizeBy, groupBy, type Summary } from './summary.js';
 export { FITNESS_TERMS, UnknownFitnessTermError, fitness, fitnessTerm, latencyTerm, rpsTerm, tpsTerm, type FitnessWeights } from './fitness.js';
 export { conservation, checkConservation, type ConservationBooks, type ConservationCheck } from './conservation.js';
+export { cacheHits, type CacheHits } from './cache-hits.js';
 export { buildReport, type ReportOptions, type RunReport } from './report.js';

@@ -1,3 +1,4 @@
+import { cacheHits, type CacheHits } from './cache-hits.js';
 import { summarize, summarizeInPlace, type LatencyStats } from './percentile.js';
 import { e2eSamples, itlSamples, ttftSamples } from './samples.js';
 import { throughput, type RunWindow, type Throughput } from './throughput.js';
@@ -13,6 +14,8 @@ export interface Summary {
   readonly itl: LatencyStats;
   readonly e2e: LatencyStats;
   readonly throughput: Throughput;
+  /** The prefix caches' share of the completed requests (absent from reports written before it was recorded). */
+  readonly cache?: CacheHits;
 }
 
 export function summarizeRecords(records: readonly RequestRecord[], window: RunWindow): Summary {
@@ -32,6 +35,7 @@ export function summarizeRecords(records: readonly RequestRecord[], window: RunW
     itl: summarizeInPlace(itlSamples(records)),
     e2e: summarize(e2eSamples(records)),
     throughput: throughput(records, window),
+    cache: cacheHits(records),
   };
 }
 

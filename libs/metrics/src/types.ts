@@ -32,6 +32,11 @@ export interface RequestRecord {
   readonly reason?: string;
   /** Which stage rejected the request, e.g. 'admission' or 'flow-control' ('unspecified' when absent). */
   readonly stage?: string;
+  /**
+   * Prompt tokens the serving instance found in its prefix cache (`usage.prompt_tokens_details.cached_tokens`,
+   * live; the engine's count, in the twin): whether an admitted request was a cache hit.
+   */
+  readonly cachedTokens?: number;
 }
 
 /** Per-stage durations the pipeline reported for a served request, in ms (the gateway's stage timings). */

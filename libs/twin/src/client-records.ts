@@ -115,6 +115,7 @@ export class ClientRecords {
       firstTokenMs: tokenTimesMs[0]!,
       instance: instanceId,
       timings,
+      cachedTokens: flight.cachedTokens,
     };
     // With max_tokens 0 a request is served without a token, and so without a first-token time
     // (rare: the record is rebuilt without the field rather than every record built in two steps).

@@ -1,13 +1,13 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { buildReport } from '@sluice/metrics';
-import { engineSection, readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
-import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
+import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
+import { hopsFromRecords, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from '../run/export-trace.js';
 import { printRunSummary } from '../run/print-run-summary.js';
+import { twinReport } from '../run/twin-report.js';
 import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -103,29 +103,9 @@ export const simulateCommand: Command = {
     }
 
     const { workload, scenario } = inputs;
-    const { requests } = workload;
     // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
     if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
-    const result = simulate(requests, {
-      config,
-      profile,
-      ...(hops ? { hops } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      ...(scenario ? { chaos: { faults: scenario.faults } } : {}),
-    });
-    const { records } = result;
-    const base: RunReportFile = {
-      version: 1,
-      tool: 'sluice simulate',
-      // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
-      startedAt: new Date(0).toISOString(),
-      gateway: 'twin (virtual time)',
-      workload: { file: workload.file, spec: workload.spec, requests: requests.length },
-      config: { ...config, ...(hops ? { hops } : {}) },
-      summary: buildReport(records, { expectedRequests: requests.length }),
-      engine: engineSection(result.engine, 'kv-blocks'),
-      records,
-    };
+    const { result, report: base } = twinReport(workload, { config, profile, ...(hops ? { hops } : {}), ...(seed !== undefined ? { seed } : {}), ...(scenario ? { faults: scenario.faults } : {}) });
     let report: RunReportFile = base;
     if (scenario && result.chaos) {
       const { name, description } = scenario.scenario;
@@ -142,7 +122,7 @@ export const simulateCommand: Command = {
     const paths = writeRunReports(outDir, report);
     // No created_at: like the report, the same inputs give the same trace, byte for byte.
     const exportTrace = parsed.values.get('export-trace');
-    if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, records);
+    if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, result.records);
     printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },

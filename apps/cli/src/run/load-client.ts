@@ -92,13 +92,17 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
   let extension: SluiceAnswerExtension | undefined;
   let ending: Ending | undefined;
   let usageCompletionTokens: number | undefined;
+  let cachedTokens: number | undefined;
   try {
     for await (const data of sseData(res.body!)) {
       if (data === '[DONE]') break;
-      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; usage?: { completion_tokens?: number }; error?: { code?: string } };
+      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; usage?: { completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } }; error?: { code?: string } };
       if (chunk.error) ending = endingOf(chunk.error.code ?? 'stream_error');
       else if (chunk.sluice) extension = chunk.sluice;
-      else if (chunk.usage) usageCompletionTokens = chunk.usage.completion_tokens;
+      else if (chunk.usage) {
+        usageCompletionTokens = chunk.usage.completion_tokens;
+        cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens;
+      }
       else if (chunk.choices?.[0]?.text) tokenTimesMs.push(now());
     }
   } catch {
@@ -113,6 +117,7 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
     outputTokens: tokenTimesMs.length,
     ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
     ...(usageCompletionTokens === undefined ? {} : { usageCompletionTokens }),
+    ...(cachedTokens === undefined ? {} : { cachedTokens }),
     ...(extension ? { instance: extension.instance, timings: extension.timings, priority: extension.priority } : {}),
   };
   return ending ? { ...measured, ...ending } : { ...measured, outcome: 'completed' };

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { loadConfig, loadProfile } from '@sluice/config';
-import { buildReport, type RunReport } from '@sluice/metrics';
-import { simulate } from '@sluice/twin';
+import type { RunReport } from '@sluice/metrics';
 import type { WorkloadInput } from '../run/read-workload-input.js';
+import { twinReport } from '../run/twin-report.js';
 
 /** One trial as the twin runs it: the workload under a config given as flags, seeded. */
 export interface TwinTrialJob {
@@ -20,15 +20,13 @@ export interface TwinTrialResult {
 }
 
 /**
- * Runs one trial exactly as `sluice simulate` runs a workload (the same config loading, the same
- * twin, the same report builder), so a trial's figures are the ones `sluice simulate` would print
+ * Runs one trial exactly as `sluice simulate` runs a workload (the same config loading and the
+ * same report builder, `twinReport`), so a trial's figures are the ones `sluice simulate` prints
  * for the same flags. Used by the worker threads and, for the baseline, by the command itself.
  */
 export function runTwinTrial(workload: WorkloadInput, job: TwinTrialJob, env: NodeJS.ProcessEnv): TwinTrialResult {
   const started = performance.now();
   const config = loadConfig({ env, argv: job.configArgs });
-  const profile = loadProfile(config);
-  const { records } = simulate(workload.requests, { config, profile, seed: job.seed });
-  const summary = buildReport(records, { expectedRequests: workload.requests.length });
-  return { summary, durationMs: performance.now() - started };
+  const { report } = twinReport(workload, { config, profile: loadProfile(config), seed: job.seed });
+  return { summary: report.summary, durationMs: performance.now() - started };
 }
