@@ -6,6 +6,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'run', summary: 'drive a workload through the gateway as a real client and report what happened', load: async () => (await import('./run.command.js')).runCommand },
   { name: 'simulate', summary: 'run a workload through the discrete-event twin (same policies and engine, virtual time)', load: async () => (await import('./simulate.command.js')).simulateCommand },
   { name: 'experiment', summary: 'run an experiment: a hypothesis, its arms in the twin (and live), and the verdict with its figures', load: async () => (await import('./experiment.command.js')).experimentCommand },
+  { name: 'tune', summary: 'search config settings in the twin for the best value of a report metric (TPE, under constraints)', load: async () => (await import('./tune.command.js')).tuneCommand },
   { name: 'compare', summary: 'compare run reports side by side, with deltas against the first', load: async () => (await import('./compare.command.js')).compareCommand },
   { name: 'admission', summary: 'show or change the admission policy and its parameters at run time', load: async () => (await import('./admission.command.js')).admissionCommand },
   { name: 'worker', summary: 'show or set worker fault knobs: slow-down, failure injection, hang', load: async () => (await import('./worker.command.js')).workerCommand },
