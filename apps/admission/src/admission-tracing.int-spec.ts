@@ -56,8 +56,10 @@ describe('admission.decide spans', () => {
     await send(64, 'critical');
     const predicted = (await decisions(3))[2]!;
     expect(predicted).toMatchObject({ 'sluice.admission.policy': 'slo-predictive', 'sluice.admission.decision': 'admit', 'sluice.slo_class': 'critical', 'sluice.admission.instances': 1 });
-    // An idle instance: β0 + β1·64 = 13578.19 + 39.44·64 µs (docs/behaviour.md §1), against the critical budget.
-    expect(predicted['sluice.admission.predicted_ttft_us']).toBeCloseTo(13578.186663 + 39.444656 * 64, 3);
+    // An idle instance: β0 + β1·64 of the qwen3-14b profile (docs/behaviour.md §1), in real time at
+    // timeScale 20 (÷ 20), against the critical budget.
+    expect(predicted['sluice.admission.predicted_ttft_us']).toBeCloseTo((13578.186662538783 + 39.44465647189146 * 64) / 20, 3);
+    expect(predicted['sluice.admission.coefficients']).toBe('profile:qwen3-14b');
     expect(predicted['sluice.admission.budget_us']).toBe(150_000);
 
     expect((await runSluice(['admission', 'set', 'busy-threshold', 'activeDecodeBlocksThreshold=0.9', ...natsArgsAs(cluster, 'control')])).code).toBe(0);

@@ -1,6 +1,6 @@
 import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
-import { micros, millisFromMicros, secondsFromMicros, subjects, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
+import { micros, millisFromMicros, secondsFromMicros, subjects, type FlowQueueBand, type FlowQueueReport, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult, FlowKey } from '@sluice/policies';
 import { worthHandingBack, type FlowArrival, type FlowControlEffects, type FlowEviction, type FlowRelease, type HandBack, type HandoffFailure } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
@@ -118,6 +118,12 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     }
     this.metrics.handoffs.inc({ outcome: 'handed_back' });
     this.intake.handBack(request, back);
+  }
+
+  /** Every admission process hears what this controller holds queued (a plain event: the next one replaces a lost one). */
+  queueReported(atUs: Micros, bands: readonly FlowQueueBand[]): void {
+    const report: FlowQueueReport = { processId: this.service.instanceId, atUs, bands: [...bands] };
+    this.service.bus.publish(subjects.flowQueue(this.service.instanceId), report);
   }
 
   cycleStarted(): void {

@@ -47,6 +47,8 @@ export class Exchange {
   private sse: SseWriter | undefined;
   /** The JSON answer's size, once sent. */
   private jsonBytes = 0;
+  /** Prompt tokens the serving instance found in its prefix cache, once the end frame told. */
+  private cachedTokens: number | undefined;
 
   constructor(private readonly init: ExchangeInit) {}
 
@@ -76,8 +78,9 @@ export class Exchange {
    * The last attempt ended: the answer is what the client received over every attempt (a migrated
    * request's stream went on where it stopped), so `usage` counts the tokens actually sent.
    */
-  onEnd(extension: SluiceAnswerExtension): void {
+  onEnd(extension: SluiceAnswerExtension, cachedTokens?: number): void {
     if (this.settled) return;
+    this.cachedTokens = cachedTokens;
     const { res, stream, kind } = this.init;
     const finish: FinishReason = this.outputTokens >= this.init.maxTokens ? 'length' : 'stop';
     if (stream) {
@@ -148,6 +151,8 @@ export class Exchange {
       prompt_tokens: this.init.promptTokens,
       completion_tokens: this.outputTokens,
       total_tokens: this.init.promptTokens + this.outputTokens,
+      // The serving attempt's: a migrated request's last attempt prefilled the prompt and the tokens already sent.
+      ...(this.cachedTokens !== undefined && { prompt_tokens_details: { cached_tokens: this.cachedTokens } }),
     };
   }
 

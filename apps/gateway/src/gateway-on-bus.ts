@@ -55,7 +55,7 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
 
   complete(request: InferenceRequest, open: OpenExchange, completion: Completion<EndOfAnswer>): void {
     const end = 'end' in completion ? completion.end : { instance: completion.lostWith, timings: {} };
-    open.exchange.onEnd({ instance: end.instance, priority: request.priority, timings: end.timings, holders: open.holders });
+    open.exchange.onEnd({ instance: end.instance, priority: request.priority, timings: end.timings, holders: open.holders }, end.cachedTokens);
   }
 
   fail(_request: InferenceRequest, open: OpenExchange, failure: GatewayFailure): void {

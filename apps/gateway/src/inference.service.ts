@@ -219,7 +219,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       case 'end': {
         const hop = takeHopMs(frame.timings);
         if (hop !== undefined) frame.timings.toGatewayMs = hop;
-        return this.core.onEnd(frame.requestId, frame.attempt, frame.outputTokens, { instance: frame.instanceId, timings: frame.timings }, nowUs);
+        return this.core.onEnd(frame.requestId, frame.attempt, frame.outputTokens, { instance: frame.instanceId, timings: frame.timings, ...(frame.cachedTokens !== undefined && { cachedTokens: frame.cachedTokens }) }, nowUs);
       }
       case 'error':
         return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs);

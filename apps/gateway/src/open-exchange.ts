@@ -25,8 +25,12 @@ export interface OpenExchange {
   readonly objective: ObjectiveSeries | undefined;
 }
 
-/** What an `end` frame gives the answer: the instance that served the request and the stage timings. */
+/**
+ * What an `end` frame gives the answer: the instance that served the request, the stage timings
+ * and the prompt tokens it found in the prefix cache (unknown for an answer whose end was lost).
+ */
 export interface EndOfAnswer {
   readonly instance: string;
   readonly timings: StageTimings;
+  readonly cachedTokens?: number;
 }

@@ -68,7 +68,21 @@ describe('POST /v1/completions', () => {
   it('takes a prompt of token ids, and counts exactly that many prompt tokens', async () => {
     const prompt = Array.from({ length: 37 }, (_, i) => (i * 7919) % 128000);
     const body = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt, max_tokens: 3 }));
-    expect(body.usage).toEqual({ prompt_tokens: 37, completion_tokens: 3, total_tokens: 40 });
+    expect(body.usage).toMatchObject({ prompt_tokens: 37, completion_tokens: 3, total_tokens: 40 });
+  });
+
+  it("reports the prompt tokens the serving instance found in its prefix cache, in OpenAI's usage.prompt_tokens_details", async () => {
+    const prompt = Array.from({ length: 64 }, (_, i) => 90_000 + i);
+    const first = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt, max_tokens: 1 }));
+    expect(first.usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    // Routing need not send the same prompt to the same instance: one of a few repeats finds it cached.
+    const cached: number[] = [];
+    for (let i = 0; i < 4; i++) cached.push((await json(await post('/v1/completions', { model: 'qwen3-14b', prompt, max_tokens: 1 }))).usage.prompt_tokens_details.cached_tokens);
+    const hit = cached.find((n) => n > 0);
+    expect(hit, `cached tokens of the repeats: ${cached.join(', ')}`).toBeDefined();
+    // Whole blocks of 16, and never the whole prompt: the last token is always computed.
+    expect(hit! % 16).toBe(0);
+    expect(hit!).toBeLessThan(64);
   });
 
   it('adds a usage chunk when stream_options.include_usage is set', async () => {
@@ -76,7 +90,7 @@ describe('POST /v1/completions', () => {
     const events = sseData(await res.text());
     const usage = JSON.parse(events.at(-2)!);
     expect(usage.choices).toEqual([]);
-    expect(usage.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 });
+    expect(usage.usage).toEqual({ prompt_tokens: 4, completion_tokens: 2, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } });
   });
 
   it('tells a load generator where and how its request was served, only when asked (x-sluice-report-timings)', async () => {

@@ -197,6 +197,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
       attempt: held.request.attempt,
       reason: 'ok',
       outputTokens: completion.outputTokens,
+      cachedTokens: held.cachedTokens,
       instanceId: instance.instanceId,
       timings: { ...held.request.timings, workerQueueMs: realMs(completion.workerQueueUs), prefillMs: realMs(completion.prefillUs), decodeMs: realMs(completion.decodeUs) },
     };

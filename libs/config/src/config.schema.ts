@@ -217,6 +217,11 @@ const ConfigBody = z.strictObject({
       enabled: z.boolean().default(true),
       /** An instance silent for this long leaves the flow controller's view of the pool. */
       heartbeatTimeoutMs: Millis.default(3_000),
+      /**
+       * How often each flow controller publishes what it holds queued, by model and priority band,
+       * for admission's predictions (docs/behaviour.md §2); 0 = never.
+       */
+      queueReportIntervalMs: z.number().int().nonnegative().default(50),
       ...FlowControlConfigSchema.shape,
     })
     .prefault({}),

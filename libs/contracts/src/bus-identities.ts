@@ -69,12 +69,12 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
     case 'admission':
       return {
         publish: [subjects.flowSubmit(), anyInbox, presenceOf('admission'), subjects.workerDiscover(), subjects.busyThresholds()],
-        subscribe: [subjects.admissionSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.kv, presenceOf('admission'), controlOf('admission'), busFaultControl, ownInbox(identity)],
+        subscribe: [subjects.admissionSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.kv, subjectPatterns.allFlowQueues, presenceOf('admission'), controlOf('admission'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'flow-controller':
       return {
-        publish: [subjects.routerSubmit(), anyInbox, presenceOf('flow-controller'), subjects.workerDiscover()],
+        publish: [subjects.routerSubmit(), anyInbox, presenceOf('flow-controller'), subjectPatterns.allFlowQueues, subjects.workerDiscover()],
         subscribe: [subjects.flowSubmit(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.done, controlOf('flow-controller'), busFaultControl, ownInbox(identity)],
         answers: true,
       };

@@ -44,6 +44,8 @@ export const EndFrameSchema = z.object({
   reason: z.literal('ok'),
   /** Tokens the attempt produced in all: the completing step's tokens come only here (no tokens frame for them). */
   outputTokens: TokenCountSchema,
+  /** Prompt tokens of this attempt served from the instance's prefix cache (absent from older workers). */
+  cachedTokens: TokenCountSchema.optional(),
   instanceId: IdSchema,
   timings: StageTimingsSchema,
 });

@@ -6,6 +6,7 @@ export * from './inference-request.js';
 export * from './frames.js';
 export * from './ack.js';
 export * from './worker-events.js';
+export * from './flow-queue-report.js';
 export * from './block-hashes.js';
 export * from './openai.js';
 export * from './zod-errors.js';

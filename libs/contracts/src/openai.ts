@@ -51,6 +51,8 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** OpenAI's breakdown of the prompt (vLLM sends it too): the tokens served from the prefix cache. */
+  prompt_tokens_details?: { cached_tokens: number };
 }
 
 export type FinishReason = 'length' | 'stop' | null;

@@ -35,6 +35,9 @@ describe('subjects', () => {
     expect(matches(subjectPatterns.allWorkerLoad, subjects.workerLoad('x'))).toBe(true);
     expect(matches(subjectPatterns.allWorkerDone, subjects.workerDone('x'))).toBe(true);
     expect(matches(subjectPatterns.allWorkerLifecycle, subjects.workerLoad('x'))).toBe(false);
+    expect(matches(subjectPatterns.allFlowQueues, subjects.flowQueue('flow-1'))).toBe(true);
+    expect(matches(subjectPatterns.allFlowQueues, subjects.flowSubmit())).toBe(false);
+    expect(() => subjects.flowQueue('a.b')).toThrow(/process id/);
   });
 
   it('reads the instance id back from a per-instance subject', () => {

@@ -57,6 +57,8 @@ export const subjects = {
   inboxTokens: (gatewayId: string) => `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}._tokens`,
   /** What a gateway subscribes to: the frames of all the requests it owns. */
   inboxOfGateway: (gatewayId: string) => `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.>`,
+  /** flow-controller → admission: what one flow-controller process holds queued, by model and band. */
+  flowQueue: (processId: string) => `${PROTOCOL_ROOT}.flow.${token('process id', processId)}.queue`,
   /** gateway → flow-controller, workers: a request is cancelled (client disconnect). */
   requestCancel: () => `${PROTOCOL_ROOT}.request.cancel`,
   /** instance → admission, flow-controller, router: load snapshot. */
@@ -92,6 +94,8 @@ export const subjectPatterns = {
   allWorkerKv: `${PROTOCOL_ROOT}.worker.*.kv`,
   allWorkerLifecycle: `${PROTOCOL_ROOT}.worker.*.lifecycle`,
   allWorkerDone: `${PROTOCOL_ROOT}.worker.*.done`,
+  /** Every flow-controller process's queue report. */
+  allFlowQueues: `${PROTOCOL_ROOT}.flow.*.queue`,
   allServicePresence: `${PROTOCOL_ROOT}.service.*.*.presence`,
   /** One stage's processes: the replicas that share its queue group (admission splits its budget by their number). */
   admissionPresence: `${PROTOCOL_ROOT}.service.admission.*.presence`,

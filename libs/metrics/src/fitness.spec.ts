@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FITNESS_TERMS, UnknownFitnessTermError, fitness, fitnessTerm, latencyTerm, rpsTerm, tpsTerm } from './fitness.js';
+import { FITNESS_TERMS, UnknownFitnessTermError, fitness, fitnessTerm, latencyTerm, parseFitnessWeights, rpsTerm, tpsTerm } from './fitness.js';
+import { goodput } from './goodput.js';
 import { summarize } from './percentile.js';
 import type { Summary } from './summary.js';
 
@@ -9,8 +10,10 @@ const summary: Summary = {
   outputTokens: 400,
   ttft: summarize([1, 1, 1, 1]), // 1 ms = 1000 µs everywhere
   itl: summarize([]),
+  tpot: summarize([1]),
   e2e: summarize([3]),
   throughput: { requestsPerSec: 100, outputTokensPerSec: 30000 },
+  goodput: { ...goodput([], { startMs: 0, endMs: 0, durationMs: 0 }), requestsPerSec: 300, targeted: 4, met: 3, attainment: 0.75 },
 };
 
 describe('fitness terms', () => {
@@ -36,11 +39,29 @@ describe('fitness terms', () => {
     expect(fitnessTerm(summary, 'itl_p50')).toBe(0); // no ITL samples
     expect(fitnessTerm(summary, 'throughput_rps')).toBe(0.5);
     expect(fitnessTerm(summary, 'throughput_tps')).toBe(0.75);
+    expect(fitnessTerm(summary, 'tpot_p50')).toBe(0.5);
+    expect(fitnessTerm(summary, 'goodput_rps')).toBe(0.75);
+    expect(fitnessTerm(summary, 'slo_attainment')).toBe(0.75);
   });
 
-  it('lists 17 terms', () => {
-    expect(FITNESS_TERMS).toHaveLength(17);
+  it('lists 24 terms', () => {
+    expect(FITNESS_TERMS).toHaveLength(24);
     expect(FITNESS_TERMS).toContain('itl_p95');
+    expect(FITNESS_TERMS).toContain('tpot_p99');
+  });
+});
+
+describe('parseFitnessWeights', () => {
+  it('reads term:weight pairs, by sluice names or BLIS names', () => {
+    expect(parseFitnessWeights('ttft_p99:1, throughput_rps=2')).toEqual({ ttft_p99: 1, throughput_rps: 2 });
+    expect(parseFitnessWeights('p99_ttft:3,mean_e2e:1,throughput:2')).toEqual({ ttft_p99: 3, e2e_mean: 1, throughput_rps: 2 });
+  });
+
+  it('refuses a malformed pair, an unknown term, a bad weight or a term twice, naming it', () => {
+    expect(() => parseFitnessWeights('ttft_p99')).toThrow(/'ttft_p99' is not term:weight/);
+    expect(() => parseFitnessWeights('goodness:1')).toThrow(UnknownFitnessTermError);
+    expect(() => parseFitnessWeights('ttft_p99:lots')).toThrow(/weight of 'ttft_p99'.*'lots'/);
+    expect(() => parseFitnessWeights('p99_ttft:1,ttft_p99:2')).toThrow(/'ttft_p99' is given twice/);
   });
 });
 

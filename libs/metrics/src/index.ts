@@ -1,9 +1,11 @@
 export { OUTCOMES, type Outcome, type RequestRecord, type RunRecord, type ServedTimings } from './types.js';
 export { percentile, summarize, type LatencyStats } from './percentile.js';
-export { ttftSamples, itlSamples, e2eSamples, requestItls } from './samples.js';
+export { ttftSamples, itlSamples, tpotSamples, e2eSamples, requestItls, requestTpotMs } from './samples.js';
+export { goodput, type Goodput, type TargetAttainment } from './goodput.js';
 export { runWindow, throughput, type RunWindow, type Throughput } from './throughput.js';
 export { jainIndex } from './jain.js';
 export { summarizeRecords, summarizeBy, groupBy, type Summary } from './summary.js';
-export { FITNESS_TERMS, UnknownFitnessTermError, fitness, fitnessTerm, latencyTerm, rpsTerm, tpsTerm, type FitnessWeights } from './fitness.js';
+export { BLIS_FITNESS_TERMS, FITNESS_TERMS, UnknownFitnessTermError, fitness, parseFitnessWeights, fitnessTerm, latencyTerm, rpsTerm, tpsTerm, type FitnessWeights } from './fitness.js';
 export { conservation, checkConservation, type ConservationBooks, type ConservationCheck } from './conservation.js';
+export { cacheHits, type CacheHits } from './cache-hits.js';
 export { buildReport, type ReportOptions, type RunReport } from './report.js';

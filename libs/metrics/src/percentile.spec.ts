@@ -37,10 +37,12 @@ describe('summarize', () => {
     expect(st.p90).toBeCloseTo(3.7, 12);
     expect(st.p95).toBeCloseTo(3.85, 12);
     expect(st.p99).toBeCloseTo(3.97, 12);
+    expect(st.min).toBe(1);
+    expect(st.max).toBe(4);
   });
 
   it('gives count 0 and null statistics for no samples', () => {
-    expect(summarize([])).toEqual({ count: 0, mean: null, p50: null, p90: null, p95: null, p99: null });
+    expect(summarize([])).toEqual({ count: 0, min: null, mean: null, p50: null, p90: null, p95: null, p99: null, max: null });
   });
 
   it('finds by selection the percentiles a full sort gives, with ties and any order', () => {

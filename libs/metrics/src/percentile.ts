@@ -4,11 +4,13 @@
  */
 export interface LatencyStats {
   readonly count: number;
+  readonly min: number | null;
   readonly mean: number | null;
   readonly p50: number | null;
   readonly p90: number | null;
   readonly p95: number | null;
   readonly p99: number | null;
+  readonly max: number | null;
 }
 
 /**
@@ -35,7 +37,7 @@ function interpolate(n: number, p: number, valueAt: (k: number) => number, value
   return a + (rank - lo) * (b - a);
 }
 
-/** Mean and p50/p90/p95/p99 of unsorted samples (the input is not modified). */
+/** Min, mean, p50/p90/p95/p99 and max of unsorted samples (the input is not modified). */
 export function summarize(samples: ArrayLike<number>): LatencyStats {
   return summarizeInPlace(Float64Array.from(samples));
 }
@@ -43,12 +45,19 @@ export function summarize(samples: ArrayLike<number>): LatencyStats {
 /** `summarize`, reordering the values it is given instead of a copy of them (for samples made to be summarized). */
 export function summarizeInPlace(values: Float64Array): LatencyStats {
   const count = values.length;
-  if (count === 0) return { count, mean: null, p50: null, p90: null, p95: null, p99: null };
+  if (count === 0) return { count, min: null, mean: null, p50: null, p90: null, p95: null, p99: null, max: null };
   let sum = 0;
-  for (let i = 0; i < count; i++) sum += values[i]!;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let i = 0; i < count; i++) {
+    const v = values[i]!;
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
   const ranked = new OrderStatistics(values);
   // Ascending, as OrderStatistics requires.
-  return { count, mean: sum / count, p50: ranked.percentile(50), p90: ranked.percentile(90), p95: ranked.percentile(95), p99: ranked.percentile(99) };
+  return { count, min, mean: sum / count, p50: ranked.percentile(50), p90: ranked.percentile(90), p95: ranked.percentile(95), p99: ranked.percentile(99), max };
 }
 
 /**

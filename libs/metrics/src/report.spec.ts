@@ -82,7 +82,7 @@ describe('buildReport', () => {
 
   it('reports an empty run', () => {
     const empty = buildReport([]);
-    expect(empty.overall.ttft).toEqual({ count: 0, mean: null, p50: null, p90: null, p95: null, p99: null });
+    expect(empty.overall.ttft).toEqual({ count: 0, min: null, mean: null, p50: null, p90: null, p95: null, p99: null, max: null });
     expect(empty.throughput).toEqual({ requestsPerSec: 0, outputTokensPerSec: 0 });
     expect(empty.jain.index).toBe(1);
     expect(empty.conservation.check.balanced).toBe(true);

@@ -1,5 +1,6 @@
 import { checkConservation, conservation, type ConservationBooks, type ConservationCheck } from './conservation.js';
 import { fitness, type FitnessWeights } from './fitness.js';
+import type { Goodput } from './goodput.js';
 import { jainIndex } from './jain.js';
 import { summarizeBy, summarizeRecords, type Summary } from './summary.js';
 import { runWindow, type RunWindow, type Throughput } from './throughput.js';
@@ -19,6 +20,8 @@ export interface RunReport {
   readonly bySloClass: Record<string, Summary>;
   readonly byFairnessId: Record<string, Summary>;
   readonly throughput: Throughput;
+  /** The whole run's goodput and SLO attainment (`overall.goodput`, here for a short path: `summary.goodput`). */
+  readonly goodput: Goodput;
   readonly jain: {
     /** Jain's index over output tokens of completed requests per tenant (every tenant seen counts, starved ones as 0). */
     readonly index: number;
@@ -41,6 +44,7 @@ export function buildReport(records: readonly RequestRecord[], options: ReportOp
     bySloClass: summarizeBy(records, (r) => r.sloClass, window),
     byFairnessId,
     throughput: overall.throughput,
+    goodput: overall.goodput,
     jain: { index: jainIndex(Object.values(outputTokensByFairnessId)), outputTokensByFairnessId },
     conservation: { books, check: checkConservation(books) },
     fitness: options.fitnessWeights ? fitness(overall, options.fitnessWeights) : null,

@@ -45,3 +45,32 @@ export function e2eSamples(records: readonly RequestRecord[]): number[] {
   for (const r of records) if (r.outcome === 'completed' && r.endMs !== undefined) out.push(r.endMs - r.arrivalMs);
   return out;
 }
+
+/**
+ * A request's TPOT in ms: its mean gap between output tokens after the first, (last − first) /
+ * (n − 1) as vLLM's benchmark computes it; 0 with fewer than two tokens (no gap to be late), as
+ * BLIS's per-request ITL, which divides by max(n − 1, 1) (sim/simulator.go,
+ * inference-sim/inference-sim@f90a1e3a6787da17c2cd463dab6fb2660b1b1760).
+ */
+export function requestTpotMs(record: RequestRecord): number {
+  const gaps = record.itlMs;
+  if (gaps !== undefined) {
+    let sum = 0;
+    for (const g of gaps) sum += g;
+    return gaps.length === 0 ? 0 : sum / gaps.length;
+  }
+  const times = record.tokenTimesMs;
+  if (times === undefined || times.length < 2) return 0;
+  return (times[times.length - 1]! - times[0]!) / (times.length - 1);
+}
+
+/** TPOT of every completed request with at least two output tokens (vLLM's benchmark leaves out single-token answers). */
+export function tpotSamples(records: readonly RequestRecord[]): number[] {
+  const out: number[] = [];
+  for (const r of records) {
+    if (r.outcome !== 'completed') continue;
+    const gaps = r.itlMs !== undefined ? r.itlMs.length : Math.max(0, (r.tokenTimesMs?.length ?? 0) - 1);
+    if (gaps > 0) out.push(requestTpotMs(r));
+  }
+  return out;
+}

@@ -1,5 +1,7 @@
+import { cacheHits, type CacheHits } from './cache-hits.js';
 import { summarize, summarizeInPlace, type LatencyStats } from './percentile.js';
-import { e2eSamples, itlSamples, ttftSamples } from './samples.js';
+import { goodput, type Goodput } from './goodput.js';
+import { e2eSamples, itlSamples, tpotSamples, ttftSamples } from './samples.js';
 import { throughput, type RunWindow, type Throughput } from './throughput.js';
 import type { RequestRecord } from './types.js';
 
@@ -11,8 +13,14 @@ export interface Summary {
   readonly outputTokens: number;
   readonly ttft: LatencyStats;
   readonly itl: LatencyStats;
+  /** Per-request TPOT (mean gap after the first token) of completed requests with two tokens or more. */
+  readonly tpot: LatencyStats;
   readonly e2e: LatencyStats;
   readonly throughput: Throughput;
+  /** Requests that met their targets, per second and as a share (docs/behaviour.md §5). */
+  readonly goodput: Goodput;
+  /** The prefix caches' share of the completed requests (absent from reports written before it was recorded). */
+  readonly cache?: CacheHits;
 }
 
 export function summarizeRecords(records: readonly RequestRecord[], window: RunWindow): Summary {
@@ -30,8 +38,11 @@ export function summarizeRecords(records: readonly RequestRecord[], window: RunW
     ttft: summarize(ttftSamples(records)),
     // A fresh typed array, summarized in place: the pooled gaps are the largest sample set by far.
     itl: summarizeInPlace(itlSamples(records)),
+    tpot: summarize(tpotSamples(records)),
     e2e: summarize(e2eSamples(records)),
     throughput: throughput(records, window),
+    goodput: goodput(records, window),
+    cache: cacheHits(records),
   };
 }
 

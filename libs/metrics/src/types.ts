@@ -1,3 +1,5 @@
+import type { SloTargets } from '@sluice/contracts';
+
 /** How a request left the system (or that it has not yet). */
 export type Outcome = 'completed' | 'rejected' | 'dropped' | 'failed' | 'in_flight';
 
@@ -12,6 +14,8 @@ export interface RequestRecord {
   /** The flow it belonged to within its priority band: the tenant (the fairness id it was sent with). */
   readonly fairnessId: string;
   readonly sloClass: string;
+  /** The request's latency targets (docs/metrics.md, goodput); absent or undefined: none. */
+  readonly slo?: SloTargets | undefined;
   /** When the request was offered to the system. */
   readonly arrivalMs: number;
   /** When the first output token arrived; absent when prefill never finished. */
@@ -32,6 +36,11 @@ export interface RequestRecord {
   readonly reason?: string;
   /** Which stage rejected the request, e.g. 'admission' or 'flow-control' ('unspecified' when absent). */
   readonly stage?: string;
+  /**
+   * Prompt tokens the serving instance found in its prefix cache (`usage.prompt_tokens_details.cached_tokens`,
+   * live; the engine's count, in the twin): whether an admitted request was a cache hit.
+   */
+  readonly cachedTokens?: number;
 }
 
 /** Per-stage durations the pipeline reported for a served request, in ms (the gateway's stage timings). */

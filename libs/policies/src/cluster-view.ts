@@ -1,4 +1,5 @@
 import type { BlockId, Micros } from '@sluice/contracts';
+import type { AdmissionSignals } from './admission/admission-signals.js';
 
 /**
  * What a policy sees of the cluster at one decision: one entry per live instance. Router-owned
@@ -41,6 +42,8 @@ export interface ClusterView {
   readonly instances: readonly InstanceView[];
   /** Absent where no prefix index is kept: policies then assume no cached prefix. */
   readonly prefix?: PrefixLookup;
+  /** Admission's own signals (its ledger, flow control's queue, the serving profile); absent in the router's view. */
+  readonly admission?: AdmissionSignals;
 }
 
 /** The request as policies see it: no prompt text, only what decisions need. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport, type RequestRecord } from '@sluice/metrics';
-import { compareChaos, compareReports, comparisonTable } from './compare-reports.js';
+import { compareChaos, compareGoodputByGroup, compareReports, comparisonTable } from './compare-reports.js';
 
 const completed = (id: string, ttft: number): RequestRecord => ({ id, fairnessId: 't', sloClass: 'standard', arrivalMs: 0, firstTokenMs: ttft, endMs: 1000, tokenTimesMs: [ttft], outputTokens: 1, outcome: 'completed' });
 
@@ -32,5 +32,23 @@ describe('compareChaos', () => {
 
   it('adds nothing when no report is a chaos run', () => {
     expect(compareChaos([{}, {}])).toEqual([]);
+  });
+});
+
+describe('goodput in a comparison', () => {
+  const targeted = (id: string, ttft: number, sloClass: string): RequestRecord => ({ ...completed(id, ttft), sloClass, slo: { ttftMs: 120 } });
+
+  it('compares goodput and attainment overall, and per class and tenant where a request had a target', () => {
+    const fcfs = buildReport([targeted('1', 100, 'critical'), targeted('2', 150, 'critical'), completed('3', 100)]);
+    const edf = buildReport([targeted('1', 100, 'critical'), targeted('2', 110, 'critical'), completed('3', 200)]);
+    const rows = [...compareReports([fcfs, edf]), ...compareGoodputByGroup([fcfs, edf])];
+    const row = (name: string) => rows.find((r) => r.metric === name)!;
+    expect(row('SLO attainment %')).toEqual({ metric: 'SLO attainment %', values: [50, 100], deltasPct: [0, 100] });
+    expect(row('goodput req/s').values).toEqual([2, 3]); // 2 and 3 good requests over 1 s
+    expect(row('class critical attainment %').values).toEqual([50, 100]);
+    expect(row('tenant t attainment %').values).toEqual([50, 100]);
+    // The standard class had no target: nothing to compare.
+    expect(rows.find((r) => r.metric.startsWith('class standard'))).toBeUndefined();
+    expect(row('TTFT max ms').values).toEqual([150, 200]);
   });
 });

@@ -1,4 +1,4 @@
-import type { RunReport } from '@sluice/metrics';
+import type { RunReport, Summary } from '@sluice/metrics';
 import type { ChaosSection } from './chaos-section.js';
 
 /** What compareChaos reads of a report.json: a live or a twin chaos section's migrations. */
@@ -14,7 +14,7 @@ interface Metric {
   readonly lowerIsBetter: boolean;
 }
 
-const latency = (stat: 'ttft' | 'itl' | 'e2e', field: 'mean' | 'p50' | 'p90' | 'p99'): Metric => ({
+const latency = (stat: 'ttft' | 'itl' | 'tpot' | 'e2e', field: 'min' | 'mean' | 'p50' | 'p90' | 'p99' | 'max'): Metric => ({
   name: `${stat.toUpperCase()} ${field} ms`,
   read: (r) => r.overall[stat][field],
   lowerIsBetter: true,
@@ -30,14 +30,24 @@ export const COMPARED_METRICS: readonly Metric[] = [
   latency('ttft', 'p50'),
   latency('ttft', 'p90'),
   latency('ttft', 'p99'),
+  latency('ttft', 'max'),
   latency('itl', 'p50'),
   latency('itl', 'p99'),
+  latency('tpot', 'p50'),
+  latency('tpot', 'p99'),
   latency('e2e', 'p50'),
   latency('e2e', 'p99'),
+  latency('e2e', 'max'),
   { name: 'throughput req/s', read: (r) => r.throughput.requestsPerSec, lowerIsBetter: false },
   { name: 'throughput tok/s', read: (r) => r.throughput.outputTokensPerSec, lowerIsBetter: false },
+  { name: 'goodput req/s', read: (r) => r.goodput.requestsPerSec, lowerIsBetter: false },
+  { name: 'SLO attainment %', read: (r) => percent(r.goodput.attainment), lowerIsBetter: false },
   { name: "Jain's index", read: (r) => r.jain.index, lowerIsBetter: false },
 ];
+
+function percent(share: number | null | undefined): number | null {
+  return share === null || share === undefined ? null : share * 100;
+}
 
 export interface ComparedRow {
   readonly metric: string;
@@ -54,6 +64,32 @@ export function compareReports(reports: readonly RunReport[]): ComparedRow[] {
     const deltasPct = values.map((v) => (v === null || base === null || base === 0 ? null : ((v - base) / Math.abs(base)) * 100));
     return { metric: m.name, values, deltasPct };
   });
+}
+
+/**
+ * SLO attainment and goodput per SLO class and per tenant, for the groups that had a target in
+ * any report (a group without targets has no attainment to compare). A group absent from a
+ * report reads as missing there.
+ */
+export function compareGoodputByGroup(reports: readonly RunReport[]): ComparedRow[] {
+  const rows: ComparedRow[] = [];
+  const groupsOf = (title: string, pick: (r: RunReport) => Record<string, Summary>) => {
+    const names = [...new Set(reports.flatMap((r) => Object.keys(pick(r))))].sort();
+    for (const name of names) {
+      const summaries = reports.map((r) => pick(r)[name]);
+      if (!summaries.some((s) => (s?.goodput.targeted ?? 0) > 0)) continue;
+      rows.push(rowOf(`${title} ${name} attainment %`, summaries.map((s) => percent(s?.goodput.attainment))));
+      rows.push(rowOf(`${title} ${name} goodput req/s`, summaries.map((s) => s?.goodput.requestsPerSec ?? null)));
+    }
+  };
+  groupsOf('class', (r) => r.bySloClass);
+  groupsOf('tenant', (r) => r.byFairnessId);
+  return rows;
+}
+
+function rowOf(metric: string, values: readonly (number | null)[]): ComparedRow {
+  const base = values[0] ?? null;
+  return { metric, values, deltasPct: values.map((v) => (v === null || base === null || base === 0 ? null : ((v - base) / Math.abs(base)) * 100)) };
 }
 
 /**

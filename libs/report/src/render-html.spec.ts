@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildReport } from '@sluice/metrics';
 import { escapeHtml, jsonForScript, renderReportHtml } from './render-html.js';
 import { syntheticReport } from './synthetic-report.js';
 
@@ -67,6 +68,18 @@ describe('renderReportHtml', () => {
     expect(Object.keys(data.summary.byFairnessId)).toContain(EVIL);
     expect(data.plots[0].series.map((s: { name: string }) => s.name)).toContain(EVIL);
     expect(evil).toContain(`<td class="name">${escapeHtml(EVIL)}</td>`);
+  });
+
+  it('shows goodput and SLO attainment overall, per group and per target', () => {
+    expect(html).toContain('<th rowspan="2">goodput req/s</th><th rowspan="2">SLO attainment</th>');
+    expect(html).toContain('<th colspan="7">TPOT (ms)</th>');
+    expect(html).toMatch(/<p id="goodput">Goodput: <b>[\d.]+<\/b> req\/s; no request carried an SLO target/);
+    const base = syntheticReport(40);
+    const targeted = base.records.map((r) => ({ ...r, slo: { ttftMs: 120 } }));
+    const withTargets = renderReportHtml({ ...base, records: targeted, summary: buildReport(targeted, { expectedRequests: 40 }) });
+    const { goodput } = buildReport(targeted);
+    expect(goodput.targeted).toBe(40);
+    expect(withTargets).toContain(`SLO attainment: <b>${(goodput.attainment! * 100).toFixed(1)}%</b> of the 40 requests with a target (TTFT ${(goodput.ttft.attainment! * 100).toFixed(1)}% of 40)`);
   });
 
   it('renders an empty run', () => {

@@ -8,8 +8,19 @@ function pair(stats: LatencyStats): string {
 
 /** The run's results as a terminal table: one row overall, then per SLO class and per tenant. */
 export function summaryTable(report: RunReport): string {
-  const header = ['', 'requests', 'completed', 'TTFT p50/p99 ms', 'ITL p50/p99 ms', 'E2E p50/p99 ms', 'tok/s'];
-  const row = (name: string, s: Summary) => [name, `${s.requests}`, `${s.completed}`, pair(s.ttft), pair(s.itl), pair(s.e2e), s.throughput.outputTokensPerSec.toFixed(0)];
+  const header = ['', 'requests', 'completed', 'TTFT p50/p99 ms', 'ITL p50/p99 ms', 'TPOT p50/p99 ms', 'E2E p50/p99 ms', 'tok/s', 'goodput req/s', 'SLO met'];
+  const row = (name: string, s: Summary) => [
+    name,
+    `${s.requests}`,
+    `${s.completed}`,
+    pair(s.ttft),
+    pair(s.itl),
+    pair(s.tpot),
+    pair(s.e2e),
+    s.throughput.outputTokensPerSec.toFixed(0),
+    s.goodput.requestsPerSec.toFixed(2),
+    s.goodput.attainment === null ? '–' : `${(s.goodput.attainment * 100).toFixed(1)}%`,
+  ];
   const rows = [
     header,
     row('all', report.overall),

@@ -1,12 +1,14 @@
 import type { z } from 'zod';
 import {
   CancelRequestSchema,
+  FlowQueueReportSchema,
   KvEventSchema,
   LifecycleEventSchema,
   LoadSnapshotSchema,
   RequestDoneSchema,
   subjectPatterns,
   subjects,
+  type FlowQueueReport,
   type KvEvent,
   type LifecycleEvent,
   type LoadSnapshot,
@@ -16,14 +18,16 @@ import type { InboundRoute } from './bus.transport.js';
 
 /**
  * The routes of what every worker instance reports, each subject pattern with its schema, for
- * the services that follow the workers. Events, no queue group: every replica gets each one, so
- * each keeps the same view of the cluster.
+ * the services that follow the workers, and flow control's queue reports (admission follows them
+ * beside the workers' snapshots). Events, no queue group: every replica gets each one, so each
+ * keeps the same view of the cluster.
  */
 export const WORKER_EVENT_ROUTES = {
   lifecycle: [subjectPatterns.allWorkerLifecycle, { schema: LifecycleEventSchema, kind: 'event' }],
   load: [subjectPatterns.allWorkerLoad, { schema: LoadSnapshotSchema, kind: 'event' }],
   kv: [subjectPatterns.allWorkerKv, { schema: KvEventSchema, kind: 'event' }],
   done: [subjectPatterns.allWorkerDone, { schema: RequestDoneSchema, kind: 'event' }],
+  flowQueue: [subjectPatterns.allFlowQueues, { schema: FlowQueueReportSchema, kind: 'event' }],
 } as const satisfies Record<string, readonly [string, InboundRoute]>;
 
 /** The worker reports a stage may follow. */
@@ -35,6 +39,7 @@ export interface WorkerEvents {
   readonly load: LoadSnapshot;
   readonly kv: KvEvent;
   readonly done: RequestDone;
+  readonly flowQueue: FlowQueueReport;
 }
 
 /** Each report's schema (its route's), typed by what it carries, so a handler of any kind is typed by its kind. */
@@ -43,6 +48,7 @@ export const WORKER_EVENT_SCHEMAS: { readonly [E in WorkerEventKind]: z.ZodType<
   load: WORKER_EVENT_ROUTES.load[1].schema,
   kv: WORKER_EVENT_ROUTES.kv[1].schema,
   done: WORKER_EVENT_ROUTES.done[1].schema,
+  flowQueue: WORKER_EVENT_ROUTES.flowQueue[1].schema,
 };
 
 /**

@@ -3,6 +3,7 @@ import type { AdmissionDecision } from '@sluice/policies';
 import type { AdmissionEffects, HandBack, HandoffFailure } from '@sluice/stages';
 import type { Flight } from './flight.js';
 import type { TwinNetwork } from './network.js';
+import type { TwinObserver } from './observer.js';
 import type { GatewayInbox } from './ports.js';
 
 /** What one admission replica's hops reach: the flow-control door, its gateway's inbox, and its own core (a handoff never acked). */
@@ -11,13 +12,16 @@ export interface AdmissionWiring {
   readonly inbox: GatewayInbox;
   readonly toFlow: (flight: Flight) => void;
   readonly refused: (flight: Flight, message: string, why: HandoffFailure) => void;
+  readonly observer: TwinObserver | undefined;
 }
 
 /** One admission replica's effects on the twin's agenda. */
 export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
   constructor(private readonly wiring: AdmissionWiring) {}
 
-  decided(_request: Flight, _carried: undefined, _policy: string, _decision: AdmissionDecision): void {}
+  decided(flight: Flight, _carried: undefined, policy: string, decision: AdmissionDecision): void {
+    this.wiring.observer?.admissionDecided?.(flight.id, policy, decision, this.wiring.network.queue.nowUs);
+  }
 
   handOn(flight: Flight): void {
     const { network, toFlow, refused } = this.wiring;

@@ -49,6 +49,7 @@ export class ClientRecords {
       id: flight.id,
       fairnessId: request.fairnessId,
       sloClass: request.sloClass,
+      slo: request.slo,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
       endMs: ms(clientUs),
@@ -69,6 +70,7 @@ export class ClientRecords {
       id: flight.id,
       fairnessId: request.fairnessId,
       sloClass: request.sloClass,
+      slo: request.slo,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
       endMs: ms(clientUs),
@@ -104,6 +106,7 @@ export class ClientRecords {
       id: flight.id,
       fairnessId: request.fairnessId,
       sloClass: request.sloClass,
+      slo: request.slo,
       priority: flight.priority,
       arrivalMs: ms(flight.arrivalUs),
       endMs: ms(clientUs),
@@ -115,6 +118,7 @@ export class ClientRecords {
       firstTokenMs: tokenTimesMs[0]!,
       instance: instanceId,
       timings,
+      cachedTokens: flight.cachedTokens,
     };
     // With max_tokens 0 a request is served without a token, and so without a first-token time
     // (rare: the record is rebuilt without the field rather than every record built in two steps).

@@ -48,6 +48,8 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
   readonly bodyBytes: number;
   readonly arrivalUs: Micros;
   readonly deadlineUs: Micros;
+  /** The TTFT target as the gateway read it from the request's headers. */
+  readonly sloTtftUs: Micros | undefined;
 }): Flight {
   const unset = undefined as Micros | undefined;
   const timings: StageTimings = {};
@@ -63,7 +65,7 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     bodyBytes: fields.bodyBytes,
     arrivalUs: fields.arrivalUs,
     deadlineUs: fields.deadlineUs,
-    sloTtftUs: undefined,
+    sloTtftUs: fields.sloTtftUs,
     timings,
     workerArrivalUs: fields.arrivalUs,
     admittedUs: unset,

@@ -1,4 +1,4 @@
-import type { OutcomeReason } from '@sluice/contracts';
+import type { FlowQueueBand, FlowQueueReport, Micros, OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult } from '@sluice/policies';
 import type { FlowArrival, FlowControlEffects, FlowEviction, FlowRelease, HandBack, HandoffFailure } from '@sluice/stages';
 import type { Flight } from './flight.js';
@@ -15,6 +15,8 @@ export interface FlowWiring {
   /** This replica's index in its queue group (what an observer is told). */
   readonly replica: number;
   readonly observer: TwinObserver | undefined;
+  /** Where its queue reports go: every admission replica (at once, as snapshots do in the twin). */
+  readonly queueReported: (report: FlowQueueReport) => void;
 }
 
 /** One flow-control replica's effects on the twin's agenda. */
@@ -51,6 +53,10 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
   handBack(flight: Flight, _carried: undefined, back: HandBack): void {
     const { network, inbox } = this.wiring;
     inbox.migrate(flight, back.reason, back.resumeAt, 'flow', 'flow', network.queue.nowUs + network.hops.transitUs);
+  }
+
+  queueReported(atUs: Micros, bands: readonly FlowQueueBand[]): void {
+    this.wiring.queueReported({ processId: `flow-${this.wiring.replica}`, atUs, bands: [...bands] });
   }
 
   cycleStarted(): void {}

@@ -1,3 +1,5 @@
+import type { AdmissionDecision } from '@sluice/policies';
+
 /**
  * Decisions the twin's stages report, for a test or a study that needs more than the records
  * (which replica did what, in which order). Live, the same reports become spans and metrics; the
@@ -6,4 +8,6 @@
 export interface TwinObserver {
   /** Flow-control replica `replica` released the request to the router at `atUs` (virtual µs). */
   flowReleased?(replica: number, requestId: string, priority: number, atUs: number): void;
+  /** An admission replica decided on the request at `atUs`: the policy's decision with its inputs (a live span's attributes). */
+  admissionDecided?(requestId: string, policy: string, decision: AdmissionDecision, atUs: number): void;
 }

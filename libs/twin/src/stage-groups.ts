@@ -1,7 +1,7 @@
 import { seedOf, seededRandom } from '@sluice/collections';
-import { micros, type CancelRequest, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import { micros, type CancelRequest, type FlowQueueReport, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import type { EngineCompat } from '@sluice/engine';
-import { configuredBusyThresholds, createFlowControlRegistry, createRoutingRegistry } from '@sluice/policies';
+import { configuredBusyThresholds, createFlowControlRegistry, createRoutingRegistry, type StepCoefficients } from '@sluice/policies';
 import {
   AdmissionStage,
   FlowControlStage,
@@ -38,6 +38,8 @@ export interface StageGroupsConfig {
   /** The run's seed: routing tie-breaks and the queue groups' picks derive from it. */
   readonly seed: number;
   readonly compat: EngineCompat;
+  /** The served models' step coefficients (the instances' profile), for admission's predictions. */
+  readonly stepCoefficients?: Readonly<Record<string, StepCoefficients>>;
 }
 
 /** What the stages reach: the network, the gateway's inbox (answers), the worker instances (routing), who observes. */
@@ -97,13 +99,21 @@ export class StageGroups implements WorkerSignals {
 
     this.flow = new QueueGroup(
       Array.from({ length: count(config.flowController) }, (_, i) => {
-        const hops = new FlowHops({ network, inbox, toRouter, replica: i, observer, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
+        const hops = new FlowHops({
+          network,
+          inbox,
+          toRouter,
+          replica: i,
+          observer,
+          refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why),
+          queueReported: (report) => this.flowQueue(report),
+        });
         const core: FlowControlStage<Flight> = new FlowControlStage(flowControlSettingsFrom(config.flowController, createFlowControlRegistry()), hops, {
           wakeAt: (kind, atUs) => {
             const wake = () => network.gates.flow.timer(() => core.wake(kind, atUs, network.nowUs));
-            // A TTL wake-up is work (it ends requests); a sweep is housekeeping.
+            // A TTL wake-up is work (it ends requests); a sweep is housekeeping; a queue report runs when snapshots do.
             if (kind === 'ttl') network.queue.at(atUs, 'ttl', wake);
-            else network.periodic(kind, atUs, wake);
+            else network.periodic(kind === 'report' ? 'snapshot' : kind, atUs, wake);
           },
         });
         return core;
@@ -112,10 +122,17 @@ export class StageGroups implements WorkerSignals {
     );
     const toFlow = (flight: Flight): void => this.flow.pick().submit(flight, network.nowUs, undefined);
 
+    const hopTimes = network.hops;
+    const admissionSettings = {
+      ...admissionSettingsFrom(config.admission, config.models, 'when-read'),
+      ...(config.stepCoefficients && { stepCoefficients: config.stepCoefficients }),
+      // Admission to an instance: the three stages' own times and the three transits between them.
+      ledgerSettleUs: micros(hopTimes.admissionUs + hopTimes.flowUs + hopTimes.routerUs + 3 * hopTimes.transitUs),
+    };
     this.admission = new QueueGroup(
       Array.from({ length: count(config.admission) }, () => {
-        const hops = new AdmissionHops({ network, inbox, toFlow, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
-        const core: AdmissionStage<Flight> = new AdmissionStage(admissionSettingsFrom(config.admission, config.models, 'when-read'), hops, {
+        const hops = new AdmissionHops({ network, inbox, toFlow, observer, refused: (flight, message, why) => core.handoffRefused(flight, undefined, message, why) });
+        const core: AdmissionStage<Flight> = new AdmissionStage(admissionSettings, hops, {
           wakeAt: (kind, atUs) => network.periodic(kind, atUs, () => network.gates.admission.timer(() => core.wake(kind, atUs, network.nowUs))),
         });
         return core;
@@ -161,6 +178,13 @@ export class StageGroups implements WorkerSignals {
     });
     gates.router.pass(() => {
       for (const router of this.router.replicas) router.onSnapshot(snapshot);
+    });
+  }
+
+  /** A flow-control replica's queue report: every admission replica hears it. */
+  flowQueue(report: FlowQueueReport): void {
+    this.network.gates.admission.pass(() => {
+      for (const admission of this.admission.replicas) admission.onFlowQueue(report);
     });
   }
 

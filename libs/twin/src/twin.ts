@@ -1,8 +1,8 @@
 import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { HANDOFF_RETRY, priorityFor, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
-import { createFaultRegistry, type Fault, type WorkloadRequest } from '@sluice/workload';
+import { HANDOFF_RETRY, priorityFor, readRequestHeaders, stepCoefficientsFrom, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
+import { createFaultRegistry, schedulingHeadersOf, type Fault, type WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
 import { ChaosTimeline } from './chaos/chaos-timeline.js';
@@ -135,7 +135,13 @@ export class Twin {
       ackTimeoutUs: (chaos?.ackTimeoutMs ?? 0) * 1000,
       seed,
       gateway: { core: gatewayCoreSettings(config, this.requestTimeoutUs), model, limits: config.gateway?.limits ?? NO_TOKEN_LIMITS, blockHasher: this.blockHasher },
-      stages: { ...config, models: config.models.map((m) => m.name), seed, compat: config.worker.compat ?? 'vllm' },
+      stages: {
+        ...config,
+        models: config.models.map((m) => m.name),
+        seed,
+        compat: config.worker.compat ?? 'vllm',
+        stepCoefficients: { [model.name]: stepCoefficientsFrom(profile, 1) },
+      },
       workers: Array.from({ length: processes }, (_, p) => workerSettingsFrom({ ...config.worker, timeScale: 1 }, model.maxModelLen, profile, latency, workerIdOf(p, processes))),
       shutdownGraceUs: (chaos?.shutdownGraceMs ?? 0) * 1000,
       checkInvariants: options.checkInvariants ?? false,
@@ -190,9 +196,24 @@ export class Twin {
       arrivalUs: now,
       // Outside chaos runs the twin does not model the gateway's request timeout: nothing is given up on.
       deadlineUs: micros(this.requestTimeoutUs === undefined ? Number.POSITIVE_INFINITY : now + this.requestTimeoutUs),
+      sloTtftUs: sloTtftUsOf(request),
     });
     gateway.receive(flight);
   }
+}
+
+/**
+ * The TTFT target the live gateway would put on the request: the headers `sluice run` sends for
+ * it, read by the gateway's own rules (`readRequestHeaders`), in µs as the gateway converts it.
+ * Only a request with a target pays for the headers.
+ */
+function sloTtftUsOf(request: WorkloadRequest): Micros | undefined {
+  if (request.slo?.ttftMs === undefined) return undefined;
+  const headers = schedulingHeadersOf(request);
+  const reading = readRequestHeaders((name) => headers[name]);
+  // The spec's bounds are the gateway's: a target it would refuse cannot come from a workload.
+  if (!reading.ok) throw new Error(`request r${request.index}: ${reading.message}`);
+  return reading.sloTtftMs === undefined ? undefined : microsFromMillis(reading.sloTtftMs);
 }
 
 /**

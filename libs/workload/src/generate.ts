@@ -1,6 +1,7 @@
 import { seededRandom } from '@sluice/collections';
+import type { SloTargets } from '@sluice/contracts';
 import { logGamma, sampleExponential, sampleGamma, sampleStandardNormal, sampleWeibull, weibullShapeForCv, type Uniform } from './math.js';
-import type { Arrival, LengthDistribution, SloClass, WorkloadSpec } from './spec.js';
+import type { Arrival, LengthDistribution, SloClass, SloTargetsSpec, WorkloadSpec } from './spec.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 
 /** One generated request. */
@@ -16,6 +17,14 @@ export interface WorkloadRequest {
   /** The group's shared prefix (if any) followed by the request's own tokens. */
   inputTokens: TokenIds;
   maxTokens: number;
+  /** Its latency targets (none: absent); one object shared by the requests of one client. */
+  slo?: SloTargets;
+  /**
+   * A trace row's `deadline_us` (BLIS's client timeout), in ms on the clock of `arrivalMs`; absent
+   * when the row has none (0). Carried back into exported traces; neither `sluice run` nor the
+   * twin acts on it: sluice's gateway has one request timeout for all (gateway.requestTimeoutMs).
+   */
+  deadlineMs?: number;
 }
 
 export interface GenerateOptions {
@@ -92,7 +101,21 @@ interface ClientState {
   input: (rng: Uniform) => number;
   output: (rng: Uniform) => number;
   prefix: TokenIds;
+  slo: SloTargets | undefined;
   nextArrivalMs: number;
+}
+
+/**
+ * A client's targets: its class's (`slo_targets`) with each dimension the client's own `slo` sets
+ * put in its place, as BLIS merges its sources dimension by dimension (cmd/goodput.go,
+ * mergeGoodputTargets, inference-sim/inference-sim@f90a1e3a6787da17c2cd463dab6fb2660b1b1760).
+ */
+export function clientSloTargets(ofClass: SloTargetsSpec | undefined, own: SloTargetsSpec | undefined): SloTargets | undefined {
+  const ttftMs = own?.ttft_ms ?? ofClass?.ttft_ms;
+  const tpotMs = own?.tpot_ms ?? ofClass?.tpot_ms;
+  const e2eMs = own?.e2e_ms ?? ofClass?.e2e_ms;
+  if (ttftMs === undefined && tpotMs === undefined && e2eMs === undefined) return undefined;
+  return Object.freeze({ ...(ttftMs === undefined ? {} : { ttftMs }), ...(tpotMs === undefined ? {} : { tpotMs }), ...(e2eMs === undefined ? {} : { e2eMs }) });
 }
 
 /**
@@ -118,6 +141,7 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
     input: lengthSampler(c.input_distribution),
     output: lengthSampler(c.output_distribution),
     prefix: c.prefix_group === undefined ? NO_TOKENS : (prefixes.get(c.prefix_group) ?? NO_TOKENS),
+    slo: clientSloTargets(spec.slo_targets?.[c.slo_class], c.slo),
     nextArrivalMs: 0,
   }));
   for (const c of clients) c.nextArrivalMs = c.next(rng);
@@ -133,7 +157,9 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
     const maxTokens = chosen.output(rng);
     const inputTokens = drawPrompt(rng, chosen.prefix, inputLength);
     chosen.nextArrivalMs = arrivalMs + chosen.next(rng);
-    yield { index, clientId: chosen.id, fairnessId: chosen.fairnessId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
+    const request: WorkloadRequest = { index, clientId: chosen.id, fairnessId: chosen.fairnessId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
+    if (chosen.slo !== undefined) request.slo = chosen.slo;
+    yield request;
   }
 }
 

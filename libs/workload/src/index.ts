@@ -1,6 +1,7 @@
 export * from './spec.js';
 export * from './math.js';
 export * from './generate.js';
+export * from './request-headers.js';
 export * from './token-ids.js';
 export * from './trace-v2.js';
 export * from './trace-v2-observed.js';

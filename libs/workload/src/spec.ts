@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
+import { SLO_TTFT_MS_MAX, formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
 
 /**
  * A workload spec, compatible with the parts of BLIS's workload spec v2 that apply here: a seed,
@@ -13,6 +13,20 @@ const nonNegative = () => z.number().finite().nonnegative('must be >= 0');
 
 export const SLO_CLASSES = ['critical', 'standard', 'batch', 'sheddable', 'background'] as const;
 export type SloClass = (typeof SLO_CLASSES)[number];
+
+/**
+ * A request's latency targets in ms (snake_case here, `SloTargets` in the code): at least one.
+ * ttft_ms travels as `x-slo-ttft-ms`, which the gateway reads to the µs and bounds by
+ * SLO_TTFT_MS_MAX; tpot_ms is the mean gap after the first token (BLIS's goodput `itl_ms`).
+ */
+export const SloTargetsSchema = z
+  .strictObject({
+    ttft_ms: z.number().finite().min(0.001, 'must be >= 0.001 (1 µs, what the gateway reads)').max(SLO_TTFT_MS_MAX, `must be <= ${SLO_TTFT_MS_MAX} (x-slo-ttft-ms's bound)`).optional(),
+    tpot_ms: positive().optional(),
+    e2e_ms: positive().optional(),
+  })
+  .refine((t) => t.ttft_ms !== undefined || t.tpot_ms !== undefined || t.e2e_ms !== undefined, { message: 'must set ttft_ms, tpot_ms or e2e_ms' });
+export type SloTargetsSpec = z.infer<typeof SloTargetsSchema>;
 
 export const ArrivalSchema = z.discriminatedUnion('process', [
   /** Exponential inter-arrival times (cv = 1). */
@@ -70,6 +84,8 @@ export const ClientSchema = z
     /** Requests of one group share their first prefix_length token ids (a system prompt). */
     prefix_group: z.string().min(1, 'must not be empty').optional(),
     prefix_length: z.number().int('must be an integer').positive('must be > 0').optional(),
+    /** This client's targets; each one set here wins over its class's in `slo_targets`. */
+    slo: SloTargetsSchema.optional(),
   })
   .superRefine((c, ctx) => {
     if (c.prefix_group !== undefined && c.prefix_length === undefined)
@@ -90,6 +106,12 @@ export const WorkloadSpecSchema = z
     /** Seconds of arrivals; generation stops at num_requests or horizon, whichever comes first. */
     horizon: positive().optional(),
     clients: z.array(ClientSchema).min(1, 'must not be empty'),
+    /**
+     * Targets per SLO class, as BLIS's `goodput_slo_targets` (keyed by class, one target per
+     * dimension; sluice names BLIS's per-request `itl_ms` `tpot_ms`): every client of the class
+     * has them, a client's own `slo` overriding them dimension by dimension.
+     */
+    slo_targets: z.partialRecord(z.enum(SLO_CLASSES), SloTargetsSchema).optional(),
   })
   .superRefine((s, ctx) => {
     if (s.num_requests === undefined && s.horizon === undefined)
@@ -108,6 +130,13 @@ export const WorkloadSpecSchema = z
   });
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
 export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
+
+/** A spec's `slo_targets` as a TraceV2 header's goodput_slo_targets (TPOT is BLIS's `itl_ms`); undefined without any. */
+export function goodputSloTargetsOf(spec: WorkloadSpec): Record<string, { ttft_ms?: number; itl_ms?: number; e2e_ms?: number }> | undefined {
+  const entries = Object.entries(spec.slo_targets ?? {}).filter((e): e is [string, SloTargetsSpec] => e[1] !== undefined);
+  if (entries.length === 0) return undefined;
+  return Object.fromEntries(entries.map(([c, t]) => [c, { ...(t.ttft_ms === undefined ? {} : { ttft_ms: t.ttft_ms }), ...(t.tpot_ms === undefined ? {} : { itl_ms: t.tpot_ms }), ...(t.e2e_ms === undefined ? {} : { e2e_ms: t.e2e_ms }) }]));
+}
 
 /** One problem in a spec: where (`clients[1].arrival.cv`) and what (`must be > 0`). */
 export type WorkloadIssue = FieldIssue;

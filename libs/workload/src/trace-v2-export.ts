@@ -4,13 +4,16 @@ import type { WorkloadSpec } from './spec.js';
 import type { TokenIds } from './token-ids.js';
 import { MAX_REPORTED_ISSUES, TRACE_V2_COLUMNS, TraceV2Error, type TracePrefix, type TraceV2Issue } from './trace-v2-format.js';
 import { formatHeader, validateHeader, type TraceV2Header } from './trace-v2-header.js';
+import { sloTargetsByClass } from './trace-v2-import.js';
 import { traceV2ObservedColumns, type TraceV2Observation } from './trace-v2-observed.js';
 
 /**
  * Requests as a TraceV2 trace (trace-v2.ts). Designed here: export writes what BLIS's simulator
  * writes for a request that has not run (send_time_us = arrival_time_us, streaming false,
  * session_id empty, chunk times and counts 0, status empty), unless `observed` says what became
- * of it.
+ * of it. SLO targets go back as BLIS keeps them: per class in the header's goodput_slo_targets
+ * (given in `header`), a row's own TTFT target in slo_target_us; a client's own TPOT or E2E
+ * target has no column in TraceV2 and is not written.
  */
 
 export interface TraceV2ExportMeta {
@@ -64,7 +67,16 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
   const prefixes = meta.prefixes ?? {};
   const issues: TraceV2Issue[] = [];
   const groupTokens = new Map<string, { tokens: TokenIds; request: number }>();
-  const lines = [csvLine(TRACE_V2_COLUMNS)];
+  // A row's own TTFT target where it is not its class's in the header; the column only when a
+  // row has one, right after deadline_us, as BLIS writes it (sim/workload/tracev2.go).
+  const classTargets = sloTargetsByClass(header);
+  const ownTtftUs = requests.map((r) => {
+    const ttftMs = r.slo?.ttftMs;
+    return ttftMs === undefined || ttftMs === classTargets.get(r.sloClass)?.ttftMs ? 0 : Math.round(ttftMs * 1000);
+  });
+  const columns: string[] = [...TRACE_V2_COLUMNS];
+  if (ownTtftUs.some((us) => us > 0)) columns.splice(columns.indexOf('deadline_us') + 1, 0, 'slo_target_us');
+  const lines = [csvLine(columns)];
   requests.forEach((r, position) => {
     const problem = (message: string) => issues.push({ request: position, message });
     if (!Number.isFinite(r.arrivalMs) || r.arrivalMs < 0) problem(`arrivalMs must be a finite number >= 0, got ${r.arrivalMs}`);
@@ -84,7 +96,7 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
       }
     }
     const arrivalUs = String(Math.round(r.arrivalMs * 1000));
-    const row: Record<(typeof TRACE_V2_COLUMNS)[number], string> = {
+    const row: Record<(typeof TRACE_V2_COLUMNS)[number] | 'slo_target_us', string> = {
       request_id: String(r.index),
       client_id: r.clientId,
       tenant_id: r.fairnessId,
@@ -102,7 +114,8 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
       video_tokens: '0',
       reason_ratio: '0',
       model: '',
-      deadline_us: '0',
+      deadline_us: r.deadlineMs === undefined ? '0' : String(Math.round(r.deadlineMs * 1000)),
+      slo_target_us: String(ownTtftUs[position]),
       server_input_tokens: '0',
       arrival_time_us: arrivalUs,
       send_time_us: arrivalUs,
@@ -115,7 +128,7 @@ export function exportTraceV2(requests: readonly WorkloadRequest[], meta: TraceV
     };
     const observed = meta.observed?.[position];
     if (observed !== undefined) Object.assign(row, traceV2ObservedColumns(observed));
-    lines.push(csvLine(TRACE_V2_COLUMNS.map((c) => row[c])));
+    lines.push(csvLine(columns.map((c) => row[c as keyof typeof row])));
   });
   if (issues.length > 0) throw new TraceV2Error(issues.slice(0, MAX_REPORTED_ISSUES));
   return { header: formatHeader(header), csv: `${lines.join('\n')}\n` };

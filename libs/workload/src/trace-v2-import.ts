@@ -1,6 +1,7 @@
 import { seededRandom } from '@sluice/collections';
 import { CsvError, parseCsv } from './csv.js';
 import type { WorkloadRequest } from './generate.js';
+import type { SloTargets } from '@sluice/contracts';
 import type { SloClass } from './spec.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 import { MAX_REPORTED_ISSUES, TRACE_V2_COLUMNS, TraceV2Error, type TracePrefix, type TraceV2Issue, type TraceV2Record } from './trace-v2-format.js';
@@ -92,9 +93,10 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
   for (const { record } of ordered)
     if (record.prefixGroup !== '' && record.prefixLength > 0 && !prefixTokens.has(record.prefixGroup)) prefixTokens.set(record.prefixGroup, drawTokenIds(rng, record.prefixLength));
 
+  const classTargets = sloTargetsByClass(meta);
   const requests = ordered.map(({ record }, index): WorkloadRequest => {
     const prefix = record.prefixGroup === '' ? NO_TOKENS : (prefixTokens.get(record.prefixGroup) ?? NO_TOKENS);
-    return {
+    const request: WorkloadRequest = {
       index,
       clientId: record.clientId,
       fairnessId: record.fairnessId,
@@ -103,9 +105,38 @@ export function importTraceV2(header: string, csv: string): ImportedTraceV2 {
       inputTokens: drawPrompt(rng, prefix, suffixLength(record)),
       maxTokens: record.outputTokens,
     };
+    const slo = rowSloTargets(classTargets.get(record.sloClass === '' ? 'default' : record.sloClass), record.sloTargetUs ?? 0);
+    if (slo !== undefined) request.slo = slo;
+    if (record.deadlineUs > 0) request.deadlineMs = record.deadlineUs / 1000;
+    return request;
   });
   const requestPrefixes = ordered.map(({ record }) => (record.prefixGroup === '' ? undefined : { group: record.prefixGroup, length: record.prefixLength }));
   return { meta, records, requests, requestPrefixes };
+}
+
+/**
+ * The header's `goodput_slo_targets` per class, as sluice's targets: BLIS's per-request `itl_ms`
+ * is its mean gap after the first token, sluice's TPOT; a 0 is "not gated" (BLIS checks > 0).
+ * BLIS looks a row with an empty slo_class up as "default" (sim/cluster/metrics.go,
+ * SLOAttainmentMultiDim, inference-sim/inference-sim@f90a1e3a6787da17c2cd463dab6fb2660b1b1760).
+ */
+export function sloTargetsByClass(header: TraceV2Header): Map<string, SloTargets> {
+  const out = new Map<string, SloTargets>();
+  for (const [sloClass, t] of Object.entries(header.goodput_slo_targets ?? {})) {
+    const targets = { ...(t.ttft_ms ? { ttftMs: t.ttft_ms } : {}), ...(t.itl_ms ? { tpotMs: t.itl_ms } : {}), ...(t.e2e_ms ? { e2eMs: t.e2e_ms } : {}) };
+    if (Object.keys(targets).length > 0) out.set(sloClass, Object.freeze(targets));
+  }
+  return out;
+}
+
+/**
+ * A row's targets: its class's, with the row's own `slo_target_us` (BLIS's per-request TTFT
+ * target, what its slo-deadline ordering reads: sim/request.go, SLOTargetUs) as its TTFT target
+ * when set. Rows without one of their own share their class's object.
+ */
+function rowSloTargets(ofClass: SloTargets | undefined, sloTargetUs: number): SloTargets | undefined {
+  if (sloTargetUs <= 0) return ofClass;
+  return Object.freeze({ ...ofClass, ttftMs: sloTargetUs / 1000 });
 }
 
 /** The CSV's records; broken quoting is a TraceV2Error naming the row (record 0 is the header row). */

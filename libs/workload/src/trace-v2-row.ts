@@ -1,3 +1,4 @@
+import { SLO_TTFT_MS_MAX } from '@sluice/contracts';
 import { SLO_CLASSES } from './spec.js';
 import type { TraceV2Issue, TraceV2Record } from './trace-v2-format.js';
 
@@ -95,7 +96,11 @@ export function readRecord(r: RowReader): TraceV2Record {
     finishReason: r.text('finish_reason').trim(),
   };
   if (r.has('vllm_priority')) record.vllmPriority = r.int('vllm_priority');
-  if (r.has('slo_target_us')) record.sloTargetUs = r.int('slo_target_us');
+  if (r.has('slo_target_us')) {
+    record.sloTargetUs = r.int('slo_target_us');
+    // It travels as x-slo-ttft-ms, which the gateway bounds.
+    if (record.sloTargetUs > SLO_TTFT_MS_MAX * 1000) r.fail('slo_target_us', `must be at most ${SLO_TTFT_MS_MAX * 1000} µs (an hour), the bound of x-slo-ttft-ms (${record.sloTargetUs})`);
+  }
   if (r.has('x_request_id')) record.xRequestId = r.text('x_request_id').trim();
   if (r.has('adapter')) record.adapter = r.text('adapter').trim();
   if (record.sloClass !== '' && !(SLO_CLASSES as readonly string[]).includes(record.sloClass))

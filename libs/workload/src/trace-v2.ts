@@ -25,7 +25,9 @@
  *
  * Round trip (export, then import) preserves per request: index, clientId, fairnessId, sloClass,
  * maxTokens, the input length, and the prefix structure (which requests share a prefix, and its
- * length), given the client→prefix map. arrivalMs is kept to the microsecond (rounded to the
+ * length), given the client→prefix map; SLO targets given the header's goodput_slo_targets (a
+ * client's own TPOT or E2E target has no column and is lost); deadlineMs (deadline_us) to the µs.
+ * arrivalMs is kept to the microsecond (rounded to the
  * nearest µs on export; exact when arrivalMs is a whole number of µs). Token ids are NOT kept:
  * they are regenerated from workload_seed, so importing one trace always gives the same ids, and
  * export → import → export gives the same texts.

@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { compareChaos, compareEngine, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
+import { compareChaos, compareEngine, compareGoodputByGroup, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
@@ -45,7 +45,7 @@ export const compareCommand: Command = {
     const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
     // Chaos runs (live or in the twin) add their migrations, so a scenario and its twin line up.
     // Reports with an engine section add the cluster's engine counters (twin and live alike).
-    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports)];
+    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareGoodputByGroup(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports)];
     if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
     else out.line(comparisonTable(names, rows));
     return EXIT.OK;

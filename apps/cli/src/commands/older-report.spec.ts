@@ -49,6 +49,11 @@ describe('an older report.json (tenant, byTenant)', () => {
 
     const older = readReportJson(OLDER);
     expect(older.records.map((r) => r.fairnessId)).toEqual(today.records.map((r) => r.fairnessId));
+    // Written before goodput: no request had a target, so each completed one was good; TPOT, min and max unknown.
+    expect(older.summary.goodput).toMatchObject({ good: older.summary.overall.completed, requestsPerSec: older.summary.throughput.requestsPerSec, targeted: 0, attainment: null });
+    expect(older.summary.bySloClass['critical']!.goodput.good).toBe(older.summary.bySloClass['critical']!.completed);
+    expect(older.summary.overall.tpot).toMatchObject({ count: 0, p50: null });
+    expect(older.summary.overall.ttft.max).toBeNull();
     expect(Object.keys(older.summary.byFairnessId)).toEqual(Object.keys(today.summary.byFairnessId));
     expect(older.summary.jain).toEqual(today.summary.jain);
 

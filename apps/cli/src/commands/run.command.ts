@@ -3,13 +3,15 @@ import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
 import { executeRun } from '../run/execute-run.js';
 import { WorkloadInputError, readWorkloadInput, type WorkloadInput } from '../run/read-workload-input.js';
 import { readClusterState } from './cluster-state.js';
+import { fitnessWeightsOf } from './fitness-weights-option.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-const USAGE = `Usage: sluice run WORKLOAD [--gateway URL] [--out DIR] [--export-trace DIR] [--retries N] [--json]
+const USAGE = `Usage: sluice run WORKLOAD [--gateway URL] [--out DIR] [--export-trace DIR] [--retries N] [--fitness-weights W] [--json]
 
 Sends a workload (BLIS-style spec: clients, arrival processes, length distributions, prefix
 groups) to a running cluster as a real client: each request at its arrival time, whatever became
-of the earlier ones (open loop), streaming, with its client's tenant and SLO class headers.
+of the earlier ones (open loop), streaming, with its client's tenant, SLO class and TTFT target
+headers.
 Measures TTFT, every inter-token gap and E2E on the client side, shows live counts, then prints a
 summary and writes report.json and a self-contained report.html.
 
@@ -23,6 +25,8 @@ Options:
   --export-trace DIR   also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
                    what became of each request (first/last chunk times, chunks, status)
   --retries N      retry a 503 answer up to N times, with exponential backoff and jitter (default 0)
+  --fitness-weights W  score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (BLIS's
+                   names too: p99_ttft:3,throughput:2); the report's summary.fitness
   --json           print the summary as JSON instead of the progress line and table
   --config FILE, --key.path=value   config (model name, gateway address)
   -h, --help       this text
@@ -36,7 +40,7 @@ export const runCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries', 'export-trace'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json'], values: ['gateway', 'out', 'retries', 'export-trace', 'fitness-weights'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -46,6 +50,7 @@ export const runCommand: Command = {
     if (file === undefined) problems.push('missing the workload: sluice run WORKLOAD.yaml (a spec or a TraceV2 trace)');
     const retries = Number(parsed.values.get('retries') ?? '0');
     if (!Number.isInteger(retries) || retries < 0) problems.push(`--retries: "${parsed.values.get('retries')}" is not a whole number ≥ 0`);
+    const fitnessWeights = fitnessWeightsOf(parsed.values.get('fitness-weights'), problems);
     if (problems.length > 0 || file === undefined) {
       for (const p of problems) err.line(`sluice run: ${p}`);
       err.line('Run `sluice run --help` for usage.');
@@ -81,6 +86,7 @@ export const runCommand: Command = {
           gateway,
           model: config.worker.model,
           retries,
+          ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
           ...(ctx.env.OPENAI_API_KEY ? { apiKey: ctx.env.OPENAI_API_KEY } : {}),
           outDir,
           config: running?.config ?? config,

@@ -1,17 +1,18 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { buildReport } from '@sluice/metrics';
-import { engineSection, readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
-import { hopsFromRecords, simulate, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
+import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
+import { hopsFromRecords, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from '../run/export-trace.js';
 import { printRunSummary } from '../run/print-run-summary.js';
+import { twinReport } from '../run/twin-report.js';
 import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
+import { fitnessWeightsOf } from './fitness-weights-option.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--export-trace DIR] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--export-trace DIR] [--fitness-weights W] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
@@ -36,6 +37,7 @@ Options:
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
   --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
                             what became of each request, in virtual time
+  --fitness-weights W       score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (as sluice run)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
   -h, --help                this text`;
@@ -56,7 +58,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale', 'export-trace'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -70,6 +72,7 @@ export const simulateCommand: Command = {
     const seed = seedText === undefined ? undefined : Number(seedText);
     if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) problems.push(`--seed: "${seedText}" is not a whole number ≥ 0`);
     const scale = scaleOf(parsed.flags.has('short'), parsed.values.get('scale'), problems);
+    const fitnessWeights = fitnessWeightsOf(parsed.values.get('fitness-weights'), problems);
     if (chaosFile === undefined && scale !== 1) problems.push('--short and --scale go with --chaos (they scale a scenario\'s time axis)');
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice simulate: ${p}`);
@@ -103,29 +106,16 @@ export const simulateCommand: Command = {
     }
 
     const { workload, scenario } = inputs;
-    const { requests } = workload;
     // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
     if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
-    const result = simulate(requests, {
+    const { result, report: base } = twinReport(workload, {
       config,
       profile,
       ...(hops ? { hops } : {}),
       ...(seed !== undefined ? { seed } : {}),
-      ...(scenario ? { chaos: { faults: scenario.faults } } : {}),
+      ...(scenario ? { faults: scenario.faults } : {}),
+      ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
     });
-    const { records } = result;
-    const base: RunReportFile = {
-      version: 1,
-      tool: 'sluice simulate',
-      // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
-      startedAt: new Date(0).toISOString(),
-      gateway: 'twin (virtual time)',
-      workload: { file: workload.file, spec: workload.spec, requests: requests.length },
-      config: { ...config, ...(hops ? { hops } : {}) },
-      summary: buildReport(records, { expectedRequests: requests.length }),
-      engine: engineSection(result.engine, 'kv-blocks'),
-      records,
-    };
     let report: RunReportFile = base;
     if (scenario && result.chaos) {
       const { name, description } = scenario.scenario;
@@ -142,7 +132,7 @@ export const simulateCommand: Command = {
     const paths = writeRunReports(outDir, report);
     // No created_at: like the report, the same inputs give the same trace, byte for byte.
     const exportTrace = parsed.values.get('export-trace');
-    if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, records);
+    if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, result.records);
     printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },

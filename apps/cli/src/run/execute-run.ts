@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom } from '@sluice/collections';
-import { buildReport } from '@sluice/metrics';
+import { buildReport, type FitnessWeights } from '@sluice/metrics';
 import { writeRunReports, type RunReportFile } from '@sluice/report';
 import type { WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../terminal/output.js';
@@ -20,6 +20,8 @@ export type RunSettings = RunWorkloadSource & {
   readonly gateway: string;
   readonly model: string;
   readonly retries: number;
+  /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
+  readonly fitnessWeights?: FitnessWeights;
   /** The API key every request carries (gateway.auth); its tenant replaces the workload's. */
   readonly apiKey?: string;
   /** Where report.json and report.html go (created if missing). */
@@ -66,7 +68,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     gateway: settings.gateway,
     workload: { file: workload.file, spec: workload.spec, requests: requests.length },
     config: settings.config,
-    summary: buildReport(records, { expectedRequests: requests.length }),
+    summary: buildReport(records, { expectedRequests: requests.length, ...(settings.fitnessWeights === undefined ? {} : { fitnessWeights: settings.fitnessWeights }) }),
     ...('section' in engine ? { engine: engine.section } : {}),
     records,
   };

@@ -1,5 +1,5 @@
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
-import type { WorkloadRequest } from '@sluice/workload';
+import { schedulingHeadersOf, type WorkloadRequest } from '@sluice/workload';
 import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
 import type { RunRecord } from '@sluice/metrics';
 import { sseData } from './sse-reader.js';
@@ -40,7 +40,7 @@ export const BACKOFF_CAP_MS = 5_000;
 
 /**
  * Sends one workload request to the gateway as a real client would: token-id prompt, exact output
- * length, streaming, the client's tenant and SLO class in the scheduling headers. Measures on the
+ * length, streaming, the client's tenant, SLO class and TTFT target in the scheduling headers. Measures on the
  * client side (send time, every token's arrival, the end) and reads the stage timings from the
  * stream's last chunk. Never throws: every way a request can end becomes a record.
  */
@@ -50,6 +50,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
     fairnessId: request.fairnessId,
     sloClass: request.sloClass,
     priority: priorityOf(request.sloClass),
+    ...(request.slo === undefined ? {} : { slo: request.slo }),
   };
   let arrivalMs = options.now();
   for (let attempt = 1; ; attempt++) {
@@ -61,8 +62,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [httpHeaders.fairnessId]: request.fairnessId,
-          [httpHeaders.sloClass]: request.sloClass,
+          ...schedulingHeadersOf(request),
           [httpHeaders.reportTimings]: '1',
           ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),
         },
@@ -92,13 +92,17 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
   let extension: SluiceAnswerExtension | undefined;
   let ending: Ending | undefined;
   let usageCompletionTokens: number | undefined;
+  let cachedTokens: number | undefined;
   try {
     for await (const data of sseData(res.body!)) {
       if (data === '[DONE]') break;
-      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; usage?: { completion_tokens?: number }; error?: { code?: string } };
+      const chunk = JSON.parse(data) as { choices?: { text?: string }[]; sluice?: SluiceAnswerExtension; usage?: { completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } }; error?: { code?: string } };
       if (chunk.error) ending = endingOf(chunk.error.code ?? 'stream_error');
       else if (chunk.sluice) extension = chunk.sluice;
-      else if (chunk.usage) usageCompletionTokens = chunk.usage.completion_tokens;
+      else if (chunk.usage) {
+        usageCompletionTokens = chunk.usage.completion_tokens;
+        cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens;
+      }
       else if (chunk.choices?.[0]?.text) tokenTimesMs.push(now());
     }
   } catch {
@@ -113,6 +117,7 @@ async function readStream(res: Response, base: Omit<RunRecord, 'outputTokens' | 
     outputTokens: tokenTimesMs.length,
     ...(tokenTimesMs.length > 0 ? { firstTokenMs: tokenTimesMs[0]! } : {}),
     ...(usageCompletionTokens === undefined ? {} : { usageCompletionTokens }),
+    ...(cachedTokens === undefined ? {} : { cachedTokens }),
     ...(extension ? { instance: extension.instance, timings: extension.timings, priority: extension.priority } : {}),
   };
   return ending ? { ...measured, ...ending } : { ...measured, outcome: 'completed' };

@@ -9,6 +9,7 @@ import {
   importTraceV2,
   parseWorkloadSpec,
   tracePrefixesFromSpec,
+  goodputSloTargetsOf,
   type TraceV2ExportMeta,
   type TraceV2Header,
   type WorkloadRequest,
@@ -74,7 +75,7 @@ export function workloadInputFromSpec(file: string, spec: WorkloadSpec): Workloa
     kind: 'spec',
     requests: generateWorkloadRequests(spec),
     seed: spec.seed ?? 0,
-    traceMeta: { header: { mode: 'generated', workload_spec: file, ...(spec.seed === undefined ? {} : { workload_seed: spec.seed }) }, prefixes: tracePrefixesFromSpec(spec) },
+    traceMeta: { header: { mode: 'generated', workload_spec: file, ...(spec.seed === undefined ? {} : { workload_seed: spec.seed }), ...goodputHeaderOf(spec) }, prefixes: tracePrefixesFromSpec(spec) },
   };
 }
 
@@ -137,4 +138,10 @@ function traceInFolder(dir: string): string {
   if (headers.length === 0) throw new WorkloadInputError(dir, 'holds no TraceV2 trace (a NAME.yaml with NAME.csv beside it)');
   if (headers.length > 1) throw new WorkloadInputError(dir, `holds ${headers.length} traces; name one of them:`, headers.map((h) => join(dir, h)));
   return join(dir, headers[0]!);
+}
+
+/** The spec's class targets for an exported trace's header (none: no key). */
+function goodputHeaderOf(spec: WorkloadSpec): { goodput_slo_targets?: NonNullable<ReturnType<typeof goodputSloTargetsOf>> } {
+  const targets = goodputSloTargetsOf(spec);
+  return targets === undefined ? {} : { goodput_slo_targets: targets };
 }

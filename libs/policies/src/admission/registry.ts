@@ -4,11 +4,12 @@ import type { AdmissionPolicy } from './admission-policy.js';
 import { ALWAYS_ADMIT, AlwaysAdmitParamsSchema, createAlwaysAdmit } from './always-admit/always-admit.policy.js';
 import { BUSY_THRESHOLD, BusyThresholdParamsSchema, createBusyThreshold } from './busy-threshold/busy-threshold.policy.js';
 import { REJECT_ALL, RejectAllParamsSchema, createRejectAll } from './reject-all/reject-all.policy.js';
+import { SLO_GATED, SloGatedParamsSchema, createSloGated } from './slo-gated/slo-gated.policy.js';
 import { SLO_PREDICTIVE, SloPredictiveParamsSchema, createSloPredictive } from './slo-predictive/slo-predictive.policy.js';
 import { TOKEN_BUCKET, TokenBucketParamsSchema, createTokenBucket } from './token-bucket/token-bucket.policy.js';
 
 /** Every built-in admission policy, by the name config uses. */
-export const ADMISSION_POLICY_NAMES = [ALWAYS_ADMIT, TOKEN_BUCKET, REJECT_ALL, SLO_PREDICTIVE, BUSY_THRESHOLD] as const;
+export const ADMISSION_POLICY_NAMES = [ALWAYS_ADMIT, TOKEN_BUCKET, REJECT_ALL, SLO_PREDICTIVE, BUSY_THRESHOLD, SLO_GATED] as const;
 export type AdmissionPolicyName = (typeof ADMISSION_POLICY_NAMES)[number];
 
 /**
@@ -23,6 +24,7 @@ export const ADMISSION_POLICY_PARAMS: { readonly [K in AdmissionPolicyName]: z.Z
   [REJECT_ALL]: RejectAllParamsSchema,
   [SLO_PREDICTIVE]: SloPredictiveParamsSchema,
   [BUSY_THRESHOLD]: BusyThresholdParamsSchema,
+  [SLO_GATED]: SloGatedParamsSchema,
 };
 
 /** Factories take raw params and parse them with their own schema (a bad one throws its ZodError). */
@@ -34,7 +36,8 @@ export function registerBuiltInAdmissionPolicies(registry: AdmissionPolicyRegist
     .register(TOKEN_BUCKET, createTokenBucket)
     .register(REJECT_ALL, createRejectAll)
     .register(SLO_PREDICTIVE, createSloPredictive)
-    .register(BUSY_THRESHOLD, createBusyThreshold);
+    .register(BUSY_THRESHOLD, createBusyThreshold)
+    .register(SLO_GATED, createSloGated);
 }
 
 export function createAdmissionRegistry(): AdmissionPolicyRegistry {

@@ -5,7 +5,7 @@ import { ms, registered, snapshot, stageRequest } from '../testing/requests.js';
 import { ControlRefusal } from './admission-policy.store.js';
 import type { AdmissionEffects } from './admission.effects.js';
 import { AdmissionStage, type AdmissionWakeUp } from './admission.stage.js';
-import type { AdmissionSettings } from './admission.settings.js';
+import { stepCoefficientsFrom, type AdmissionSettings } from './admission.settings.js';
 
 type Request = ReturnType<typeof stageRequest>;
 
@@ -214,5 +214,64 @@ describe('AdmissionStage', () => {
       expect(recorder.of('reject')[0]?.[2]).toBe('all_workers_busy');
       expect(core.busyThresholds().thresholds[0]?.active_decode_blocks_threshold).toBe(0.5);
     });
+  });
+});
+
+describe('AdmissionStage: predictive inputs', () => {
+  // Round coefficients: TTFT = 10 ms per request ahead + 10 ms + 0 per token.
+  const ROUND = { avgStepTimeUs: 10_000, prefillBaseUs: 10_000, prefillPerTokenUs: 0 };
+  const predictive = (params: Record<string, unknown> = ROUND, overrides: Partial<AdmissionSettings> = {}) => {
+    const s = stage({ policy: ['slo-predictive'], policies: { 'slo-predictive': params }, ledgerSettleUs: ms(3), ...overrides });
+    s.core.onLifecycle(registered('i1'));
+    s.core.onLifecycle(registered('i2'));
+    s.core.onSnapshot(snapshot('i1', ms(0)));
+    s.core.onSnapshot(snapshot('i2', ms(0)));
+    return s;
+  };
+  const inputs = (recorder: Recorder, i: number) => (recorder.of('decided')[i]![3] as { inputs: Record<string, unknown> }).inputs;
+
+  it('counts a burst it admitted against one snapshot, and stops counting it once the snapshots were taken after it', () => {
+    const { core, recorder } = predictive();
+    for (let i = 0; i < 4; i++) core.submit(stageRequest({ id: `r${i}` }), ms(10), `r${i}`);
+    // The 4th sees the 3 before it, spread over 2 instances: the best waits behind 1.
+    expect(recorder.of('decided').map((_, i) => inputs(recorder, i).ledger_unseen)).toEqual([0, 1, 2, 3]);
+    expect(inputs(recorder, 3)).toMatchObject({ queue_ahead: 1, predicted_ttft_us: 20_000, snapshot_age_us: 10_000 });
+    // Snapshots taken 2 ms later might predate the requests' arrival (settle 3 ms): still counted.
+    core.onSnapshot(snapshot('i1', ms(12), { queueDepth: 2 }));
+    core.onSnapshot(snapshot('i2', ms(12), { queueDepth: 2 }));
+    core.submit(stageRequest({ id: 'r4' }), ms(13), 'r4');
+    expect(inputs(recorder, 4)).toMatchObject({ ledger_unseen: 4 });
+    // Both taken 3 ms after: the snapshots show them, only r4 is still unseen.
+    core.onSnapshot(snapshot('i1', ms(13), { queueDepth: 2 }));
+    core.onSnapshot(snapshot('i2', ms(13), { queueDepth: 2 }));
+    core.submit(stageRequest({ id: 'r5' }), ms(14), 'r5');
+    // r4 goes to one of the two queues of 2 (spread), so the best still waits behind 2.
+    expect(inputs(recorder, 5)).toMatchObject({ ledger_unseen: 1, queue_ahead: 2, predicted_ttft_us: 30_000 });
+    expect(core.ledgerSize).toBe(2);
+  });
+
+  it("adds flow control's queue of equal or higher priority, and waits for its report before retiring", () => {
+    const { core, recorder } = predictive();
+    core.onFlowQueue({ processId: 'f1', atUs: ms(5), bands: [{ model: 'qwen3-14b', priority: 4, requests: 2 }, { model: 'qwen3-14b', priority: -2, requests: 10 }] });
+    core.submit(stageRequest({ id: 'std', priority: 3 }), ms(10), 'std');
+    expect(inputs(recorder, 0)).toMatchObject({ flow_queued_ahead: 2, queue_report_age_us: 5_000, queue_ahead: 1 });
+    // Snapshots after the settle time, but flow control's report is older: the request may be waiting there.
+    core.onSnapshot(snapshot('i1', ms(20)));
+    core.onSnapshot(snapshot('i2', ms(20)));
+    core.submit(stageRequest({ id: 'next', priority: -2 }), ms(20), 'next');
+    expect(inputs(recorder, 1)).toMatchObject({ ledger_unseen: 1, flow_queued_ahead: 12 });
+    core.onFlowQueue({ processId: 'f1', atUs: ms(20), bands: [] });
+    core.submit(stageRequest({ id: 'last' }), ms(21), 'last');
+    expect(inputs(recorder, 2)).toMatchObject({ ledger_unseen: 1, flow_queued_ahead: 0 });
+  });
+
+  it("takes the serving model's coefficients from its profile, scaled by timeScale", () => {
+    const { core, recorder } = predictive(
+      {},
+      { stepCoefficients: { 'qwen3-14b': stepCoefficientsFrom({ name: 'tiny', beta: [5_000, 10, 1_000] }, 10) } },
+    );
+    core.submit(stageRequest({ id: 'a', inputTokens: 100 }), ms(1), 'a');
+    // 10× faster: β = 500, 1, 100 → 0 ahead · 600 + 500 + 1·100.
+    expect(inputs(recorder, 0)).toMatchObject({ avg_step_time_us: 600, prefill_base_us: 500, prefill_per_token_us: 1, predicted_ttft_us: 600, coefficients: 'profile:tiny' });
   });
 });

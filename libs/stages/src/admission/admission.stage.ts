@@ -4,6 +4,7 @@ import type {
   BusyThresholdList,
   BusyThresholdsAnnouncement,
   BusyThresholdUpdate,
+  FlowQueueReport,
   KvEvent,
   LifecycleEvent,
   LoadSnapshot,
@@ -12,6 +13,7 @@ import type {
   SetAdmissionPolicy,
 } from '@sluice/contracts';
 import { AdmissionCluster, expirySweepIntervalUs } from '@sluice/policies';
+import { micros } from '@sluice/contracts';
 import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import { ReplicaSet } from '../replica-set.js';
 import type { StageRequest } from '../stage-request.js';
@@ -19,6 +21,11 @@ import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { AdmissionEffects } from './admission.effects.js';
 import { AdmissionPolicyStore } from './admission-policy.store.js';
 import type { AdmissionSettings } from './admission.settings.js';
+import { PredictiveInputs } from './predictive-inputs.js';
+
+/** Ledger entries kept per model at most: far above any burst one admission process admits within a snapshot interval. */
+const LEDGER_MAX_PER_MODEL = 65_536;
+const DEFAULT_LEDGER_SETTLE_US = micros(3_000);
 
 export type AdmissionWakeUp = 'sweep';
 
@@ -38,6 +45,8 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   /** The admission processes sharing the arrivals: a budget (the token bucket) is split among them. */
   private readonly replicas: ReplicaSet;
   private readonly sweep: Periodic<AdmissionWakeUp>;
+  /** What it admitted that no report shows yet, flow control's queue, the models' coefficients. */
+  private readonly inputs: PredictiveInputs;
 
   constructor(
     settings: AdmissionSettings,
@@ -49,6 +58,11 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.cluster = new AdmissionCluster(settings.heartbeatTimeoutUs, { keepPrefixIndex });
     this.replicas = new ReplicaSet(settings.heartbeatTimeoutUs);
     this.sweep = new Periodic('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
+    this.inputs = new PredictiveInputs({
+      ledger: { settleUs: settings.ledgerSettleUs ?? DEFAULT_LEDGER_SETTLE_US, maxAgeUs: settings.heartbeatTimeoutUs, maxPerModel: LEDGER_MAX_PER_MODEL },
+      queueReportMaxAgeUs: settings.heartbeatTimeoutUs,
+      stepCoefficients: settings.stepCoefficients ?? {},
+    });
   }
 
   /** Starts the sweep that forgets instances gone silent; says which busy thresholds are in effect. */
@@ -67,8 +81,10 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
   }
 
   submit(request: R, nowUs: Micros, carried: C): void {
-    const decision = this.store.chain.decide(request, this.cluster.view(nowUs), nowUs, this.replicas.count);
+    const view = this.cluster.view(nowUs);
+    const decision = this.store.chain.decide(request, { ...view, admission: this.inputs.signals(view, nowUs) }, nowUs, this.replicas.count);
     this.effects.decided(request, carried, decision.decidedBy, decision);
+    if (decision.admit) this.inputs.admitted(request.model, nowUs);
     if (decision.admit) this.effects.handOn(request, carried);
     else this.effects.reject(request, carried, decision.reason, decision.message);
   }
@@ -106,6 +122,16 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.cluster.onKv(event);
   }
 
+  /** A flow controller's queue report: what waits there, by model and band. */
+  onFlowQueue(report: FlowQueueReport): void {
+    this.inputs.onQueueReport(report);
+  }
+
+  /** Requests admitted here that no report showed yet, every model (bounded; a metric and the tests read it). */
+  get ledgerSize(): number {
+    return this.inputs.ledgerSize;
+  }
+
   /** The stage's bus connection is down: instances cannot be judged by their silence until it is back. */
   suspendExpiry(): void {
     this.expirySuspended = true;
@@ -124,6 +150,7 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.announceBusyThresholds();
     if (this.expirySuspended) return;
     this.replicas.expire(nowUs);
+    this.inputs.expire(nowUs);
     const lost = this.cluster.expire(nowUs);
     if (lost.length > 0) this.effects.instancesLost(lost);
   }

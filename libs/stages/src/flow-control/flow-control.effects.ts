@@ -1,5 +1,5 @@
 import type { HandBack } from '../hand-back.js';
-import type { OutcomeReason, Micros } from '@sluice/contracts';
+import type { FlowQueueBand, OutcomeReason, Micros } from '@sluice/contracts';
 import type { CapacityLimit, DispatchCycleResult, FlowKey } from '@sluice/policies';
 
 /** What became of a request on arrival at flow control (the enqueue span's outcome). */
@@ -39,6 +39,11 @@ export interface FlowControlEffects<R, C> {
   /** A dispatch cycle is about to run / has run (its duration is a metric of the service's). */
   cycleStarted(): void;
   cycleFinished(result: DispatchCycleResult): void;
+  /**
+   * The queue as it stands at `atUs`, by model and priority band (bands with nothing queued left
+   * out), every queue-report interval: the driver publishes it for admission.
+   */
+  queueReported(atUs: Micros, bands: readonly FlowQueueBand[]): void;
   /** These flows are forgotten (idle past `flowGCTimeout`, or making room under `maxFlows`): their per-flow state goes too. */
   flowsForgotten(flows: readonly FlowKey[]): void;
 }

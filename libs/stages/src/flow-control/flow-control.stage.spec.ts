@@ -269,3 +269,40 @@ describe('FlowControlStage: bounded flows (maxFlows, flowGCTimeout)', () => {
     expect(core.trackedFlows).toBe(0);
   });
 });
+
+describe('FlowControlStage: the queue report', () => {
+  it('reports what waits, by model and band, every interval, changed or not; nothing when it is off', () => {
+    const recorder = new Recorder();
+    const agenda = new Agenda<FlowControlWakeUp>();
+    const settings = flowControlSettingsFrom(
+      { ...FlowControlConfigSchema.parse(ONE_AT_A_TIME), enabled: true, heartbeatTimeoutMs: 3_000, queueReportIntervalMs: 50 },
+      createFlowControlRegistry(),
+    );
+    const core: FlowControlStage<Request, string> = new FlowControlStage(settings, recorder.port<FlowControlEffects<Request, string>>(), agenda.wakeUps((kind, atUs) => core.wake(kind, atUs)));
+    core.onLifecycle(registered('i1'), micros(0));
+    core.start(ms(0));
+    core.submit(stageRequest({ id: 'running' }), ms(1), ''); // dispatched: the endpoint is now full
+    core.submit(stageRequest({ id: 'c', priority: 4 }), ms(2), '');
+    core.submit(stageRequest({ id: 's1', priority: -2 }), ms(3), '');
+    core.submit(stageRequest({ id: 's2', priority: -2 }), ms(4), '');
+    agenda.runUntil(ms(50));
+    expect(recorder.of('queueReported')).toEqual([
+      [
+        ms(50),
+        [
+          { model: 'qwen3-14b', priority: 4, requests: 1 },
+          { model: 'qwen3-14b', priority: -2, requests: 2 },
+        ],
+      ],
+    ]);
+    core.onDone(done('running'), ms(60)); // frees the endpoint: the critical one goes
+    agenda.runUntil(ms(100));
+    expect(recorder.of('queueReported')[1]).toEqual([ms(100), [{ model: 'qwen3-14b', priority: -2, requests: 2 }]]);
+    expect(core.queueBands()).toEqual([{ model: 'qwen3-14b', priority: -2, requests: 2 }]);
+
+    const { core: silent, recorder: none, agenda: idle } = stage();
+    silent.start(ms(0));
+    idle.runUntil(ms(1_000));
+    expect(none.of('queueReported')).toEqual([]);
+  });
+});

@@ -1,4 +1,4 @@
-import { cancelledAs, millisFromMicros, type CancelRequest, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import { cancelledAs, millisFromMicros, type CancelRequest, type FlowQueueBand, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import {
   FlowPool,
   FlowQueues,
@@ -17,7 +17,7 @@ import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { FlowControlEffects, FlowEviction } from './flow-control.effects.js';
 import type { FlowControlSettings } from './flow-control.settings.js';
 
-export type FlowControlWakeUp = 'ttl' | 'sweep';
+export type FlowControlWakeUp = 'ttl' | 'sweep' | 'report';
 
 /** A queued request: the request and the driver's context for it. */
 interface Waiting<R, C> {
@@ -54,7 +54,11 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   private readonly detector: SaturationDetector;
   private readonly pool: FlowPool;
   private readonly queued = new Map<string, number>();
+  /** Queued requests per model, then per priority band: what the queue report says. */
+  private readonly queuedBands = new Map<string, Map<number, number>>();
   private readonly sweep: Periodic<FlowControlWakeUp>;
+  /** The queue report's period; absent when it is off. */
+  private readonly report: Periodic<FlowControlWakeUp> | undefined;
   /** The pending TTL wake-up, if one is asked for. */
   private ttlAtUs: Micros | undefined;
   /** Set at shutdown: what becomes of what is queued, and of what still arrives. */
@@ -71,6 +75,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     this.detector = settings.detector;
     this.pool = new FlowPool(settings.heartbeatTimeoutUs);
     this.sweep = new Periodic<FlowControlWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
+    this.report = settings.queueReportIntervalUs > 0 ? new Periodic<FlowControlWakeUp>('report', settings.queueReportIntervalUs, wakeUps) : undefined;
   }
 
   get mode(): 'queue' | 'legacy' {
@@ -80,6 +85,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   /** Starts the sweep that forgets silent instances, dispatches past their deadline and idle flows. */
   start(nowUs: Micros): void {
     this.sweep.start(nowUs);
+    this.report?.start(nowUs);
   }
 
   submit(request: R, nowUs: Micros, carried: C): void {
@@ -131,6 +137,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     }
     this.flows.enqueued(flow);
     this.queued.set(request.model, (this.queued.get(request.model) ?? 0) + 1);
+    this.countBand(request.model, request.priority, +1);
     this.effects.arrived(request, carried, { outcome: 'enqueued', queueSize: this.queues.size });
     this.dispatch(nowUs);
     this.armTtl();
@@ -176,6 +183,10 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
         for (const item of this.queues.expire(nowUs)) this.evict(item, 'ttl_expired', nowUs);
         this.armTtl();
         return;
+      case 'report':
+        // Every period, changed or not: its age tells admission how fresh it is, and an empty one that the queue is empty.
+        if (this.report?.due(atUs) === true) this.effects.queueReported(nowUs, this.queueBands());
+        return;
       case 'sweep':
         if (!this.sweep.due(atUs)) return;
         if (!this.expirySuspended) this.pool.expire(nowUs);
@@ -205,6 +216,7 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   stop(queued: 'hand-back' | 'evict' = 'hand-back'): number {
     this.stoppedWith = queued;
     this.sweep.stop();
+    this.report?.stop();
     this.ttlAtUs = undefined;
     const drained = this.queues.drain();
     for (const item of drained) {
@@ -238,6 +250,13 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   /** Queued requests per model (Dynamo's queued-requests gauge). */
   queuedByModel(): ReadonlyMap<string, number> {
     return this.queued;
+  }
+
+  /** Queued requests by model and priority band, bands with none left out (the queue report). */
+  queueBands(): FlowQueueBand[] {
+    const bands: FlowQueueBand[] = [];
+    for (const [model, byPriority] of this.queuedBands) for (const [priority, requests] of byPriority) bands.push({ model, priority, requests });
+    return bands;
   }
 
   /** Requests this controller dispatched and has not seen done. */
@@ -282,6 +301,16 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
     const left = (this.queued.get(model) ?? 1) - 1;
     if (left > 0) this.queued.set(model, left);
     else this.queued.delete(model);
+    this.countBand(model, item.flow.priority, -1);
+  }
+
+  private countBand(model: string, priority: number, delta: 1 | -1): void {
+    let byPriority = this.queuedBands.get(model);
+    if (!byPriority) this.queuedBands.set(model, (byPriority = new Map<number, number>()));
+    const n = (byPriority.get(priority) ?? 0) + delta;
+    if (n > 0) byPriority.set(priority, n);
+    else byPriority.delete(priority);
+    if (byPriority.size === 0) this.queuedBands.delete(model);
   }
 
   /** Flows forgotten (idle past the GC timeout, or making room for a new one): bands nobody uses go too. */

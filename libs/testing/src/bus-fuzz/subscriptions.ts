@@ -2,6 +2,7 @@ import {
   BusFaultRuleSchema,
   BusyThresholdUpdateSchema,
   CancelRequestSchema,
+  FlowQueueReportSchema,
   ClearBusFaultsSchema,
   GetBusFaultsSchema,
   InboxFrameSchema,
@@ -72,6 +73,7 @@ export function subscriptionsOf(ids: ClusterIds): ReadonlyMap<string, readonly S
         ...workerEvents(['lifecycle', 'load', 'kv']),
         // A valid announcement with a newer time would change the thresholds: only refused ones are sent.
         { pattern: subjects.busyThresholds(), schema: BusyThresholdsAnnouncementSchema, changesState: true },
+        { pattern: subjectPatterns.allFlowQueues, schema: FlowQueueReportSchema },
         { pattern: subjectPatterns.admissionPresence, schema: PresenceEventSchema },
         { pattern: subjects.control('admission', 'get'), schema: z.object({}) },
         { pattern: subjects.control('admission', 'set'), schema: SetAdmissionPolicySchema, changesState: true },

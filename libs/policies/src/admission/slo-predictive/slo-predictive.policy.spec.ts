@@ -1,6 +1,7 @@
 import { SLO_CLASS_PRIORITY, micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, InstanceView } from '../../cluster-view.js';
+import type { AdmissionSignals } from '../admission-signals.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
 import { blocksNamed, instanceView, policyRequest } from '../../testing/builders.js';
 import { SloPredictiveParamsSchema, createSloPredictive, sloBudgetGroupOf } from './slo-predictive.policy.js';
@@ -34,7 +35,7 @@ describe('slo-predictive', () => {
     // 10000·14 + 10000 + 100·400 = 190000 ≤ 200000.
     expect(policy.decide(policyRequest({ priority: STANDARD, inputTokens: 400 }), one(14), micros(0))).toEqual({
       admit: true,
-      inputs: { predicted_ttft_us: 190_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1 },
+      inputs: { predicted_ttft_us: 190_000, snapshot_predicted_ttft_us: 190_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 14, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
   });
 
@@ -56,7 +57,7 @@ describe('slo-predictive', () => {
       admit: false,
       reason: 'ttft_over_budget',
       message: 'predicted TTFT over budget: 410.0 ms on the best instance, over the standard budget of 200.0 ms × 2 × headroom 1',
-      inputs: { predicted_ttft_us: 410_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1 },
+      inputs: { predicted_ttft_us: 410_000, snapshot_predicted_ttft_us: 410_000, budget_us: 200_000, slo_group: 'standard', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 35, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
     // Priority 0 (no or unknown objective) is standard too.
     expect(policy.decide(policyRequest({ priority: 0, inputTokens: 500 }), one(35), micros(0))).toMatchObject({ admit: false, inputs: { slo_group: 'standard' } });
@@ -70,7 +71,7 @@ describe('slo-predictive', () => {
       admit: false,
       reason: 'ttft_over_budget',
       message: 'predicted TTFT over budget: 300.1 ms on the best instance, over the sheddable budget of 300.0 ms × headroom 1',
-      inputs: { predicted_ttft_us: 300_100, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 0, instances: 1 },
+      inputs: { predicted_ttft_us: 300_100, snapshot_predicted_ttft_us: 300_100, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 0, instances: 1, queue_ahead: 24, snapshot_age_us: 0, ledger_unseen: 0, flow_queued_ahead: 0, queue_report_age_us: -1, avg_step_time_us: 10_000, prefill_base_us: 10_000, prefill_per_token_us: 100, coefficients: 'params' },
     });
     // batch and background share the sheddable budget.
     for (const priority of [SLO_CLASS_PRIORITY.batch, SLO_CLASS_PRIORITY.background]) {
@@ -89,7 +90,7 @@ describe('slo-predictive', () => {
 
     // The first 80 blocks cached: 1280 tokens, 320 to prefill: 200000 + 10000 + 32000 = 242000.
     index.record('i1', hashes(80));
-    expect(policy.decide(request, { instances, prefix: index }, micros(0))).toEqual({
+    expect(policy.decide(request, { instances, prefix: index }, micros(0))).toMatchObject({
       admit: true,
       inputs: { predicted_ttft_us: 242_000, budget_us: 300_000, slo_group: 'sheddable', best_instance: 'i1', cached_tokens: 1_280, instances: 1 },
     });
@@ -156,10 +157,8 @@ describe('slo-predictive', () => {
 
   it('defaults: qwen3-14b coefficients and budgets 150/300/500 ms', () => {
     const params = SloPredictiveParamsSchema.parse({});
+    // The coefficients stay unset: they come from the serving profile, else qwen3-14b's (step-model.spec.ts).
     expect(params).toEqual({
-      avgStepTimeUs: 13_605,
-      prefillBaseUs: 13_578.186663,
-      prefillPerTokenUs: 39.444656,
       blockSize: 16,
       budgetsUs: { critical: 150_000, standard: 300_000, sheddable: 500_000 },
       headroom: 1,
@@ -171,6 +170,7 @@ describe('slo-predictive', () => {
     expect(d.admit).toBe(true);
     expect(d.inputs.predicted_ttft_us).toBeCloseTo(80_232.842663, 6);
     expect(d.inputs.budget_us).toBe(300_000);
+    expect(d.inputs).toMatchObject({ avg_step_time_us: 13_605, coefficients: 'default' });
   });
 
   it('refuses bad parameters', () => {
@@ -187,5 +187,40 @@ describe('slo-predictive', () => {
     expect(sloBudgetGroupOf(SLO_CLASS_PRIORITY.batch)).toBe('sheddable');
     expect(sloBudgetGroupOf(SLO_CLASS_PRIORITY.sheddable)).toBe('sheddable');
     expect(sloBudgetGroupOf(SLO_CLASS_PRIORITY.background)).toBe('sheddable');
+  });
+});
+
+describe('slo-predictive with admission signals', () => {
+  const signals = (over: Partial<AdmissionSignals> = {}): AdmissionSignals => ({
+    unseenAdmitted: () => 0,
+    queuedAhead: () => 0,
+    queueReportAgeUs: () => undefined,
+    stepCoefficients: () => undefined,
+    ...over,
+  });
+  const two: InstanceView[] = [instanceView({ instanceId: 'i1', queueDepth: 4 }), instanceView({ instanceId: 'i2', queueDepth: 6, snapshotAgeUs: micros(30_000) })];
+  const policy = createSloPredictive(ROUND);
+  const request = policyRequest({ priority: STANDARD, inputTokens: 100 });
+
+  it('counts the unseen admitted and the queued ahead, spread over the instances, on top of the snapshots', () => {
+    // 4 + 6 pending over queues 4 and 6: 10 and 10 → the best waits behind 10: 10·10000 + 10000 + 100·100 = 120000.
+    const d = policy.decide(request, { instances: two, admission: signals({ unseenAdmitted: () => 4, queuedAhead: () => 6, queueReportAgeUs: () => micros(12_000) }) }, micros(0));
+    expect(d.inputs).toMatchObject({ predicted_ttft_us: 120_000, snapshot_predicted_ttft_us: 60_000, queue_ahead: 10, ledger_unseen: 4, flow_queued_ahead: 6, queue_report_age_us: 12_000, snapshot_age_us: 0 });
+    // Without them the same view predicts 4·10000 + 10000 + 10000 = 60000: the bias the signals remove.
+    expect(policy.decide(request, { instances: two }, micros(0)).inputs).toMatchObject({ predicted_ttft_us: 60_000, queue_ahead: 4 });
+  });
+
+  it('asks flow control for the requests of its own priority or higher only', () => {
+    const asked: number[] = [];
+    policy.decide(request, { instances: two, admission: signals({ queuedAhead: (_model, priority) => (asked.push(priority), 0) }) }, micros(0));
+    expect(asked).toEqual([STANDARD]);
+  });
+
+  it("uses the serving model's profile when the params set no coefficients", () => {
+    const profiled = createSloPredictive({ budgetsUs: ROUND.budgetsUs });
+    const coefficients = { stepBaseUs: 5_000, prefillPerTokenUs: 10, decodePerTokenUs: 1_000, profile: 'tiny' };
+    const d = profiled.decide(request, { instances: two, admission: signals({ stepCoefficients: (model) => (model === 'qwen3-14b' ? coefficients : undefined) }) }, micros(0));
+    // 4·(5000 + 1000) + 5000 + 10·100 = 30000.
+    expect(d.inputs).toMatchObject({ predicted_ttft_us: 30_000, avg_step_time_us: 6_000, prefill_base_us: 5_000, prefill_per_token_us: 10, coefficients: 'profile:tiny' });
   });
 });

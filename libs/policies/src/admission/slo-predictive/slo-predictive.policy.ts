@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import type { InstanceView, PolicyRequest } from '../../cluster-view.js';
+import type { InstanceView } from '../../cluster-view.js';
 import type { AdmissionPolicy } from '../admission-policy.js';
+import { spreadPending } from './spread-pending.js';
+import { stepModelFor } from './step-model.js';
 
 export const SLO_PREDICTIVE = 'slo-predictive';
 
@@ -12,14 +14,14 @@ const budget = (us: number) => z.number().positive().default(us);
 
 export const SloPredictiveParamsSchema = z.strictObject({
   /**
-   * Time one queued request ahead adds, µs. Default: a one-token decode step of qwen3-14b on
-   * H100, β0 + β2 = 13578.19 + 27.32, truncated (BLIS blackbox coefficients, docs/behaviour.md §1).
+   * Time one queued request ahead adds, µs. Unset: a one-token decode step (β0 + β2) of the
+   * serving model's profile, scaled by `worker.timeScale` (qwen3-14b's, 13605, without one).
    */
-  avgStepTimeUs: z.number().nonnegative().default(13_605),
-  /** β0 of the prefill step, µs (qwen3-14b). */
-  prefillBaseUs: z.number().nonnegative().default(13_578.186663),
-  /** β1: µs per prompt token that is not a cache hit (qwen3-14b). */
-  prefillPerTokenUs: z.number().nonnegative().default(39.444656),
+  avgStepTimeUs: z.number().nonnegative().optional(),
+  /** β0 of the prefill step, µs. Unset: the serving profile's (qwen3-14b's 13578.19 without one). */
+  prefillBaseUs: z.number().nonnegative().optional(),
+  /** β1: µs per prompt token that is not a cache hit. Unset: the serving profile's (qwen3-14b's 39.44). */
+  prefillPerTokenUs: z.number().nonnegative().optional(),
   /** Tokens per KV block: converts matched prefix blocks into cached tokens. */
   blockSize: z.number().int().positive().default(16),
   /** TTFT budget per group, µs. `prefault`: `{}` or a partial object still gets every default. */
@@ -46,6 +48,8 @@ interface Estimate {
   readonly instance: InstanceView;
   readonly ttftUs: number;
   readonly cachedTokens: number;
+  /** Requests it is predicted to wait behind: its snapshot's queue plus its share of those pending. */
+  readonly queueAhead: number;
 }
 
 const ms = (us: number): string => (us / 1000).toFixed(1);
@@ -53,11 +57,17 @@ const ms = (us: number): string => (us / 1000).toFixed(1);
 /**
  * TTFT-budget admission (docs/behaviour.md §2): predict the request's TTFT on every instance of its
  * model and admit if the best one fits the budget of its SLO class. The prediction is BLIS's
- * blackbox step model applied to the router's view:
- *   TTFT ≈ queueDepth·avgStepTime + β0 + β1·max(0, input − cachedPrefixBlocks·blockSize)
+ * blackbox step model applied to admission's view (BLIS's iteration-14 PredictiveSLOAdmission):
+ *   TTFT ≈ queueAhead·avgStepTime + β0 + β1·max(0, input − cachedPrefixBlocks·blockSize)
  * i.e. wait for the requests queued ahead (one step each), then one prefill step over the
  * uncached part of the prompt. The cached prefix comes from the router-side prefix index when the
  * view carries one; without it every token counts as a miss (a pessimistic estimate).
+ *
+ * What waits ahead is more than a snapshot shows: the requests admission admitted that no report
+ * shows yet (its ledger) and those flow control holds of equal or higher priority (dispatched
+ * first) are spread over the instances as a load-balancing router would (`spreadPending`), on top
+ * of each instance's snapshot queue. The coefficients are the serving model's profile unless the
+ * params set them (`stepModelFor`).
  *
  * Over budget, the classes differ on purpose: critical is never shed (its latency matters more
  * than the estimate's accuracy), standard gets a 2× grace, sheddable goes first.
@@ -65,58 +75,74 @@ const ms = (us: number): string => (us / 1000).toFixed(1);
 export function createSloPredictive(params: unknown): AdmissionPolicy {
   const p = SloPredictiveParamsSchema.parse(params);
 
-  const estimate = (request: PolicyRequest, instance: InstanceView, matchedBlocks: number): Estimate => {
-    const cachedTokens = matchedBlocks * p.blockSize;
-    const missTokens = Math.max(0, request.inputTokens - cachedTokens);
-    const ttftUs = instance.queueDepth * p.avgStepTimeUs + p.prefillBaseUs + p.prefillPerTokenUs * missTokens;
-    return { instance, ttftUs, cachedTokens };
-  };
-
   return {
     name: SLO_PREDICTIVE,
     readsPrefix: true,
     decide(request, cluster) {
       const group = sloBudgetGroupOf(request.priority);
       const budgetUs = p.budgetsUs[group] * p.headroom;
+      const signals = cluster.admission;
+      const step = stepModelFor(p, signals?.stepCoefficients(request.model));
 
-      let best: Estimate | undefined;
-      let instances = 0;
-      for (const instance of cluster.instances) {
-        if (instance.model !== request.model) continue;
-        instances++;
-        const matched = cluster.prefix?.matchedBlocks(instance.instanceId, request.blockHashes) ?? 0;
-        const e = estimate(request, instance, matched);
+      const serving = cluster.instances.filter((instance) => instance.model === request.model);
+      // Asked only when something serves the model (the ledger's watermark reads the instances).
+      const unseen = signals?.unseenAdmitted(request.model) ?? 0;
+      const queuedAhead = signals?.queuedAhead(request.model, request.priority) ?? 0;
+      const queues = spreadPending(
+        serving.map((instance) => instance.queueDepth),
+        unseen + queuedAhead,
+      );
+      let chosen: Estimate | undefined;
+      // What the snapshots alone predict (BLIS's inputs): a span shows how much the rest changed it.
+      let fromSnapshotsUs = Number.POSITIVE_INFINITY;
+      for (const [i, instance] of serving.entries()) {
+        const cachedTokens = (cluster.prefix?.matchedBlocks(instance.instanceId, request.blockHashes) ?? 0) * p.blockSize;
+        const prefillUs = step.prefillBaseUs + step.prefillPerTokenUs * Math.max(0, request.inputTokens - cachedTokens);
+        const queueAhead = queues[i]!;
+        const ttftUs = queueAhead * step.avgStepTimeUs + prefillUs;
+        fromSnapshotsUs = Math.min(fromSnapshotsUs, instance.queueDepth * step.avgStepTimeUs + prefillUs);
         // Strict: on a tie the first instance in view order stays best, so decisions are stable.
-        if (!best || e.ttftUs < best.ttftUs) best = e;
+        if (!chosen || ttftUs < chosen.ttftUs) chosen = { instance, ttftUs, cachedTokens, queueAhead };
       }
       // Nothing serves the model: not admission's call. The router answers 503 no_worker.
-      if (!best) return { admit: true, inputs: { instances: 0, slo_group: group, budget_us: budgetUs } };
-
+      if (!chosen) return { admit: true, inputs: { instances: 0, slo_group: group, budget_us: budgetUs } };
+      const reportAgeUs = signals?.queueReportAgeUs();
       const inputs = {
-        predicted_ttft_us: best.ttftUs,
+        predicted_ttft_us: chosen.ttftUs,
+        snapshot_predicted_ttft_us: fromSnapshotsUs,
         budget_us: budgetUs,
         slo_group: group,
-        best_instance: best.instance.instanceId,
-        cached_tokens: best.cachedTokens,
-        instances,
+        best_instance: chosen.instance.instanceId,
+        cached_tokens: chosen.cachedTokens,
+        instances: serving.length,
+        queue_ahead: chosen.queueAhead,
+        // -1: no such input (no snapshot yet, no queue report heard).
+        snapshot_age_us: Number.isFinite(chosen.instance.snapshotAgeUs) ? chosen.instance.snapshotAgeUs : -1,
+        ledger_unseen: unseen,
+        flow_queued_ahead: queuedAhead,
+        queue_report_age_us: reportAgeUs ?? -1,
+        avg_step_time_us: step.avgStepTimeUs,
+        prefill_base_us: step.prefillBaseUs,
+        prefill_per_token_us: step.prefillPerTokenUs,
+        coefficients: step.source,
       };
-      if (best.ttftUs <= budgetUs) return { admit: true, inputs };
+      if (chosen.ttftUs <= budgetUs) return { admit: true, inputs };
       switch (group) {
         case 'critical':
           return { admit: true, inputs };
         case 'standard':
-          if (best.ttftUs <= 2 * budgetUs) return { admit: true, inputs };
+          if (chosen.ttftUs <= 2 * budgetUs) return { admit: true, inputs };
           return {
             admit: false,
             reason: 'ttft_over_budget',
-            message: `predicted TTFT over budget: ${ms(best.ttftUs)} ms on the best instance, over the standard budget of ${ms(p.budgetsUs.standard)} ms × 2 × headroom ${p.headroom}`,
+            message: `predicted TTFT over budget: ${ms(chosen.ttftUs)} ms on the best instance, over the standard budget of ${ms(p.budgetsUs.standard)} ms × 2 × headroom ${p.headroom}`,
             inputs,
           };
         case 'sheddable':
           return {
             admit: false,
             reason: 'ttft_over_budget',
-            message: `predicted TTFT over budget: ${ms(best.ttftUs)} ms on the best instance, over the sheddable budget of ${ms(p.budgetsUs.sheddable)} ms × headroom ${p.headroom}`,
+            message: `predicted TTFT over budget: ${ms(chosen.ttftUs)} ms on the best instance, over the sheddable budget of ${ms(p.budgetsUs.sheddable)} ms × headroom ${p.headroom}`,
             inputs,
           };
       }

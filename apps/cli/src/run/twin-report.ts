@@ -1,0 +1,45 @@
+import type { SluiceConfig } from '@sluice/config';
+import { buildReport, type FitnessWeights } from '@sluice/metrics';
+import { engineSection, type RunReportFile } from '@sluice/report';
+import { simulate, type HopLatencies, type TwinOptions, type TwinResult } from '@sluice/twin';
+import type { Fault } from '@sluice/workload';
+import type { WorkloadInput } from './read-workload-input.js';
+
+export interface TwinRunOptions {
+  readonly config: SluiceConfig;
+  readonly profile: TwinOptions['profile'];
+  readonly hops?: HopLatencies;
+  readonly seed?: number;
+  readonly faults?: readonly Fault[];
+  /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
+  readonly fitnessWeights?: FitnessWeights;
+}
+
+/**
+ * One workload through the twin, as the report `sluice simulate` writes: every command that runs
+ * the twin (simulate, experiment) builds its report here, so their figures cannot differ.
+ */
+export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
+  const { requests } = workload;
+  const { config, profile, hops, seed, faults, fitnessWeights } = options;
+  const result = simulate(requests, {
+    config,
+    profile,
+    ...(hops ? { hops } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(faults ? { chaos: { faults } } : {}),
+  });
+  const report: RunReportFile = {
+    version: 1,
+    tool: 'sluice simulate',
+    // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
+    startedAt: new Date(0).toISOString(),
+    gateway: 'twin (virtual time)',
+    workload: { file: workload.file, spec: workload.spec, requests: requests.length },
+    config: { ...config, ...(hops ? { hops } : {}) },
+    summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
+    engine: engineSection(result.engine, 'kv-blocks'),
+    records: result.records,
+  };
+  return { result, report };
+}

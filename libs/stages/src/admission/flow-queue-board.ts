@@ -1,0 +1,43 @@
+import type { FlowQueueReport, Micros } from '@sluice/contracts';
+
+/**
+ * The flow controllers' latest queue reports, one per process (docs/behaviour.md §2). Flow
+ * control queues are per replica, so what waits ahead is the sum over the live reports. A
+ * report older than `maxAgeUs` (a controller gone silent) no longer counts. Pure.
+ */
+export class FlowQueueBoard {
+  private readonly reports = new Map<string, FlowQueueReport>();
+
+  constructor(private readonly maxAgeUs: Micros) {}
+
+  onReport(report: FlowQueueReport): void {
+    const known = this.reports.get(report.processId);
+    // Reports of one process can cross on the bus: the newer one stands.
+    if (!known || known.atUs <= report.atUs) this.reports.set(report.processId, report);
+  }
+
+  /** Requests of `model` queued with priority ≥ `priority`: dispatched before a request of `priority`. */
+  queuedAhead(model: string, priority: number, nowUs: Micros): number {
+    let n = 0;
+    for (const report of this.live(nowUs)) {
+      for (const band of report.bands) if (band.model === model && band.priority >= priority) n += band.requests;
+    }
+    return n;
+  }
+
+  /** When the oldest live report was taken; undefined when none is live. */
+  oldestAtUs(nowUs: Micros): Micros | undefined {
+    let oldest: Micros | undefined;
+    for (const report of this.live(nowUs)) if (oldest === undefined || report.atUs < oldest) oldest = report.atUs;
+    return oldest;
+  }
+
+  /** Forgets reports of processes silent past `maxAgeUs`. */
+  expire(nowUs: Micros): void {
+    for (const [id, report] of this.reports) if (nowUs - report.atUs > this.maxAgeUs) this.reports.delete(id);
+  }
+
+  private *live(nowUs: Micros): Iterable<FlowQueueReport> {
+    for (const report of this.reports.values()) if (nowUs - report.atUs <= this.maxAgeUs) yield report;
+  }
+}
