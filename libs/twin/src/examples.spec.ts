@@ -342,37 +342,4 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     expect(busyFirst!.run.summary.overall.completed / bucketFirst!.run.summary.overall.completed).toBeGreaterThan(1.03);
   });
 
-  it('admission-slo-vs-shedding: the twin table in its README is what the twin gives on predictive-admission.yaml', () => {
-    const file = 'examples/workloads/predictive-admission.yaml';
-    const readme = read('examples/admission-slo-vs-shedding/README.md');
-    const at = readme.indexOf('**In the twin.**');
-    expect(at, 'the README’s twin section').toBeGreaterThan(0);
-    const twin = readme.slice(at);
-    const commands = simulateCommands(twin, file);
-    expect(commands).toHaveLength(2);
-    // The README's commands are the workload file's own.
-    expect(commands.map((c) => c.flags)).toEqual(example(file).commands.map((c) => c.flags));
-    const table = twin.split('\n').filter((l) => l.startsWith('|'));
-    const header = table[0]!.split('|').slice(1, -1).map((h) => h.trim());
-    expect(header[0]).toBe('arm (twin)');
-    const rows = table.slice(2).map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
-    expect(rows.map((r) => r[0])).toEqual(['busy-threshold', 'slo-predictive']);
-    for (const row of rows) {
-      const { summary } = runTwin(file, commands.find((c) => c.flags.includes(`--admission.policy=${row[0]}`))!.flags);
-      const figures: Figure[] = [];
-      header.slice(1).forEach((column, i) => {
-        const cell = row[i + 1]!;
-        const admittedColumn = /^(\w+) admitted$/.exec(column);
-        const ttftColumn = /^(\w+) TTFT p50 \/ p99$/.exec(column);
-        if (admittedColumn) {
-          const [done, of] = cell.split(' / ');
-          figures.push(...figuresOf(`${admittedColumn[1] === 'total' ? '' : admittedColumn[1]} completed ${done} of ${of}`, summary));
-        } else if (ttftColumn) {
-          const [p50, p99] = cell.replace(/ ms$/, '').split(' / ');
-          figures.push(...figuresOf(`${ttftColumn[1]} TTFT p50 ${p50} ms, p99 ${p99} ms`, summary));
-        } else throw new Error(`README twin table: cannot read column "${column}"`);
-      });
-      expectFigures(figures, `README twin table, ${row[0]}`);
-    }
-  });
 });

@@ -172,7 +172,8 @@ function printBest(out: Output, tune: TuneFile, paths: { json: string; html: str
   for (const n of tune.best) {
     const t = byNumber.get(n)!;
     out.line(row(`trial #${n}`, [...t.objectives, ...t.constraints], t.feasible));
-    out.line(`               ${Object.entries(t.params).map(([k, v]) => `--${k}=${typeof v === 'number' ? formatValue(v) : String(v)}`).join(' ')}`);
+    // Exact values: the flags, pasted into \`sluice simulate\` or an experiment, give this trial's figures.
+    out.line(`               ${Object.entries(t.params).map(([k, v]) => `--${k}=${String(v)}`).join(' ')}`);
   }
   out.line(`tune.json:   ${paths.json}`);
   out.line(`report.html: ${paths.html}`);
