@@ -21,9 +21,13 @@ function inertParam(p: Param, config: SluiceConfig, params: readonly Param[]): s
     const match = new RegExp(`^${section}\\.policies\\.([^.]+)\\.`).exec(p.path);
     if (!match) continue;
     const name = match[1]!;
-    const active = JSON.stringify(config[section].policy).includes(JSON.stringify(name));
-    const searched = params.some((q) => q.path === `${section}.policy` && q.kind === 'choice' && q.choices.includes(name));
-    if (!active && !searched) return `${section}.policy is ${JSON.stringify(config[section].policy)}, so ${name}'s parameters take no effect; set ${section}.policy: ${name} in base.set`;
+    // Busy thresholds are the cluster's: the routers route by them whatever the admission chain.
+    if (section === 'admission' && name === 'busy-threshold') continue;
+    const policy: string | readonly string[] = config[section].policy;
+    const named = typeof policy === 'string' ? [policy] : policy;
+    const active = named.includes(name);
+    const searched = params.some((q) => q.path === `${section}.policy` && q.kind === 'choice' && q.choices.some((c) => String(c).split(',').includes(name)));
+    if (!active && !searched) return `${section}.policy is ${JSON.stringify(named.join(','))}, so ${name}'s parameters take no effect; set ${section}.policy: ${name} in base.set`;
   }
   return undefined;
 }
