@@ -147,7 +147,7 @@ function answeringStage(journal: Journal) {
       controls: {
         get: () => ({ policy: 'always-admit', params: {} }),
         set: ({ policy }) => {
-          throw new RpcException(`unknown admission policy "${policy}"`);
+          throw new RpcException(`unknown admission policy "${String(policy)}"`);
         },
         'set-busy-threshold': () => {
           throw new Error('a bug, with details the asker must not read');
