@@ -14,9 +14,10 @@ import { benchConfig, benchSpec } from './bench-workload.mjs';
  * The fingerprint of 30 000 requests, as docs/twin.md records it. It was 79da8c9197c7 until the
  * qwen3-14b profile took BLIS's full-precision coefficients (some steps 1 µs apart), then
  * a9232dd9bc87 until each record's `tenant` was named `fairnessId` (the same records otherwise:
- * with the key named `tenant` again they hash to a9232dd9bc87).
+ * with the key named `tenant` again they hash to a9232dd9bc87), then 6cbb33f1ec60 until each
+ * served record carried its `cachedTokens` (without that key they still hash to 6cbb33f1ec60).
  */
-const EXPECTED_30K = '6cbb33f1ec60';
+const EXPECTED_30K = '41d8c48d9fc8';
 
 const requests = Number(process.argv[2] ?? 30_000);
 const config = benchConfig();
