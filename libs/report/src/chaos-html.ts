@@ -1,12 +1,11 @@
 import type { RunRecord } from '@sluice/metrics';
+import { escapeHtml } from './html-page.js';
 import type { ChaosFaultReport, ChaosSection } from './chaos-section.js';
 import { tokensPerSecond, ttftPercentilesPerSecond } from './chaos-series.js';
 import type { PlotBand, PlotSpec } from './plots.js';
 import { outcomesPerSecond } from './series.js';
 import { thinSeries } from './thin.js';
 
-/** Text for HTML element content and quoted attributes (render-html's rule, kept here to avoid an import circle). */
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const ms = (v: number | null): string => (v === null ? '—' : `${v.toFixed(0)} ms`);
 
 /** Each fault that fired as a band on the run's time axis (seconds): from its firing to its undoing, or a line. */
@@ -36,7 +35,7 @@ export function chaosPlots(chaos: ChaosSection, records: readonly RunRecord[]): 
 
 function invariantsTable(chaos: ChaosSection): string {
   const rows = chaos.invariants
-    .map((i) => `<tr><td class="name">${escape(i.id)}</td><td class="${i.status}">${i.status === 'pass' ? '✓ pass' : i.status === 'fail' ? '✗ FAIL' : '– skipped'}</td><td class="name">${escape(i.title)}</td><td class="details">${i.details.map(escape).join('<br>')}</td></tr>`)
+    .map((i) => `<tr><td class="name">${escapeHtml(i.id)}</td><td class="${i.status}">${i.status === 'pass' ? '✓ pass' : i.status === 'fail' ? '✗ FAIL' : '– skipped'}</td><td class="name">${escapeHtml(i.title)}</td><td class="details">${i.details.map(escapeHtml).join('<br>')}</td></tr>`)
     .join('\n');
   return `<div class="table-wrap"><table class="summary" id="chaos-invariants"><thead><tr><th class="name">invariant</th><th>result</th><th class="name">asserts</th><th class="name">details</th></tr></thead><tbody>
 ${rows}
@@ -45,30 +44,30 @@ ${rows}
 
 function faultRow(f: ChaosFaultReport): string {
   const at = (v: number | null) => (v === null ? '—' : `${(v / 1000).toFixed(2)} s`);
-  const recover = f.recoverMs !== null ? ms(f.recoverMs) : escape(f.recovery);
-  const detail = f.error === null ? escape(f.detail) : `<span class="bad">${escape(f.error)}</span>`;
+  const recover = f.recoverMs !== null ? ms(f.recoverMs) : escapeHtml(f.recovery);
+  const detail = f.error === null ? escapeHtml(f.detail) : `<span class="bad">${escapeHtml(f.error)}</span>`;
   return (
-    `<tr><td class="name">${escape(f.action)}</td><td class="name">${escape(f.target)}</td><td>${at(f.plannedStartMs)}</td><td>${at(f.firedAtMs)}</td><td>${at(f.undoneAtMs)}</td>` +
-    `<td>${ms(f.detectMs)}${f.detectedBy ? `<br><small>${escape(f.detectedBy)}</small>` : ''}</td><td>${recover}</td><td>${ms(f.baselineTtftP99Ms)}</td><td class="details">${detail}</td></tr>`
+    `<tr><td class="name">${escapeHtml(f.action)}</td><td class="name">${escapeHtml(f.target)}</td><td>${at(f.plannedStartMs)}</td><td>${at(f.firedAtMs)}</td><td>${at(f.undoneAtMs)}</td>` +
+    `<td>${ms(f.detectMs)}${f.detectedBy ? `<br><small>${escapeHtml(f.detectedBy)}</small>` : ''}</td><td>${recover}</td><td>${ms(f.baselineTtftP99Ms)}</td><td class="details">${detail}</td></tr>`
   );
 }
 
 /** The chaos section of report.html: verdict, invariants, faults with their costs, the timeline plots. */
 export function chaosSectionHtml(chaos: ChaosSection, plots: readonly PlotSpec[]): string {
   const migrations = Object.entries(chaos.migrations.byReason)
-    .map(([reason, n]) => `${escape(reason)} ${n}`)
+    .map(([reason, n]) => `${escapeHtml(reason)} ${n}`)
     .join(', ');
   const restarted = chaos.processesAfter
     .filter((p) => p.restarts > 0)
-    .map((p) => `${escape(p.name)} ×${p.restarts}`)
+    .map((p) => `${escapeHtml(p.name)} ×${p.restarts}`)
     .join(', ');
   const figures = plots
-    .map((p) => `<figure><figcaption><b>${escape(p.title)}</b><br>${escape(p.note)}</figcaption><svg class="plot" data-plot="${escape(p.name)}" role="img" aria-label="${escape(p.title)}"></svg></figure>`)
+    .map((p) => `<figure><figcaption><b>${escapeHtml(p.title)}</b><br>${escapeHtml(p.note)}</figcaption><svg class="plot" data-plot="${escapeHtml(p.name)}" role="img" aria-label="${escapeHtml(p.title)}"></svg></figure>`)
     .join('\n');
-  return `<h2 id="chaos">Chaos: ${escape(chaos.scenario.name)}</h2>
-<p>${escape(chaos.scenario.description)}</p>
+  return `<h2 id="chaos">Chaos: ${escapeHtml(chaos.scenario.name)}</h2>
+<p>${escapeHtml(chaos.scenario.description)}</p>
 <dl class="meta">
-<dt>Scenario</dt><dd>${escape(chaos.scenario.file)}${chaos.scenario.scale === 1 ? '' : ` (time axis × ${chaos.scenario.scale})`} on a ${chaos.target} cluster</dd>
+<dt>Scenario</dt><dd>${escapeHtml(chaos.scenario.file)}${chaos.scenario.scale === 1 ? '' : ` (time axis × ${chaos.scenario.scale})`} on a ${chaos.target} cluster</dd>
 <dt>Verdict</dt><dd id="chaos-verdict">${chaos.passed ? '<span class="ok">every invariant held</span>' : '<span class="bad">an invariant FAILED</span>'}</dd>
 <dt>Migrations</dt><dd>${chaos.migrations.total}${migrations ? ` (${migrations})` : ''}</dd>
 <dt>Restarted</dt><dd>${restarted || 'none'}</dd>

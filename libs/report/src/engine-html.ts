@@ -1,7 +1,6 @@
 import type { EngineSection } from './engine-section.js';
+import { escapeHtml } from './html-page.js';
 
-/** Text for HTML element content (render-html's rule, kept here to avoid an import circle). */
-const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const count = (v: number | null): string => (v === null ? '—' : `${v}`);
 const pct = (rate: number): string => `${(rate * 100).toFixed(1)}%`;
 
@@ -13,11 +12,11 @@ const RATE_NOTE: Record<EngineSection['cacheHitRateOf'], string> = {
 /** The engine section of report.html: one row per instance and the cluster's row. */
 export function engineSectionHtml(engine: EngineSection): string {
   const rows = engine.instances
-    .map((i) => `<tr><td class="name">${escape(i.instance)}</td><td>${i.preemptions}</td><td>${count(i.kvAllocationFailures)}</td><td>${pct(i.cacheHitRate)}</td></tr>`)
+    .map((i) => `<tr><td class="name">${escapeHtml(i.instance)}</td><td>${i.preemptions}</td><td>${count(i.kvAllocationFailures)}</td><td>${pct(i.cacheHitRate)}</td></tr>`)
     .join('\n');
   const { cluster } = engine;
   return `<h2 id="engine">Engine counters</h2>
-<p>Per instance over the run: preemptions, KV allocation failures (requests refused KV blocks in a step, once a step) and the prefix-cache hit rate: ${escape(RATE_NOTE[engine.cacheHitRateOf])}.
+<p>Per instance over the run: preemptions, KV allocation failures (requests refused KV blocks in a step, once a step) and the prefix-cache hit rate: ${escapeHtml(RATE_NOTE[engine.cacheHitRateOf])}.
 The cluster’s hit rate is the unweighted mean of the instances’ rates, as BLIS computes it.</p>
 <div class="table-wrap"><table class="summary" id="engine-counters"><thead><tr><th class="name">instance</th><th>preemptions</th><th>KV allocation failures</th><th>cache-hit rate</th></tr></thead><tbody>
 ${rows}

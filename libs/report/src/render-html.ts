@@ -3,21 +3,9 @@ import type { RunReportFile } from './run-report-file.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { engineSectionHtml } from './engine-html.js';
 import { buildPlots } from './plots.js';
-import { REPORT_SCRIPT } from './report-script.js';
-import { REPORT_STYLE } from './report-style.js';
+import { escapeHtml, htmlDocument, plotFigures } from './html-page.js';
 
-/** Escapes text for HTML element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/**
- * JSON that is safe inside `<script type="application/json">`: `<`, `>` and `&` become \u escapes
- * (so no `</script>` or `<!--` can appear), as do U+2028/U+2029. JSON.parse reads it back unchanged.
- */
-export function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+export { escapeHtml, jsonForScript } from './html-page.js';
 
 const ms = (v: number | null): string => (v === null ? '—' : v.toFixed(1));
 const STATS = ['min', 'mean', 'p50', 'p90', 'p95', 'p99', 'max'] as const;
@@ -95,30 +83,13 @@ function header(report: RunReportFile): string {
 export function renderReportHtml(report: RunReportFile): string {
   const plots = buildPlots(report.records);
   const chaos = report.chaos ? chaosPlots(report.chaos, report.records) : [];
-  const figures = plots
-    .map((p) => `<figure><figcaption><b>${escapeHtml(p.title)}</b><br>${escapeHtml(p.note)}</figcaption><svg class="plot" data-plot="${escapeHtml(p.name)}" role="img" aria-label="${escapeHtml(p.title)}"></svg></figure>`)
-    .join('\n');
   const data = { summary: report.summary, plots: [...plots, ...chaos] };
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>sluice run report — ${escapeHtml(report.workload.file)}</title>
-<style>${REPORT_STYLE}</style>
-</head>
-<body>
-${header(report)}
+  const body = `${header(report)}
 ${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
 ${report.engine ? engineSectionHtml(report.engine) : ''}
 <h2>Plots</h2>
-${figures}
-<script type="application/json" id="report-data">${jsonForScript(data)}</script>
-<script>${REPORT_SCRIPT}</script>
-</body>
-</html>
-`;
+${plotFigures(plots)}`;
+  return htmlDocument(`sluice run report — ${report.workload.file}`, body, data);
 }
