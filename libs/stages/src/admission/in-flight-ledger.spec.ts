@@ -42,4 +42,14 @@ describe('InFlightLedger', () => {
     // The 100 kept are the newest (9900..9999): a watermark past 9950 + settle retires the older half.
     expect(l.unseen('m', 9_949 + 3_000, micros(10_000))).toBe(50);
   });
+
+  it('keeps its memory bounded when nothing asks for the count (a chain without a predictive check), and empties by age at the sweep', () => {
+    const l = ledger(100);
+    for (let i = 0; i < 100_000; i++) l.admitted('m', micros(i));
+    expect(l.size).toBe(100);
+    expect(l.slots).toBeLessThanOrEqual(2 * 100 + 64);
+    l.expire(micros(99_999 + 1_000_001));
+    expect(l.size).toBe(0);
+    expect(l.slots).toBe(0);
+  });
 });

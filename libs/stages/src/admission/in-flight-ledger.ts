@@ -21,15 +21,28 @@ class AdmissionTimes {
     return this.times.length - this.head;
   }
 
+  /** Slots the array holds, dropped ones included (at most about twice the entries, past 64). */
+  get slots(): number {
+    return this.times.length;
+  }
+
   push(atUs: Micros, max: number): void {
     if (this.size >= max) this.head++;
     this.times.push(atUs);
+    this.compact();
   }
 
   /** Drops the oldest while `leaves(oldest)` says so. */
   dropWhile(leaves: (atUs: Micros) => boolean): void {
     while (this.head < this.times.length && leaves(this.times[this.head]!)) this.head++;
-    // Compact once the dropped half dominates, so the array does not grow with the run.
+    this.compact();
+  }
+
+  /**
+   * Compacts once the dropped half dominates, so the array does not grow with the run: on every
+   * drop, and on every push, since a chain that never asks for the count drops only at the cap.
+   */
+  private compact(): void {
     if (this.head > 64 && this.head * 2 > this.times.length) {
       this.times = this.times.slice(this.head);
       this.head = 0;
@@ -73,6 +86,24 @@ export class InFlightLedger {
     times.dropWhile((atUs) => atUs + settleUs <= watermarkUs || nowUs - atUs > maxAgeUs);
     if (times.size === 0) this.byModel.delete(model);
     return times.size;
+  }
+
+  /**
+   * Retires entries past their maximum age in every model (the stage's sweep): a chain whose
+   * checks never ask for the count must not keep a burst's entries until the next burst.
+   */
+  expire(nowUs: Micros): void {
+    for (const [model, times] of this.byModel) {
+      times.dropWhile((atUs) => nowUs - atUs > this.settings.maxAgeUs);
+      if (times.size === 0) this.byModel.delete(model);
+    }
+  }
+
+  /** Array slots held across every model, dropped ones included (a bound the tests hold it to). */
+  get slots(): number {
+    let n = 0;
+    for (const times of this.byModel.values()) n += times.slots;
+    return n;
   }
 
   /** Entries kept across every model (a bound the tests hold it to). */

@@ -35,6 +35,7 @@ export class PredictiveInputs {
 
   expire(nowUs: Micros): void {
     this.queues.expire(nowUs);
+    this.ledger.expire(nowUs);
   }
 
   /** Entries the ledger holds now, every model (bounded by `maxPerModel` per model). */
