@@ -4,7 +4,7 @@ import { ConfigError, parseCommandLine } from '@sluice/config';
 import { judge } from '../experiment/claims.js';
 import { ExperimentFileError, loadExperiment, type Experiment } from '../experiment/experiment-file.js';
 import { claimsTable, recordedDrift, withRecorded, type ExperimentRuns } from '../experiment/experiment-result.js';
-import { armFlags, liveArm, twinArm } from '../experiment/run-arms.js';
+import { armFlags, liveArm, twinArm, twinConfigProblems } from '../experiment/run-arms.js';
 import { WorkloadInputError, readWorkloadInput, type WorkloadInput } from '../run/read-workload-input.js';
 import type { Output } from '../terminal/output.js';
 import { EXIT, type CliContext, type Command } from './command.js';
@@ -65,6 +65,12 @@ export const experimentCommand: Command = {
 
     const runs: ExperimentRuns[] = [];
     try {
+      // A key that cannot take effect in the twin is refused before any run: it would measure nothing.
+      const problems = twinConfigProblems(experiment, ctx.env);
+      if (problems.length > 0) {
+        for (const p of problems) err.line(`sluice experiment: ${file}: ${p}`);
+        return EXIT.USAGE;
+      }
       runs.push(runTwin(experiment, workload, parsed.configArgs, ctx.env, join(outDir, 'twin'), parsed.flags.has('json') ? undefined : err));
       if (parsed.flags.has('live')) runs.push(await runLive(ctx.rootDir, experiment, workload, parsed.configArgs, ctx.env, join(outDir, 'live'), parsed.flags.has('json') ? undefined : err));
     } catch (error) {

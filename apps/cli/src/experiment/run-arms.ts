@@ -5,6 +5,7 @@ import { writeRunReports, type RunReportFile } from '@sluice/report';
 import { executeRun } from '../run/execute-run.js';
 import type { WorkloadInput } from '../run/read-workload-input.js';
 import { twinReport } from '../run/twin-report.js';
+import { inertParam, notModelledInTwin } from '../tune/config-checks.js';
 import { Output } from '../terminal/output.js';
 import { configFlags, type Arm, type Experiment } from './experiment-file.js';
 
@@ -53,4 +54,26 @@ export async function liveArm(rootDir: string, workload: WorkloadInput, flags: r
   } finally {
     await cluster.stop();
   }
+}
+
+/**
+ * What in an experiment's twin config could not take effect, one line each naming the arm and
+ * key (the same rules `sluice tune` refuses a parameter by): a key the twin does not model in
+ * `cluster` or an arm (it belongs under `live`), or a policy's parameters while the arm's chain
+ * does not run that policy. An arm that differs from its control only in such a key would measure
+ * nothing.
+ */
+export function twinConfigProblems(experiment: Experiment, env: NodeJS.ProcessEnv): string[] {
+  const problems: string[] = [];
+  for (const arm of experiment.arms) {
+    const config = loadConfig({ env, argv: armFlags(experiment, arm, 'twin') });
+    const paths = [...configFlags(experiment.cluster), ...configFlags(arm.config)].map((flag) => flag.slice(2, flag.indexOf('=')));
+    for (const path of new Set(paths)) {
+      const notModelled = notModelledInTwin(path);
+      if (notModelled !== undefined) problems.push(`arms.${arm.name}: ${path}: ${notModelled} (put it under live)`);
+      const inert = inertParam(path, config);
+      if (inert !== undefined) problems.push(`arms.${arm.name}: ${path}: ${inert}`);
+    }
+  }
+  return problems;
 }

@@ -7,7 +7,7 @@ import { readWorkloadInput } from '../run/read-workload-input.js';
 import { judge } from './claims.js';
 import { loadExperiment } from './experiment-file.js';
 import { recordedDrift } from './experiment-result.js';
-import { armFlags, twinArm } from './run-arms.js';
+import { armFlags, twinArm, twinConfigProblems } from './run-arms.js';
 
 /**
  * Every shipped experiment, in the twin: its verdict and figures are the ones its file records
@@ -25,6 +25,7 @@ describe('the shipped experiments, in the twin', () => {
   for (const name of shipped) {
     it(`${name}: gives the recorded verdict and figures`, () => {
       const { experiment, workloadFile } = loadExperiment(join(DIR, name, 'experiment.yaml'));
+      expect(twinConfigProblems(experiment, {})).toEqual([]);
       const workload = readWorkloadInput(workloadFile);
       const summaries = new Map(experiment.arms.map((arm) => [arm.name, twinArm(workload, armFlags(experiment, arm, 'twin'), {}, join(out, name, arm.name)).summary as unknown]));
       const twin = { where: 'twin' as const, ...judge(experiment, summaries), reports: {} };

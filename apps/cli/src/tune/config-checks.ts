@@ -16,9 +16,9 @@ const POLICY_SECTIONS = ['admission', 'router'] as const;
  * named anywhere in `<section>.policy` counts (a single name or a chain), as does a search over
  * `<section>.policy` itself whose choices name it.
  */
-function inertParam(p: Param, config: SluiceConfig, params: readonly Param[]): string | undefined {
+export function inertParam(path: string, config: SluiceConfig, params: readonly Param[] = []): string | undefined {
   for (const section of POLICY_SECTIONS) {
-    const match = new RegExp(`^${section}\\.policies\\.([^.]+)\\.`).exec(p.path);
+    const match = new RegExp(`^${section}\\.policies\\.([^.]+)\\.`).exec(path);
     if (!match) continue;
     const name = match[1]!;
     // Busy thresholds are the cluster's: the routers route by them whatever the admission chain.
@@ -27,7 +27,7 @@ function inertParam(p: Param, config: SluiceConfig, params: readonly Param[]): s
     const named = typeof policy === 'string' ? [policy] : policy;
     const active = named.includes(name);
     const searched = params.some((q) => q.path === `${section}.policy` && q.kind === 'choice' && q.choices.some((c) => String(c).split(',').includes(name)));
-    if (!active && !searched) return `${section}.policy is ${JSON.stringify(named.join(','))}, so ${name}'s parameters take no effect; set ${section}.policy: ${name} in base.set`;
+    if (!active && !searched) return `${section}.policy is ${JSON.stringify(named.join(','))}, so ${name}'s parameters take no effect; set ${section}.policy: ${name}`;
   }
   return undefined;
 }
@@ -36,7 +36,7 @@ function inertParam(p: Param, config: SluiceConfig, params: readonly Param[]): s
  * Keys the twin does not model (docs/twin.md), so a trial would not see them change: the speed-up
  * of real time, the one gateway, and where processes listen.
  */
-function notModelledInTwin(path: string): string | undefined {
+export function notModelledInTwin(path: string): string | undefined {
   if (path === 'worker.timeScale') return 'the twin runs the model at its own speed: worker.timeScale is not modelled';
   if (path === 'gateway.replicas') return 'the twin runs one gateway (docs/twin.md, "Stage replicas")';
   if (path.startsWith('nats.') || /\.(host|port)$/.test(path)) return 'the twin has no processes or bus connections: the key is not modelled';
@@ -60,8 +60,10 @@ export function configProblems(baseArgs: readonly string[], params: readonly Par
   }
   const problems: string[] = [];
   for (const p of params) {
-    const inert = notModelledInTwin(p.path) ?? inertParam(p, base, params);
-    if (inert !== undefined) problems.push(`parameters.${p.path}: ${inert}`);
+    const notModelled = notModelledInTwin(p.path);
+    const inert = inertParam(p.path, base, params);
+    if (notModelled !== undefined) problems.push(`parameters.${p.path}: ${notModelled}`);
+    else if (inert !== undefined) problems.push(`parameters.${p.path}: ${inert} in base.set`);
     for (const set of extremes(p)) {
       try {
         loadConfig({ env, argv: [...baseArgs, ...paramArgs(set)] });
