@@ -5,7 +5,7 @@ import { writeRunReports, type RunReportFile } from '@sluice/report';
 import { executeRun } from '../run/execute-run.js';
 import type { WorkloadInput } from '../run/read-workload-input.js';
 import { twinReport } from '../run/twin-report.js';
-import { inertParam, notModelledInTwin } from '../tune/config-checks.js';
+import { inertParam, notModelledInTwin } from '../run/twin-effect.js';
 import { Output } from '../terminal/output.js';
 import { configFlags, type Arm, type Experiment } from './experiment-file.js';
 
