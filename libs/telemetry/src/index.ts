@@ -7,3 +7,4 @@ export * from './python-buckets.js';
 export * from './bounded-label.js';
 export * from './endpoint-picker.js';
 export * from './lean-metrics.js';
+export * from './series-budget.js';
