@@ -1,11 +1,16 @@
 import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import { MetricsPage } from '@sluice/telemetry';
 import { registerBusRejectionMetrics } from './bus-rejections.metrics.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
 /** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus). */
 @Controller()
 export class OpsController {
+  /** Written family by family, yielding between them; concurrent scrapes share one render. */
+  private readonly page: MetricsPage;
+
   constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext) {
+    this.page = new MetricsPage(service.metrics);
     // What the bus refused is every service's business: counted where /metrics is served.
     registerBusRejectionMetrics(service.metrics, service.bus);
   }
@@ -26,6 +31,6 @@ export class OpsController {
   @Get('metrics')
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
   async metrics(): Promise<string> {
-    return this.service.metrics.metrics();
+    return this.page.render();
   }
 }

@@ -8,3 +8,4 @@ export * from './bounded-label.js';
 export * from './endpoint-picker.js';
 export * from './lean-metrics.js';
 export * from './series-budget.js';
+export * from './metrics-page.js';

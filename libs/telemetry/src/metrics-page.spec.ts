@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LeanCounter, LeanHistogram } from './lean-metrics.js';
+import { MetricsPage } from './metrics-page.js';
+
+/** A registry like a service's: default labels, the process metrics, lean and prom-client families. */
+function serviceRegistry(): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: 'sluice-test', instance_id: 'test-1' });
+  collectDefaultMetrics({ register: registry });
+  const lean = new LeanHistogram({ name: 'x_seconds', help: 'x "quoted" \\ help', labelNames: ['tenant'], buckets: [0.1, 1], registers: [registry] });
+  for (let i = 0; i < 50; i++) lean.observe({ tenant: `t-${i}\n"odd"` }, i / 10);
+  new LeanCounter({ name: 'y_total', help: 'y', registers: [registry] }).inc();
+  new Counter({ name: 'z_total', help: 'z', labelNames: ['k'], registers: [registry] }).inc({ k: 'a' }, 3);
+  new Histogram({ name: 'h_seconds', help: 'h', registers: [registry] }).observe(0.3);
+  new Gauge({ name: 'empty_gauge', help: 'no series', labelNames: ['k'], registers: [registry] });
+  const scrapeGauge: Gauge = new Gauge({
+    name: 'computed',
+    help: 'set at collect',
+    registers: [registry],
+    collect() {
+      scrapeGauge.set(42);
+    },
+  });
+  return registry;
+}
+
+/** Process metrics (CPU, memory, event-loop lag) move between two renders: compare everything else. */
+const stable = (page: string) =>
+  page
+    .split('\n')
+    .filter((line) => !/^(process_|nodejs_)/.test(line))
+    .join('\n');
+
+describe('MetricsPage', () => {
+  it('writes what prom-client writes', async () => {
+    const registry = serviceRegistry();
+    const ours = await new MetricsPage(registry).render();
+    const theirs = await registry.metrics();
+    expect(stable(ours)).toBe(stable(theirs));
+    // Same families, in the same order, the same separators and trailer.
+    expect(ours.match(/^# TYPE .*/gm)).toEqual(theirs.match(/^# TYPE .*/gm));
+    expect(ours.endsWith('\n') && !ours.endsWith('\n\n')).toBe(true);
+  });
+
+  it('writes an empty registry as prom-client does', async () => {
+    const registry = new Registry();
+    expect(await new MetricsPage(registry).render()).toBe(await registry.metrics());
+  });
+
+  it('lets other work run between families', async () => {
+    const registry = serviceRegistry();
+    const order: string[] = [];
+    const render = new MetricsPage(registry).render().then(() => order.push('page'));
+    setImmediate(() => order.push('request'));
+    await render;
+    expect(order).toEqual(['request', 'page']);
+  });
+
+  it('concurrent scrapes share one render; a later scrape renders afresh', async () => {
+    const registry = new Registry();
+    let collected = 0;
+    const g: Gauge = new Gauge({
+      name: 'collected',
+      help: 'how many renders collected',
+      registers: [registry],
+      collect() {
+        collected += 1;
+        g.set(collected);
+      },
+    });
+    const page = new MetricsPage(registry);
+    const pages = await Promise.all(Array.from({ length: 8 }, () => page.render()));
+    expect(collected).toBe(1);
+    expect(new Set(pages).size).toBe(1);
+    expect(await page.render()).toContain('collected 2');
+  });
+
+  it('a failed render fails its scrapes and the next one tries again', async () => {
+    const registry = new Registry();
+    let fail = true;
+    new Gauge({
+      name: 'flaky',
+      help: 'collect throws once',
+      registers: [registry],
+      collect() {
+        if (fail) {
+          fail = false;
+          throw new Error('collect failed');
+        }
+      },
+    });
+    const page = new MetricsPage(registry);
+    await expect(page.render()).rejects.toThrow('collect failed');
+    expect(await page.render()).toContain('# TYPE flaky gauge');
+  });
+});
