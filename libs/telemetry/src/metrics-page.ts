@@ -33,7 +33,7 @@ export class MetricsPage {
 
   private async write(): Promise<string> {
     // OpenMetrics changes counter names and the trailer: left to prom-client (sluice serves 0.0.4).
-    if (this.registry.contentType === Registry.OPENMETRICS_CONTENT_TYPE) return this.registry.metrics();
+    if ((this.registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE) return this.registry.metrics();
     const writer = this.registry as unknown as FamilyWriter;
     const families: string[] = [];
     for (const metric of this.registry.getMetricsAsArray()) {
