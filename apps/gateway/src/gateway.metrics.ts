@@ -1,22 +1,14 @@
 import type { OutcomeReason } from '@sluice/contracts';
 import {
-  BoundedLabel,
-  EPP_ITL_BUCKETS,
-  EPP_LATENCY_BUCKETS,
-  EPP_NTPOT_BUCKETS,
-  EPP_OUTPUT_TOKEN_BUCKETS,
-  EPP_REQUEST_SIZE_BUCKETS,
-  EPP_RESPONSE_SIZE_BUCKETS,
-  EPP_TOKEN_BUCKETS,
-  EPP_TTFT_BUCKETS,
   LeanCounter,
   LeanGauge,
   LeanHistogram,
   pythonFloatString,
-  deprecatedEppHelp,
-  eppHelp,
   type Registry,
 } from '@sluice/telemetry';
+import { createObjectiveMetrics, type ObjectiveMetrics, type TenantSeriesLimits } from './gateway.objective-metrics.js';
+
+export type { ObjectiveMetrics, ObjectiveSeries, TenantSeriesLimits } from './gateway.objective-metrics.js';
 
 export interface GatewayMetrics {
   readonly received: LeanCounter<'endpoint'>;
@@ -43,7 +35,7 @@ export interface GatewayMetrics {
   readonly connectionsRefused: LeanCounter<'reason'>;
   /** Client connections open (gateway.limits.maxConnectionsPerClient caps them per address). */
   readonly connectionsOpen: LeanGauge;
-  /** The Endpoint Picker's objective metrics (both names), bound per model, tenant, priority and streaming. */
+  /** The Endpoint Picker's objective metrics (both names), bound per model, tenant, priority and streaming; tenants capped (metrics.maxTenantSeries). */
   readonly objective: ObjectiveMetrics;
   /** The HTTP server's metrics in vLLM's shape (prometheus-fastapi-instrumentator). */
   readonly http: HttpMetrics;
@@ -81,9 +73,9 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 /** Token gaps are milliseconds to a few hundred (vLLM's inter-token buckets, plus the sub-ms end for timeScale runs). */
 const ITL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.2, 0.3, 0.4, 0.5, 1];
 
-export function createGatewayMetrics(registry: Registry): GatewayMetrics {
+export function createGatewayMetrics(registry: Registry, limits: TenantSeriesLimits): GatewayMetrics {
   return {
-    objective: createObjectiveMetrics(registry),
+    objective: createObjectiveMetrics(registry, limits),
     http: createHttpMetrics(registry),
     received: new LeanCounter({
       name: 'sluice_requests_received_total',
@@ -188,152 +180,6 @@ interface Observer {
 }
 interface Incrementer {
   inc(value?: number): void;
-}
-
-/** One request's objective series: every metric of both names, bound once when the request is taken. */
-export interface ObjectiveSeries {
-  readonly total: Incrementer;
-  readonly requestBytes: Observer;
-  readonly responseBytes: Observer;
-  readonly inputTokens: Observer;
-  readonly outputTokens: Observer;
-  readonly duration: Observer;
-  readonly ntpot: Observer;
-  /** Time to the first token (for a non-streamed answer, its whole duration, as llm-d records it). */
-  readonly ttft: Observer;
-  /** Gaps between the chunks of a streamed answer. */
-  readonly itl: Observer;
-  readonly running: { inc(): void; dec(): void };
-  error(code: string): Incrementer;
-}
-
-export interface ObjectiveMetrics {
-  /** The series of a request of `model` from `fairnessId` at `priority`: one map lookup; a new tenant past 1000 reads `other`. */
-  seriesOf(model: string, fairnessId: string, priority: number | undefined, streaming: boolean): ObjectiveSeries;
-}
-
-const pair = (a: Observer, b: Observer): Observer => ({
-  observe(value) {
-    a.observe(value);
-    b.observe(value);
-  },
-});
-const incPair = (a: Incrementer, b: Incrementer): Incrementer => ({
-  inc(value = 1) {
-    a.inc(value);
-    b.inc(value);
-  },
-});
-/**
- * An observer whose series is made at its first observation. Lean series exist from `labels()`,
- * and most of a request's objective series go unused by some requests (one refused at the door
- * fills only the count and the error, a non-streamed one no chunk gaps): bound eagerly, each
- * would put zero series for those on the page.
- */
-const onFirstUse = (make: () => Observer): Observer => {
-  let made: Observer | undefined;
-  return {
-    observe(value) {
-      (made ??= make()).observe(value);
-    },
-  };
-};
-
-/**
- * The Endpoint Picker's request metrics: the current `llm_d_epp_request_*` names (labels model,
- * target model, fairness id, priority) and the deprecated `inference_objective_*` ones (the model
- * pair), as llm-d/llm-d-router `pkg/epp/metrics/llm_d_router_metrics.go` and `metrics.go` define
- * them. sluice rewrites no model, so `target_model_name` is the model. `fairness_id` is capped at
- * 1000 distinct values (then `other`), as llm-d caps it, so tenant ids a client invents cannot
- * grow the page.
- */
-function createObjectiveMetrics(registry: Registry): ObjectiveMetrics {
-  const LLMD = ['model_name', 'target_model_name', 'fairness_id', 'priority'] as const;
-  const GAIE = ['model_name', 'target_model_name'] as const;
-  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new LeanHistogram<L>({ name, help, labelNames, buckets, registers: [registry] });
-  const twins = (current: string, legacy: string, help: string, buckets: number[], legacyBuckets = buckets) =>
-    [histogram(current, eppHelp(help), LLMD, buckets), histogram(legacy, deprecatedEppHelp(current, help), GAIE, legacyBuckets)] as const;
-
-  const requests = [
-    new LeanCounter({ name: 'llm_d_epp_request_total', help: eppHelp('Requests the gateway took, at their terminal outcome.'), labelNames: LLMD, registers: [registry] }),
-    // llm-d's copy of the GAIE counter adds priority.
-    new LeanCounter({
-      name: 'inference_objective_request_total',
-      help: deprecatedEppHelp('llm_d_epp_request_total', 'Requests the gateway took, at their terminal outcome.'),
-      labelNames: ['model_name', 'target_model_name', 'priority'],
-      registers: [registry],
-    }),
-  ] as const;
-  const errorHelp = 'Requests that ended in an error, by the Endpoint Picker’s error code.';
-  const errors = [
-    new LeanCounter({ name: 'llm_d_epp_request_error_total', help: eppHelp(errorHelp), labelNames: [...LLMD, 'error_code'], registers: [registry] }),
-    new LeanCounter({ name: 'inference_objective_request_error_total', help: deprecatedEppHelp('llm_d_epp_request_error_total', errorHelp), labelNames: [...GAIE, 'error_code'], registers: [registry] }),
-  ] as const;
-  const duration = twins('llm_d_epp_request_duration_seconds', 'inference_objective_request_duration_seconds', 'Arrival to the last byte of a completed answer, in seconds.', EPP_LATENCY_BUCKETS);
-  const requestBytes = twins('llm_d_epp_request_size_bytes', 'inference_objective_request_sizes', 'Request body size in bytes.', EPP_REQUEST_SIZE_BUCKETS);
-  const responseBytes = twins('llm_d_epp_response_size_bytes', 'inference_objective_response_sizes', 'Response body bytes sent to the client for a completed answer.', EPP_RESPONSE_SIZE_BUCKETS);
-  const inputTokens = twins('llm_d_epp_request_input_tokens', 'inference_objective_input_tokens', 'Prompt tokens per request.', EPP_TOKEN_BUCKETS);
-  const outputTokens = twins('llm_d_epp_request_output_tokens', 'inference_objective_output_tokens', 'Output tokens per completed request.', EPP_OUTPUT_TOKEN_BUCKETS);
-  const ntpot = twins(
-    'llm_d_epp_request_ntpot_seconds',
-    'inference_objective_normalized_time_per_output_token_seconds',
-    'Normalized time per output token: a completed request’s duration over its output tokens, in seconds.',
-    EPP_NTPOT_BUCKETS,
-  );
-  const runningHelp = 'Requests the gateway holds now (taken, no terminal outcome yet).';
-  const running = [
-    new LeanGauge({ name: 'llm_d_epp_request_running', help: eppHelp(runningHelp), labelNames: LLMD, registers: [registry] }),
-    new LeanGauge({ name: 'inference_objective_running_requests', help: deprecatedEppHelp('llm_d_epp_request_running', runningHelp), labelNames: ['model_name'], registers: [registry] }),
-  ] as const;
-  const ttft = histogram('llm_d_epp_request_ttft_seconds', eppHelp('Time to the first token; for a non-streamed answer, its whole duration.'), [...LLMD, 'streaming'], EPP_TTFT_BUCKETS);
-  const itl = histogram('llm_d_epp_request_streaming_itl_seconds', eppHelp('Time between consecutive chunks of a streamed answer.'), LLMD, EPP_ITL_BUCKETS);
-
-  const fairness = new BoundedLabel(1000, 'other');
-  const known = new Map<string, ObjectiveSeries>();
-  return {
-    seriesOf(model, fairnessId, priority, streaming) {
-      const fairnessLabel = fairness.of(fairnessId);
-      const key = `${model}\u0000${fairnessLabel}\u0000${priority ?? ''}\u0000${streaming}`;
-      let series = known.get(key);
-      if (series === undefined) {
-        const llmd = { model_name: model, target_model_name: model, fairness_id: fairnessLabel, priority: priority === undefined ? '' : String(priority) };
-        const gaie = { model_name: model, target_model_name: model };
-        const bind = (h: readonly [LeanHistogram<(typeof LLMD)[number]>, LeanHistogram<(typeof GAIE)[number]>]) => onFirstUse(() => pair(h[0].labels(llmd), h[1].labels(gaie)));
-        const errorSeries = new Map<string, Incrementer>();
-        let runningSeries: readonly [{ inc(): void; dec(): void }, { inc(): void; dec(): void }] | undefined;
-        const runningNow = () => (runningSeries ??= [running[0].labels(llmd), running[1].labels({ model_name: model })]);
-        series = {
-          total: incPair(requests[0].labels(llmd), requests[1].labels({ ...gaie, priority: llmd.priority })),
-          requestBytes: bind(requestBytes),
-          responseBytes: bind(responseBytes),
-          inputTokens: bind(inputTokens),
-          outputTokens: bind(outputTokens),
-          duration: bind(duration),
-          ntpot: bind(ntpot),
-          ttft: onFirstUse(() => ttft.labels({ ...llmd, streaming: String(streaming) })),
-          itl: onFirstUse(() => itl.labels(llmd)),
-          running: {
-            inc() {
-              for (const g of runningNow()) g.inc();
-            },
-            dec() {
-              for (const g of runningNow()) g.dec();
-            },
-          },
-          error(code) {
-            let counter = errorSeries.get(code);
-            if (counter === undefined) {
-              counter = incPair(errors[0].labels({ ...llmd, error_code: code }), errors[1].labels({ ...gaie, error_code: code }));
-              errorSeries.set(code, counter);
-            }
-            return counter;
-          },
-        };
-        known.set(key, series);
-      }
-      return series;
-    },
-  };
 }
 
 /** vLLM's excluded handlers, in sluice's paths: health and metrics are not instrumented. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
+import { monotonicMs } from '@sluice/bus';
 import type { SluiceConfig } from '@sluice/config';
 import { ApiKeyGuard } from './api-key.guard.js';
 import { ApiKeys } from './api-keys.js';
@@ -17,7 +18,7 @@ type Context = ServiceContext<SluiceConfig>;
 @Module({
   controllers: [ModelsController, BusyThresholdController],
   providers: [
-    { provide: GATEWAY_METRICS, useFactory: (service: Context) => createGatewayMetrics(service.metrics), inject: [SERVICE_CONTEXT] },
+    { provide: GATEWAY_METRICS, useFactory: (service: Context) => createGatewayMetrics(service.metrics, { ...service.config.metrics, now: monotonicMs }), inject: [SERVICE_CONTEXT] },
     { provide: ApiKeys, useFactory: (service: Context) => new ApiKeys(service.config.gateway.auth), inject: [SERVICE_CONTEXT] },
     { provide: APP_FILTER, useClass: OpenAiErrorFilter },
     ApiKeyGuard,

@@ -14,6 +14,7 @@ import {
 import { TwinSectionSchema } from './twin-config.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
 import { GatewayLimitsSchema } from './gateway-limits.schema.js';
+import { MetricsSchema } from './metrics.schema.js';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -290,6 +291,8 @@ const ConfigBody = z.strictObject({
     .prefault({}),
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */
   twin: TwinSectionSchema.prefault({}),
+  /** How many tenants get series of their own on a metrics page (docs/metrics.md, "Bounded pages"). */
+  metrics: MetricsSchema.prefault({}),
 });
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {
