@@ -1,6 +1,6 @@
 import type { FlowKey } from '@sluice/policies';
 import type { FlowArrival, FlowEviction } from '@sluice/stages';
-import type { LeanCounter, Registry } from '@sluice/telemetry';
+import { BoundedLabel, Gauge, SeriesBudget, type LeanCounter, type Registry } from '@sluice/telemetry';
 import { createFlowRequestSeries } from './flow-control.request-series.js';
 import { createFlowScrapeGauges, type GaugedQueue, type QueueReadings } from './flow-control.scrape-gauges.js';
 
@@ -55,6 +55,18 @@ export const EPP_OUTCOMES = {
  * series, since a per-tenant one would be exactly the unbounded state the cap exists to prevent.
  */
 export const UNTRACKED_FLOW = '_untracked';
+
+/**
+ * The `fairness_id` of a tracked flow past `metrics.maxTenantSeries`: flows past the budget share
+ * one series per priority (llm-d's overflow value, as the gateway writes it).
+ */
+export const OVERFLOW_FLOW = 'other';
+
+/**
+ * Distinct priorities the overflow series keep; a later one reads `other` too. Priorities come from
+ * the gateways' SLO classes and objectives, a handful, but the wire allows any integer.
+ */
+const OVERFLOW_PRIORITIES = 16;
 
 /** What the metrics need of a request. */
 export interface FlowRequest {
@@ -112,19 +124,52 @@ const both = (a: Observer, b: Observer): Observer => ({
   },
 });
 
-export function createFlowControlMetrics(registry: Registry, pool: string, readings: QueueReadings): FlowControlMetrics {
+/**
+ * At most `maxFlowSeries` flows have series of their own (metrics.maxTenantSeries): a tracked flow
+ * costs ~17 kB of the page, so the 1,000 flows `maxFlows` allows made a 17.4 MB page. A flow past
+ * the budget is written as `fairness_id="other"` at its priority, sharing those series with every
+ * other such flow; a flow's slot is freed, and its series removed, when flow control forgets it,
+ * as the Endpoint Picker's registry garbage-collects an idle flow
+ * (kubernetes-sigs/gateway-api-inference-extension `pkg/epp/flowcontrol/registry/gc.go` @b015f3c).
+ */
+export function createFlowControlMetrics(registry: Registry, pool: string, readings: QueueReadings, maxFlowSeries: number): FlowControlMetrics {
+  /** Every tracked flow's series: its own, or the overflow's it shares. */
   const flows = new Map<string, FlowSeries>();
+  const overflow = new Map<string, FlowSeries>();
+  const overflowPriority = new BoundedLabel(OVERFLOW_PRIORITIES, OVERFLOW_FLOW);
+  const budget = new SeriesBudget(maxFlowSeries, { now: () => 0, onRelease: () => undefined });
+  // Registered before the families, as the gateway's twin of it.
+  const ownSeries: Gauge = new Gauge({
+    name: 'sluice_metrics_tenant_series',
+    help: 'Flows (fairness id × priority) with series of their own on this page (at most metrics.maxTenantSeries; the rest are fairness_id="other").',
+    registers: [registry],
+    collect() {
+      ownSeries.set(budget.size);
+    },
+  });
   const series = createFlowRequestSeries(registry);
   const { queueDuration, enqueueDuration, arrivals, queueExits } = series;
   const gauges = createFlowScrapeGauges(registry, pool, readings, function* () {
-    for (const flow of flows.values()) yield* flow.models.values();
+    for (const [key, flow] of flows) if (budget.has(key)) yield* flow.models.values();
+    for (const flow of overflow.values()) yield* flow.models.values();
   });
 
+  const overflowSeries = (priority: number): FlowSeries => {
+    const label = overflowPriority.of(String(priority));
+    let flow = overflow.get(label);
+    if (flow === undefined) {
+      flow = { fairnessId: OVERFLOW_FLOW, priority: label, models: new Map(), enqueue: new Map() };
+      overflow.set(label, flow);
+    }
+    return flow;
+  };
+  /** A flow keeps the series it was given while tracked, own or shared, so its counts go where they came from. */
   const flowSeries = (fairnessId: string, priority: number): FlowSeries => {
     const key = flowKeyOf(fairnessId, priority);
     let flow = flows.get(key);
     if (flow === undefined) {
-      flow = { fairnessId, priority: String(priority), models: new Map(), enqueue: new Map() };
+      // A flow that calls itself `other` is the overflow.
+      flow = fairnessId !== OVERFLOW_FLOW && budget.admit(key) ? { fairnessId, priority: String(priority), models: new Map(), enqueue: new Map() } : overflowSeries(priority);
       flows.set(key, flow);
     }
     return flow;
@@ -198,6 +243,9 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
       const flow = flows.get(key);
       if (flow === undefined) return;
       flows.delete(key);
+      // A flow that shared the overflow's series leaves them: they are the other flows' too.
+      if (!budget.has(key)) return;
+      budget.release(key);
       for (const outcome of flow.enqueue.keys()) for (const h of enqueueDuration) h.remove({ fairness_id: flow.fairnessId, priority: flow.priority, outcome });
       for (const [model, queue] of flow.models) {
         const labels = queueLabels(flow, model);

@@ -24,7 +24,7 @@ export const FLOW_CONTROLLER_STAGE = requestStage({
       queuedByModel: () => stage.queuedByModel(),
       saturation: () => stage.saturation(epochMicros()),
       trackedFlows: () => stage.trackedFlows,
-    });
+    }, service.config.metrics.maxTenantSeries);
     const onBus = new FlowControlOnBus(service, metrics, config.enabled, intake, (request, carried, message, why) => stage.handoffRefused(request, carried, message, why));
     const stage = new FlowControlStage(flowControlSettingsFrom(config, registry), onBus, wakeUps);
     const detector = config.saturationDetector.type;
