@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { LeanCounter, LeanHistogram } from './lean-metrics.js';
+import { LeanCounter, LeanGauge, LeanHistogram } from './lean-metrics.js';
 import { MetricsPage } from './metrics-page.js';
 
 /** A registry like a service's: default labels, the process metrics, lean and prom-client families. */
@@ -93,5 +93,48 @@ describe('MetricsPage', () => {
     const page = new MetricsPage(registry);
     await expect(page.render()).rejects.toThrow('collect failed');
     expect(await page.render()).toContain('# TYPE flaky gauge');
+  });
+});
+
+describe('MetricsPage with lean families', () => {
+  it('writes every kind of lean series byte for byte as prom-client, escaping and default labels included', async () => {
+    const registry = new Registry();
+    registry.setDefaultLabels({ service: 'sluice-test', instance_id: 'i-1', model: 'default-model' });
+    const odd = 'a\\b\n"c" ✓';
+    const h = new LeanHistogram({ name: 'h_seconds', help: `h ${odd}`, labelNames: ['model', 'tenant'], buckets: [0.5, 0.001, 10], registers: [registry] });
+    h.observe({ model: 'm', tenant: odd }, 0.2);
+    h.observe({ model: 'm', tenant: 't' }, 99);
+    h.labels({ model: 'unused', tenant: '' });
+    new LeanHistogram({ name: 'bare_seconds', help: 'no labels', buckets: [1], registers: [registry] }).labels().observe(Infinity);
+    const c = new LeanCounter({ name: 'c_total', help: 'c', labelNames: ['k', 'model'], registers: [registry] });
+    c.inc({ k: odd, model: 'own' }, 2.5);
+    c.inc({ k: 7, model: 'x' }, 0);
+    new LeanCounter({ name: 'nolabels_total', help: 'n', registers: [registry] }).inc(1e21);
+    const g = new LeanGauge({ name: 'g', help: 'g', labelNames: ['k'], registers: [registry] });
+    g.set({ k: 'nan' }, NaN);
+    g.set({ k: 'neg' }, -Infinity);
+    g.set({ k: 'small' }, 1e-7);
+    new LeanGauge({ name: 'empty', help: 'no series', labelNames: ['k'], registers: [registry] });
+    expect(await new MetricsPage(registry).render()).toBe(await registry.metrics());
+    // A page without default labels too (the plain `name value` lines).
+    const bare = new Registry();
+    new LeanCounter({ name: 'n_total', help: 'n', registers: [bare] }).inc();
+    new LeanHistogram({ name: 'b_seconds', help: 'b', buckets: [1], registers: [bare] }).labels().observe(0.5);
+    expect(await new MetricsPage(bare).render()).toBe(await bare.metrics());
+  });
+
+  it('a removed series leaves the page and a series made again is written afresh', async () => {
+    const registry = new Registry();
+    registry.setDefaultLabels({ service: 's' });
+    const c = new LeanCounter({ name: 'c_total', help: 'c', labelNames: ['tenant'], registers: [registry] });
+    const page = new MetricsPage(registry);
+    c.inc({ tenant: 'a' });
+    c.inc({ tenant: 'b' });
+    await page.render();
+    c.remove({ tenant: 'a' });
+    c.inc({ tenant: 'c' }, 3);
+    const text = await page.render();
+    expect(text).toBe(await registry.metrics());
+    expect(text).not.toContain('tenant="a"');
   });
 });
