@@ -109,7 +109,7 @@ describe('MetricsPage with lean families', () => {
     const c = new LeanCounter({ name: 'c_total', help: 'c', labelNames: ['k', 'model'], registers: [registry] });
     c.inc({ k: odd, model: 'own' }, 2.5);
     c.inc({ k: 7, model: 'x' }, 0);
-    new LeanCounter({ name: 'nolabels_total', help: 'n', registers: [registry] }).inc(1e21);
+    new LeanCounter({ name: 'nolabels_total', help: 'n', registers: [registry] }).inc({}, 1e21);
     const g = new LeanGauge({ name: 'g', help: 'g', labelNames: ['k'], registers: [registry] });
     g.set({ k: 'nan' }, NaN);
     g.set({ k: 'neg' }, -Infinity);
