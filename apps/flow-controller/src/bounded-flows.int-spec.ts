@@ -115,8 +115,8 @@ describe('flow control: 100,000 tenants leave memory and /metrics where they wer
       void reading().then((r) => {
         if (r.tracked > peak.tracked || r.metricsKb > peak.metricsKb || r.rssMb > peak.rssMb) peak = { ...peak, tracked: Math.max(peak.tracked, r.tracked), metricsKb: Math.max(peak.metricsKb, r.metricsKb), rssMb: Math.max(peak.rssMb, r.rssMb) };
       });
-      // Once a second: at the peak the page is ~17 MB (each flow's series under two names, docs/metrics.md), and
-      // building it is the flow controller's time too; four a second starved its intake on a loaded CI machine.
+      // Once a second: building the page is the flow controller's time too (before per-flow series had a
+      // budget it was ~17 MB at the peak, and four scrapes a second starved its intake on a loaded CI machine).
     }, 1_000);
     await submit(FAIRNESS_IDS, (i) => `tenant-${i}`, 'flood');
     clearInterval(sampling);
