@@ -14,6 +14,7 @@
 //    --scrapers loops per service scrape every page back to back (a scrape storm); p50/p99 of each
 //    and the ratios to idle, in the same run.
 // Extra arguments after `--` go to every service (e.g. `-- --metrics.maxTenantSeries=1000`).
+import { Buffer } from 'node:buffer';
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
