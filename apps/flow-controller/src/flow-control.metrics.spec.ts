@@ -46,8 +46,22 @@ describe('flow-control metrics', () => {
     metrics.forgetFlow({ fairnessId: 'b', priority: 0 });
     pass(metrics, request('c'));
     text = await page();
-    expect(fairnessIdsOf(text)).toEqual(new Set(['c', 'other']));
-    expect(text).toMatch(/^llm_d_epp_flow_control_queue_size\{[^}]*fairness_id="other"[^}]*\} 0$/m);
+    // The last flow sharing the overflow took its series with it.
+    expect(fairnessIdsOf(text)).toEqual(new Set(['c']));
+    expect(text).not.toMatch(/^\w+\{[^}]*fairness_id="other"/m);
+  });
+
+  it('the overflow series stay while any flow shares them', async () => {
+    const { metrics, page } = flowControl(0);
+    pass(metrics, request('a'));
+    pass(metrics, request('b'));
+    metrics.forgetFlow({ fairnessId: 'a', priority: 0 });
+    expect(fairnessIdsOf(await page())).toEqual(new Set(['other']));
+    metrics.forgetFlow({ fairnessId: 'b', priority: 0 });
+    metrics.forgetFlow({ fairnessId: 'b', priority: 0 });
+    expect(await page()).not.toMatch(/^\w+\{[^}]*fairness_id="other"/m);
+    pass(metrics, request('c'));
+    expect(fairnessIdsOf(await page())).toEqual(new Set(['other']));
   });
 
   it('bound the overflow by priority too: a wire of any integers gives at most 16 priorities and other', async () => {

@@ -114,6 +114,8 @@ interface FlowSeries {
   readonly priority: string;
   readonly models: Map<string, ModelQueue>;
   readonly enqueue: Map<EppQueueOutcome, Observer>;
+  /** An overflow series': the tracked flows sharing it (it leaves the page with the last of them). */
+  sharers?: number;
 }
 
 const flowKeyOf = (fairnessId: string, priority: number) => `${fairnessId}\u0000${priority}`;
@@ -158,9 +160,10 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
     const label = overflowPriority.of(String(priority));
     let flow = overflow.get(label);
     if (flow === undefined) {
-      flow = { fairnessId: OVERFLOW_FLOW, priority: label, models: new Map(), enqueue: new Map() };
+      flow = { fairnessId: OVERFLOW_FLOW, priority: label, models: new Map(), enqueue: new Map(), sharers: 0 };
       overflow.set(label, flow);
     }
+    flow.sharers! += 1;
     return flow;
   };
   /** A flow keeps the series it was given while tracked, own or shared, so its counts go where they came from. */
@@ -243,9 +246,13 @@ export function createFlowControlMetrics(registry: Registry, pool: string, readi
       const flow = flows.get(key);
       if (flow === undefined) return;
       flows.delete(key);
-      // A flow that shared the overflow's series leaves them: they are the other flows' too.
-      if (!budget.has(key)) return;
-      budget.release(key);
+      if (budget.has(key)) budget.release(key);
+      else {
+        // A flow that shared the overflow's series leaves them to the others, and the last one takes them.
+        flow.sharers! -= 1;
+        if (flow.sharers! > 0) return;
+        overflow.delete(flow.priority);
+      }
       for (const outcome of flow.enqueue.keys()) for (const h of enqueueDuration) h.remove({ fairness_id: flow.fairnessId, priority: flow.priority, outcome });
       for (const [model, queue] of flow.models) {
         const labels = queueLabels(flow, model);
