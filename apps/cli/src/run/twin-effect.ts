@@ -30,12 +30,13 @@ export function inertParam(path: string, config: SluiceConfig, params: readonly 
 
 /**
  * Keys the twin does not model (docs/twin.md), so a trial would not see them change: the speed-up
- * of real time, the one gateway, and where processes listen.
+ * of real time, the one gateway, where processes listen, and what their metrics pages hold.
  */
 export function notModelledInTwin(path: string): string | undefined {
   if (path === 'worker.timeScale') return 'the twin runs the model at its own speed: worker.timeScale is not modelled';
   if (path === 'gateway.replicas') return 'the twin runs one gateway (docs/twin.md, "Stage replicas")';
   if (path.startsWith('nats.') || /\.(host|port)$/.test(path)) return 'the twin has no processes or bus connections: the key is not modelled';
+  if (path.startsWith('metrics.')) return 'the twin serves no /metrics pages: metrics.* is not modelled';
   return undefined;
 }
 

@@ -31,11 +31,12 @@ describe('configProblems: every parameter tried against the real config schema b
 
   it('refuses keys the twin does not model: a trial would not see them change', () => {
     const range = (path: string): Param => ({ kind: 'range', path, min: 1, max: 4, log: false, int: true });
-    const problems = configProblems([], [range('worker.timeScale'), range('gateway.replicas'), range('router.port')], {});
+    const problems = configProblems([], [range('worker.timeScale'), range('gateway.replicas'), range('router.port'), range('metrics.maxTenantSeries')], {});
     expect(problems).toEqual([
       'parameters.worker.timeScale: the twin runs the model at its own speed: worker.timeScale is not modelled',
       'parameters.gateway.replicas: the twin runs one gateway (docs/twin.md, "Stage replicas")',
       'parameters.router.port: the twin has no processes or bus connections: the key is not modelled',
+      'parameters.metrics.maxTenantSeries: the twin serves no /metrics pages: metrics.* is not modelled',
     ]);
   });
 
