@@ -1,7 +1,7 @@
 // Benchmark (bounded, non-blocking metrics pages): every service's /metrics after a tenant flood,
 // and what continuous scraping costs the requests.
 //   npm run build && node tools/bench/metrics-pages.mjs [--tenants 20000] [--concurrency 128]
-//        [--probe-requests 400] [--scrapers 8] [--json FILE] [-- extra config flags]
+//        [--probe-requests 400] [--phase-seconds 15] [--scrapers 8] [--json FILE] [-- extra config flags]
 // Not part of `npm run bench`. A local cluster with every service (1 worker process × 4 instances,
 // worker.timeScale 1000, max_tokens 1, no NATS auth, free ports) then:
 // 1. flood: --tenants distinct tenants (x-gateway-inference-fairness-id) × every SLO class
@@ -9,7 +9,7 @@
 //    header source by default);
 // 2. pages: each service's /metrics page, its bytes and the time of 5 scrapes one after another
 //    (median and max), each on a new connection;
-// 3. requests: --probe-requests requests of one tenant, 4 at a time, with nothing scraped (idle);
+// 3. requests: one tenant's, 4 at a time, at least --probe-requests and --phase-seconds, with nothing scraped (idle);
 //    the same while every page is scraped once a second (Prometheus at a tight interval); and while
 //    --scrapers loops per service scrape every page back to back (a scrape storm); p50/p99 of each
 //    and the ratios to idle, in the same run.
@@ -27,6 +27,7 @@ const TENANTS = Number(arg('tenants', 20_000));
 const CONCURRENCY = Number(arg('concurrency', 128));
 const PROBE_REQUESTS = Number(arg('probe-requests', 400));
 const SCRAPERS = Number(arg('scrapers', 8));
+const PHASE_SECONDS = Number(arg('phase-seconds', 15));
 const JSON_FILE = arg('json', undefined);
 const dashDash = process.argv.indexOf('--');
 const EXTRA = dashDash === -1 ? [] : process.argv.slice(dashDash + 1);
@@ -80,8 +81,15 @@ async function pages(services) {
   return rows;
 }
 
+/** At least --probe-requests requests of one tenant, 4 at a time, for at least --phase-seconds. */
 async function requestLatencies(gatewayUrl, agent) {
-  const records = await closedLoop(PROBE_REQUESTS, 4, () => sendRequest({ url: gatewayUrl, agent, request: tenantRequest('probe', 'standard', false) }));
+  const until = performance.now() + PHASE_SECONDS * 1000;
+  const records = [];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (records.length < PROBE_REQUESTS || performance.now() < until) records.push(await sendRequest({ url: gatewayUrl, agent, request: tenantRequest('probe', 'standard', false) }));
+    }),
+  );
   const failed = records.filter((r) => r.status !== 200).length;
   return { ...stats(records.map((r) => r.latencyMs)), failed };
 }
