@@ -42,6 +42,23 @@ describe('SeriesBudget', () => {
     expect(b.has('a')).toBe(false);
   });
 
+  it('a full budget looks for idle keys at most once a second, however many new keys arrive', () => {
+    const { b, clock, released } = budget(1, 100);
+    b.admit('a');
+    clock.ms = 50;
+    expect(b.admit('b')).toBe(false);
+    clock.ms = 500;
+    // Idle by now, but the last look was under a second ago: the newcomer folds into the overflow.
+    expect(b.admit('c')).toBe(false);
+    expect(b.sweep()).toBe(1);
+    expect(released).toEqual(['a']);
+    clock.ms = 2_000;
+    b.admit('d');
+    clock.ms = 3_100;
+    expect(b.admit('e')).toBe(true);
+    expect(released).toEqual(['a', 'd']);
+  });
+
   it('never releases a key with a request in flight, however long ago it started', () => {
     const { b, clock, released } = budget(1, 1_000);
     b.admit('a');

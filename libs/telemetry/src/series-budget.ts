@@ -12,8 +12,15 @@
  * series when its registry garbage-collects the flow. Time is injected (`now`, in ms), so idling
  * out is testable without sleeping.
  */
+/**
+ * How often a full budget looks for idle keys when a new one arrives: a sweep walks every slot, and
+ * a flood of new keys past a large budget would otherwise walk them all on every request.
+ */
+const SWEEP_ON_ADMIT_EVERY_MS = 1_000;
+
 export class SeriesBudget {
   private readonly slots = new Map<string, { inFlight: number; lastUsedMs: number }>();
+  private lastSweepOnAdmitMs = -Infinity;
 
   constructor(
     readonly limit: number,
@@ -24,7 +31,7 @@ export class SeriesBudget {
 
   /**
    * Whether `key` has a slot: it holds one, or one is free (idle keys are released first to make
-   * room). Marks the key used now.
+   * room, at most once a second). Marks the key used now.
    */
   admit(key: string): boolean {
     const now = this.options.now();
@@ -33,7 +40,10 @@ export class SeriesBudget {
       slot.lastUsedMs = now;
       return true;
     }
-    if (this.slots.size >= this.limit) this.sweep();
+    if (this.slots.size >= this.limit && now - this.lastSweepOnAdmitMs >= SWEEP_ON_ADMIT_EVERY_MS) {
+      this.lastSweepOnAdmitMs = now;
+      this.sweep();
+    }
     if (this.slots.size >= this.limit) return false;
     this.slots.set(key, { inFlight: 0, lastUsedMs: now });
     return true;
