@@ -1,7 +1,7 @@
 export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
 export { ClusterStartError, ChosenPortTakenError } from './cluster-errors.js';
 export { startLocalCluster, waitForPidExit, type LocalClusterOptions, type LocalCluster } from './local-cluster.js';
-export type { NatsNode } from './cluster-nats.js';
+export type { NatsNode, NatsRestartEvent } from './cluster-nats.js';
 export type { ClusterProcess, ProcessState, RestartEvent, ServiceExit, ServiceInfo } from './supervisor.js';
 export { DEFAULT_RESTART_POLICY, restartDelayMs, decideRestart, type RestartPolicy, type RestartDecision, type RestartHistory } from './backoff.js';
 export { workerProcessName } from './process-plan.js';

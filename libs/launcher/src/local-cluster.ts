@@ -7,7 +7,7 @@ import { writeNatsAuth, type NatsAuth } from './nats-auth.js';
 import { writeNatsCertificates, type NatsCertificates } from './nats-certificates.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
-import { ClusterNats, type NatsNode } from './cluster-nats.js';
+import { ClusterNats, type NatsNode, type NatsRestartEvent } from './cluster-nats.js';
 import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
@@ -31,8 +31,12 @@ export interface LocalClusterOptions {
   readonly cwd?: string;
   /** Each line a service writes (stdout and stderr); `process` tells worker processes apart. */
   readonly onLine?: (service: ServiceName, line: string, process: string) => void;
-  /** NATS is up (before any service starts). */
+  /** NATS is up (before any service starts), and again each time the supervisor has started it again after an exit. */
   readonly onNatsReady?: (nats: { readonly url: string; readonly kind: NatsKind; readonly pid?: number }) => void;
+  /** The nats-server the launcher started exited on its own and will be started again on its URL after `delayMs` (see `restart`). */
+  readonly onNatsRestart?: (event: NatsRestartEvent) => void;
+  /** The nats-server's restarts kept failing: it stays down (the services wait for it) until stop(). */
+  readonly onNatsGaveUp?: (nats: { readonly url: string; readonly startFailures: number; readonly how: string }) => void;
   /** A process answered /readyz with 200: at start-up, and again after each restart. */
   readonly onReady?: (service: ServiceInfo) => void;
   /**
@@ -44,7 +48,8 @@ export interface LocalClusterOptions {
   readonly onRestart?: (event: RestartEvent) => void;
   /**
    * Restart a process that exits after it was ready (default true), on `restartPolicy`'s backoff;
-   * false leaves it down and reports it through onExit.
+   * false leaves it down and reports it through onExit. The nats-server the launcher started is
+   * restarted on the same policy, on its URL (cluster-nats.ts).
    */
   readonly restart?: boolean;
   /** The backoff (default DEFAULT_RESTART_POLICY: 250 ms doubling to 8 s, reset after 30 s up, give up after 5 failed starts). */
@@ -212,6 +217,11 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     env,
     ...(auth ? { auth } : {}),
     ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
+  }, options.restart === false ? {} : {
+    policy,
+    ...(options.onNatsRestart ? { onRestart: options.onNatsRestart } : {}),
+    ...(options.onNatsReady ? { onReady: options.onNatsReady } : {}),
+    ...(options.onNatsGaveUp ? { onGaveUp: options.onNatsGaveUp } : {}),
   }).catch((error: unknown) => {
     removeSecrets();
     throw error;

@@ -32,7 +32,8 @@ or free ports with --worker.port=0), each hosting worker.instances instances. Ad
 controller, router and gateway run as <section>.replicas processes (--router.replicas=2: router-0
 on router.port, router-1 on a free port; docs/scaling.md says what holds). A process that exits
 is restarted after 250 ms, doubling to 8 s while it keeps crashing; one that fails to start 5 times
-in a row is left down. Pids are in .sluice/cluster.json.
+in a row is left down. The nats-server sluice started is restarted the same way, on the same port.
+Pids are in .sluice/cluster.json.
 
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
@@ -180,6 +181,13 @@ export const upCommand: Command = {
           signal: controller.signal,
           onNatsReady: (nats) =>
             out.line(`  ${out.green('✓')} ${row('nats', nats.pid === undefined ? '' : `pid ${nats.pid}`, `${nats.url}  ${out.dim(`(${NATS_ORIGIN[nats.kind]})`)}`)}`),
+          // NATS is supervised like the services: its exit and return are printed as theirs are.
+          onNatsRestart: (event) => {
+            if (!stopping) err.line(err.yellow(`  ↻ nats exited (${event.how}); restarting in ${event.delayMs} ms on ${event.url} (attempt ${event.attempt})`));
+          },
+          onNatsGaveUp: (nats) => {
+            if (!stopping) err.line(err.red(`  ✗ nats failed to start ${nats.startFailures} times in a row on ${nats.url} (last: ${nats.how}); not restarted again, the services wait for it`));
+          },
           onReady,
           onRestart,
           onExit,
