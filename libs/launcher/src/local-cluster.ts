@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
 import { identityOfService, type BusIdentity } from '@sluice/contracts';
 import { writeNatsAuth, type NatsAuth } from './nats-auth.js';
+import { forget, watchPath } from './watchdog.js';
 import { writeNatsCertificates, type NatsCertificates } from './nats-certificates.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
@@ -196,15 +197,20 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const natsUrl = options.natsUrl ?? config.nats.url;
   // Our own NATS requires credentials unless told otherwise: fresh ones for this run (docs/security.md).
   // A directory of this run's own (several clusters of one checkout run at once in the tests),
-  // removed when the cluster stops: the passwords are good for this run only.
-  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(mkdtempIn(join(rootDir, '.sluice'), 'nats-')) : undefined;
+  // removed when the cluster stops, and by the watchdog if the launcher is killed (watchdog.ts):
+  // the passwords are good for this run only.
+  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(watchedDir(mkdtempIn(join(rootDir, '.sluice'), 'nats-'))) : undefined;
   let tls: NatsCertificates | undefined;
   const removeSecrets = (): void => {
-    for (const dir of [auth?.dir, tls?.dir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [auth?.dir, tls?.dir]) {
+      if (dir === undefined) continue;
+      rmSync(dir, { recursive: true, force: true });
+      forget(dir);
+    }
   };
   try {
     // TLS on our own NATS: this run's certificates, next to its credentials and gone with them.
-    if (natsUrl === undefined && config.nats.generateTls) tls = writeNatsCertificates(mkdtempIn(join(rootDir, '.sluice'), 'nats-tls-'));
+    if (natsUrl === undefined && config.nats.generateTls) tls = writeNatsCertificates(watchedDir(mkdtempIn(join(rootDir, '.sluice'), 'nats-tls-')));
   } catch (error) {
     removeSecrets();
     throw error;
@@ -354,6 +360,12 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     startNatsNode: (index) => nats.startNode(index),
     stop,
   };
+}
+
+/** `dir`, handed to the watchdog, which removes it if the launcher dies before it does. */
+function watchedDir(dir: string): string {
+  watchPath(dir);
+  return dir;
 }
 
 /** A new directory under `parent` (created if missing). */

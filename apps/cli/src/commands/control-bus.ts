@@ -1,7 +1,7 @@
 import { Bus, type ControlAnswer } from '@sluice/bus';
 import { ConfigError, loadConfig, natsCredentialsOf, natsTlsOf, type NatsCredentials, type NatsTlsFiles } from '@sluice/config';
 import { inboxPrefixOf } from '@sluice/contracts';
-import { readClusterState } from './cluster-state.js';
+import { inspectClusterState, staleStateMessage } from './cluster-state.js';
 import { EXIT, type CliContext } from './command.js';
 
 /** Why a control command could not talk to the cluster, already worded for the user. */
@@ -23,7 +23,8 @@ export async function withControlBus<T>(configArgs: readonly string[], ctx: CliC
   let configured: string | undefined;
   let credentials: NatsCredentials | undefined;
   let tls: NatsTlsFiles | undefined;
-  const state = readClusterState(ctx.rootDir);
+  const status = inspectClusterState(ctx.rootDir);
+  const state = status.kind === 'running' ? status.state : undefined;
   try {
     const { nats } = loadConfig({ argv: configArgs, env: ctx.env });
     configured = nats.url;
@@ -35,6 +36,8 @@ export async function withControlBus<T>(configArgs: readonly string[], ctx: CliC
     if (error instanceof ConfigError) throw new ControlError(error.message, EXIT.USAGE);
     throw error;
   }
+  // A stale state's URL may be anyone's by now: refused, with how to clean up.
+  if (configured === undefined && status.kind === 'stale') throw new ControlError(staleStateMessage(ctx.rootDir, status.state), EXIT.FAILURE);
   const url = configured ?? state?.natsUrl;
   if (url === undefined) {
     throw new ControlError('no cluster to talk to: start one with `sluice up`, or point at one with --nats.url=URL (or NATS_URL)', EXIT.FAILURE);

@@ -15,7 +15,7 @@ import {
 } from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
 import { executeRun } from '../run/execute-run.js';
-import { removeClusterState, writeClusterState } from './cluster-state.js';
+import { removeClusterState, removeStaleClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 /** Enough for every process's hot path to be compiled (docs/benchmarks.md, "Live path"). */
@@ -99,6 +99,10 @@ export const upCommand: Command = {
     const clusterConfigArgs = natsCluster === undefined ? configArgs : [...configArgs, `--nats.clusterSize=${natsCluster}`];
     const withGateway = only === undefined || only.includes('gateway');
     const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
+
+    // A `sluice up` of this checkout that was killed left its state (and maybe secrets): replaced.
+    const stale = removeStaleClusterState(ctx.rootDir);
+    if (stale) out.line(out.yellow(`removed the stale state of a \`sluice up\` (pid ${stale.pid}) that is no longer running`));
 
     const controller = new AbortController();
     let cluster: LocalCluster | undefined;
