@@ -16,7 +16,7 @@ export {
   type NatsServerHandle,
   type StartNatsOptions,
 } from './nats-server.js';
-export { canConnect, natsAnswers, freePort, freePorts, connectHost, urlHostPort } from './net.js';
+export { canConnect, natsAnswers, freePort, freePorts, connectHost, isLoopbackHost, urlHostPort } from './net.js';
 export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
 export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
 export { warmUp, WARM_UP_FAIRNESS_ID, type WarmUpOptions, type WarmUpResult } from './warm-up.js';

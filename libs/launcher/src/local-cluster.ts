@@ -86,6 +86,11 @@ export interface LocalCluster {
    * `control`; tests play any kind); undefined when NATS is open or external.
    */
   natsIdentity(identity: BusIdentity): { readonly user: string; readonly password: string; readonly passwordFile: string } | undefined;
+  /**
+   * The nkey the CLI logs in as `control` with (nats-auth.ts): its seed file (mode 0600) and
+   * public key; undefined when NATS is open or external.
+   */
+  readonly natsControlNkey?: { readonly seedFile: string; readonly publicKey: string };
   /** The CA a client verifies this launcher's NATS against, when it started it with TLS (`nats.generateTls`). */
   readonly natsTls?: { readonly caFile: string };
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
@@ -335,6 +340,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       return { user: identity, password: readFileSync(auth.passwordFileOf(identity), 'utf8').trim(), passwordFile: auth.passwordFileOf(identity) };
     },
     natsKind: nats.kind,
+    ...(auth ? { natsControlNkey: auth.controlNkey } : {}),
     ...(tls ? { natsTls: { caFile: tls.caFile } } : {}),
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],

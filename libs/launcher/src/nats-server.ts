@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { docker, dockerCliAvailable } from './docker.js';
 import type { NatsAuth } from './nats-auth.js';
-import { canConnect, delay, freePorts, natsAnswers, urlHostPort } from './net.js';
+import { canConnect, delay, freePorts, isLoopbackHost, natsAnswers, urlHostPort } from './net.js';
 import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
 import { trackChild, trackContainer, untrackContainer } from './reaper.js';
 
@@ -220,15 +220,13 @@ async function startCluster(binary: string, size: number, options: StartNatsOpti
 }
 
 /**
- * nats-server's monitoring listener serves `/connz`, `/subsz`, `/varz` to anyone who reaches it,
+ * Starts one nats-server process and resolves once it answers.
+ *
+ * Its monitoring listener serves `/connz`, `/subsz`, `/varz` to anyone who reaches it,
  * with no credentials (the server's `authorization` does not cover it). It is opened only when
  * asked (`monitor`: the nodes of a local cluster), and only on a loopback host: nats-server binds
  * it where `-a` binds the clients (its HTTPHost defaults to Host) and has no flag to bind it apart.
  */
-function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
 async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = [], { monitor = false } = {}): Promise<NatsServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const timeoutMs = options.timeoutMs ?? 15_000;

@@ -7,7 +7,7 @@ import { clusterStateFile, inspectClusterState, readClusterState, removeStaleClu
 
 /** A pid that surely belonged to a process that has exited: a child run to its end. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '']).pid!;
+  return spawnSync(process.execPath, ["-e", ""]).pid;
 }
 
 function checkout(): string {
@@ -55,8 +55,8 @@ describe('cluster state', () => {
     const secrets = join(root, '.sluice', 'nats-abc');
     const elsewhere = mkdtempSync(join(tmpdir(), 'sluice-elsewhere-'));
     mkdirSync(secrets, { recursive: true });
-    writeFileSync(join(secrets, 'control.password'), 'x\n');
-    writeClusterState(root, { ...base, pid: deadPid(), natsControl: { user: 'control', passwordFile: join(secrets, 'control.password') }, natsTlsCaFile: join(elsewhere, 'ca.pem') });
+    writeFileSync(join(secrets, 'control.nk'), 'SU\n');
+    writeClusterState(root, { ...base, pid: deadPid(), natsControl: { nkeySeedFile: join(secrets, 'control.nk') }, natsTlsCaFile: join(elsewhere, 'ca.pem') });
     const status = inspectClusterState(root);
     expect(status.kind).toBe('stale');
     if (status.kind !== 'stale') return;

@@ -15,8 +15,12 @@ export interface ClusterState {
    */
   readonly pidStartTime?: string;
   readonly natsUrl: string;
-  /** The `control` identity other commands ask as, when the cluster's NATS requires credentials: its user and password file (mode 0600). */
-  readonly natsControl?: { readonly user: string; readonly passwordFile: string };
+  /**
+   * How other commands log in as `control` when the cluster's NATS requires credentials: the
+   * run's nkey seed file (mode 0600). Never a password: this file names the server, and a
+   * server it names wrongly must receive nothing it could log in with (docs/security.md).
+   */
+  readonly natsControl?: { readonly nkeySeedFile: string };
   /** The CA other commands verify the cluster's NATS against, when `sluice up` started it with TLS (`nats.generateTls`). */
   readonly natsTlsCaFile?: string;
   readonly gatewayUrl: string;
@@ -96,7 +100,7 @@ export function readClusterState(rootDir: string): ClusterState | undefined {
 
 /** The directories of a run's secrets that a state names (its control credentials, its TLS CA). */
 function secretDirsOf(state: ClusterState): string[] {
-  return [state.natsControl?.passwordFile, state.natsTlsCaFile].filter((file): file is string => typeof file === 'string').map(dirname);
+  return [state.natsControl?.nkeySeedFile, state.natsTlsCaFile].filter((file): file is string => typeof file === 'string').map(dirname);
 }
 
 /** What to tell a command that found a stale state: what happened and how to clean up. */

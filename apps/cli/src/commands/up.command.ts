@@ -160,11 +160,10 @@ export const upCommand: Command = {
     // Another terminal (a chaos run) finds the processes here; a restart changes a pid.
     const saveState = (up: LocalCluster): void => {
       const processes = up.processes().map(({ name, service, pid, url, restarts }) => ({ name, service, pid, url, restarts }));
-      const control = up.natsIdentity('control');
       writeClusterState(ctx.rootDir, {
         pid: process.pid,
         natsUrl: up.natsUrl,
-        ...(control ? { natsControl: { user: control.user, passwordFile: control.passwordFile } } : {}),
+        ...(up.natsControlNkey ? { natsControl: { nkeySeedFile: up.natsControlNkey.seedFile } } : {}),
         ...(up.natsTls ? { natsTlsCaFile: up.natsTls.caFile } : {}),
         gatewayUrl: up.gatewayUrl,
         config: up.config,
@@ -229,7 +228,7 @@ export const upCommand: Command = {
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
       const control = cluster.natsIdentity('control');
-      if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout use control's`);
+      if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout log in as control with its nkey (control.nk)`);
       if (cluster.warmUpSkipped) out.line(out.yellow(`  no warm-up: ${cluster.warmUpSkipped} (the first requests pay the start-up costs)`));
       if (cluster.warmUp) {
         const { ok, failed, ms } = cluster.warmUp;
