@@ -7,7 +7,7 @@ import { clusterStateFile, inspectClusterState, readClusterState, removeStaleClu
 
 /** A pid that surely belonged to a process that has exited: a child run to its end. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ["-e", ""]).pid;
+  return spawnSync(process.execPath, ['-e', '']).pid;
 }
 
 function checkout(): string {
