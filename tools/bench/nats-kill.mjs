@@ -1,5 +1,5 @@
 // Benchmark (the NATS-loss goal): `kill -9` of the nats-server a local cluster runs on, under open streams.
-//   npm run build && node tools/bench/nats-kill.mjs [--streams 30] [--max-tokens 400] [--runs 3] [--json FILE]
+//   npm run build && node tools/bench/nats-kill.mjs [--streams 30] [--max-tokens 400] [--runs 3] [--no-kill] [--json FILE]
 // Not part of `npm run bench`. A local cluster in the default configuration (FREE_PORT_ARGS) with
 // the launcher's supervision on, as `sluice up` runs it. Each run:
 // 1. opens --streams streamed completions (`max_tokens` --max-tokens, long enough to outlast the
@@ -8,6 +8,7 @@
 //    (each given up after 2 s) until one is answered 200: "serving again" is that answer's arrival;
 // 3. follows every open stream to its end: completed (`data: [DONE]` with no error), ended with an
 //    error event (its message), or cut (the connection closed without either), and when, after t0.
+// --no-kill runs the same streams with NATS left alone: the baseline of how long they take.
 // Goal (docs/operations.md, "NATS"): serving again within 2 s; every stream completes or ends with
 // a clear error within 5 s, none at the gateway's 60 s deadline.
 import { writeFileSync } from 'node:fs';
@@ -63,8 +64,9 @@ function openStream() {
     }
     markStarted();
     const error = /data: (\{"error".*)/.exec(text)?.[1];
-    if (error) return { how: 'error-event', detail: error.slice(0, 160), at: performance.now() };
-    return { how: text.includes('data: [DONE]') ? 'completed' : 'cut', detail: '', at: performance.now() };
+    const tokens = text.split('data: {').length - 1;
+    if (error) return { how: 'error-event', detail: error.slice(0, 160), at: performance.now(), tokens };
+    return { how: text.includes('data: [DONE]') ? 'completed' : 'cut', detail: '', at: performance.now(), tokens };
   })();
   return { started, ended };
 }
@@ -90,7 +92,7 @@ try {
     await Promise.all(streams.map((s) => s.started));
     const killed = natsPid;
     const t0 = performance.now();
-    process.kill(killed, 'SIGKILL');
+    if (!args.flag('no-kill')) process.kill(killed, 'SIGKILL');
     const serving = await servingAgain(t0);
     const ends = await Promise.all(streams.map((s) => s.ended));
     const byHow = {};
@@ -99,6 +101,8 @@ try {
       run,
       servingAgainMs: Math.round(serving),
       natsRestarted: natsPid !== killed,
+      // SSE data events with a payload (the last may carry the usage): fewer than max_tokens means tokens were lost.
+      tokensPerStream: { min: Math.min(...ends.map((e) => e.tokens ?? 0)), max: Math.max(...ends.map((e) => e.tokens ?? 0)) },
       streams: Object.fromEntries(Object.entries(byHow).map(([how, at]) => [how, { count: at.length, lastEndMs: Math.round(Math.max(...at)) }])),
       examples: Object.fromEntries(ends.filter((e) => e.detail).map((e) => [e.how, e.detail])),
     };
