@@ -13,6 +13,7 @@
 // a clear error within 5 s, none at the gateway's 60 s deadline.
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { TextDecoder } from 'node:util';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
 import { buildLabel, commandLine } from './bench-run.mjs';
 
@@ -22,6 +23,7 @@ const MAX_TOKENS = Number(args.option('max-tokens', '400'));
 const RUNS = Number(args.option('runs', '3'));
 const jsonFile = args.option('json', undefined);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { AbortSignal } = globalThis;
 
 let natsPid;
 const cluster = await startLocalCluster({

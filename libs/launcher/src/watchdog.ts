@@ -64,6 +64,11 @@ process.stdin.on('end', () => {
 /** How long the watchdog gives the orphans to stop on SIGTERM before SIGKILL. */
 const WATCHDOG_GRACE_MS = 3_000;
 
+/** The watchdog's arguments to node (`-e` with its source, then its grace period): tests run it with a shorter one. */
+export function watchdogArgs(graceMs = WATCHDOG_GRACE_MS): string[] {
+  return ['-e', WATCHDOG_SOURCE, String(graceMs)];
+}
+
 let watchdog: ChildProcess | undefined;
 
 function send(line: string): void {
@@ -74,7 +79,7 @@ function send(line: string): void {
 }
 
 function startWatchdog(): ChildProcess {
-  const child = spawn(process.execPath, ['-e', WATCHDOG_SOURCE, String(WATCHDOG_GRACE_MS)], {
+  const child = spawn(process.execPath, watchdogArgs(), {
     // Its own session: a Ctrl-C or a hang-up of the terminal is for the launcher, not for it.
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
