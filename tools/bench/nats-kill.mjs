@@ -9,7 +9,7 @@
 // 3. follows every open stream to its end: completed (`data: [DONE]` with no error), ended with an
 //    error event (its message), or cut (the connection closed without either), and when, after t0.
 // --no-kill runs the same streams with NATS left alone: the baseline of how long they take.
-// Goal (docs/operations.md, "NATS"): serving again within 2 s; every stream completes or ends with
+// Goal (docs/benchmarks.md, "NATS killed under open streams"): serving again within 2 s; every stream completes or ends with
 // a clear error within 5 s, none at the gateway's 60 s deadline.
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';

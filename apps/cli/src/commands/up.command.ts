@@ -115,7 +115,9 @@ export const upCommand: Command = {
     const stopCluster = (code: number): void => {
       const deadline = setTimeout(() => {
         err.line(err.red(`sluice: services still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; killing them`));
-        // The launcher SIGKILLs whatever it started when this process exits.
+        // The launcher SIGKILLs whatever it started when this process exits, and its watchdog
+        // removes the run's secrets; process.exit skips the `finally` below, so the state goes here.
+        removeClusterState(ctx.rootDir);
         process.exit(EXIT.FAILURE);
       }, STOP_DEADLINE_MS);
       deadline.unref();
