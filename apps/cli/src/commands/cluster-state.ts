@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 /**
@@ -61,6 +61,8 @@ export function writeClusterState(rootDir: string, state: Omit<ClusterState, 'pi
   const startTime = processStartTime(state.pid);
   // Mode 0600: it names where the run's credentials are.
   writeFileSync(file, `${JSON.stringify({ ...state, ...(startTime === undefined ? {} : { pidStartTime: startTime }) }, null, 2)}\n`, { mode: 0o600 });
+  // A file that already existed keeps its mode: make sure of it.
+  chmodSync(file, 0o600);
 }
 
 /**
