@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { decideRestart, DEFAULT_RESTART_POLICY, NO_RESTARTS, type ExitFacts, type RestartHistory, type RestartPolicy } from './backoff.js';
 import { delay } from './net.js';
 import { parseNatsServers, startNats, type NatsKind, type NatsServerHandle, type StartNatsOptions } from './nats-server.js';
@@ -92,9 +93,11 @@ export class ClusterNats {
       const decision = decideRestart(this.history, facts, policy);
       this.history = decision.history;
       if (decision.kind === 'give-up') {
+        this.note(`nats exited (${how}), ${decision.startFailures} failed starts in a row; giving up`);
         notify(this.supervision.onGaveUp, { url: this.handle.url, startFailures: decision.startFailures, how });
         return;
       }
+      this.note(`nats exited (${how}); restarting in ${decision.delayMs} ms on ${this.handle.url} (attempt ${decision.attempt})`);
       notify(this.supervision.onRestart, { url: this.handle.url, attempt: decision.attempt, delayMs: decision.delayMs, how });
       await delay(decision.delayMs, this.closed.signal);
       if (this.closed.signal.aborted) return;
@@ -114,6 +117,16 @@ export class ClusterNats {
       this.watch(this.handle);
       notify(this.supervision.onReady, { url: this.handle.url, kind: this.handle.kind, ...(this.handle.pid !== undefined ? { pid: this.handle.pid } : {}) });
       return;
+    }
+  }
+
+  /** A launcher line in the server's log, as the supervisor writes one in each service's. */
+  private note(line: string): void {
+    if (this.options.logFile === undefined) return;
+    try {
+      appendFileSync(this.options.logFile, `--- ${new Date().toISOString()} ${line}\n`);
+    } catch {
+      // a log that cannot be written must not stop the supervision
     }
   }
 

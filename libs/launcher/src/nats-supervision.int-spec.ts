@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: nu
   }
 }
 
-function supervised(): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: string[]; start: () => Promise<ClusterNats> } {
+function supervised(): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: string[]; logFile: string; start: () => Promise<ClusterNats> } {
   const restarts: NatsRestartEvent[] = [];
   const ready: number[] = [];
   const gaveUp: string[] = [];
@@ -34,6 +34,7 @@ function supervised(): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: 
     restarts,
     ready,
     gaveUp,
+    logFile,
     start: () =>
       ClusterNats.start(
         { logFile, docker: false },
@@ -55,6 +56,7 @@ describe.runIf(binary || process.env.CI === 'true')('the cluster NATS under supe
       expect(s.ready[0]).not.toBe(first);
       expect(nats.pid).toBe(s.ready[0]);
       expect(await natsAnswers(server!.host, server!.port)).toBe(true);
+      expect(readFileSync(s.logFile, 'utf8')).toMatch(new RegExp(`--- \\S+ nats exited \\(signal SIGKILL\\); restarting in 100 ms on ${nats.url} \\(attempt 1\\)\n`));
     } finally {
       await nats.stop();
     }
