@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -101,6 +102,16 @@ describe('without a valid key', () => {
       expect((await json(res)).error, path).toMatchObject({ code: 'invalid_api_key' });
     }
     for (const path of ['/healthz', '/readyz']) expect((await fetch(`${cluster.gatewayUrl}${path}`)).status, path).toBe(200);
+    // A request line in absolute form, which the framework routes by its path.
+    const absolute = await new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(cluster.gatewayUrl).port), '127.0.0.1', () => socket.write(`GET ${cluster.gatewayUrl}/metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(answer));
+    });
+    expect(absolute).toMatch(/^HTTP\/1\.1 401 /);
+    expect(absolute).not.toContain('sluice_requests_total');
   });
 });
 

@@ -5,11 +5,25 @@ import { httpHeaders } from '@sluice/contracts';
 import { ApiKeys } from './api-keys.js';
 import { apiError, sendJson } from './http-io.js';
 
-/** `/metrics` as the framework would match it: any method, no query, any case, one trailing slash allowed. */
+/**
+ * `/metrics` as the framework would match it: any method, no query, any case, one trailing slash
+ * allowed, and in a request line's absolute form (`GET http://host/metrics`), which Express routes
+ * by its path as well.
+ */
 export function isMetricsPath(url: string | undefined): boolean {
   if (url === undefined) return false;
-  const query = url.indexOf('?');
-  let path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
+  let path: string;
+  if (url.startsWith('/')) {
+    const query = url.indexOf('?');
+    path = query === -1 ? url : url.slice(0, query);
+  } else {
+    try {
+      path = new URL(url).pathname;
+    } catch {
+      return false;
+    }
+  }
+  path = path.toLowerCase();
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   return path === '/metrics';
 }
