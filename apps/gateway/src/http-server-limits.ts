@@ -20,6 +20,12 @@ const REFUSED_LINGER_MS = 1_000;
  */
 const MAX_LINGERING = 128;
 
+/**
+ * At the global cap, idle keep-alive connections are closed at most this often: closing them walks
+ * every open connection, which a flood of refusals would otherwise do thousands of times a second.
+ */
+const RECLAIM_IDLE_EVERY_MS = 1_000;
+
 type Listener = (this: Server, ...args: unknown[]) => void;
 type InFlight = ServerResponse & { req?: IncomingMessage };
 
@@ -36,6 +42,7 @@ export class HttpServerLimits implements OnApplicationBootstrap {
   private readonly maxConnections: number;
   private readonly log = new RefusalLog((line) => new Logger('gateway').warn(line));
   private lingering = 0;
+  private idleReclaimedAtMs = -Infinity;
 
   constructor(
     private readonly http: HttpAdapterHost,
@@ -90,7 +97,10 @@ export class HttpServerLimits implements OnApplicationBootstrap {
       if (this.connections.total >= this.maxConnections) {
         // Idle keep-alive connections go first: whoever holds them has nothing in flight, and
         // the next connection finds room. This one is refused all the same (their closes come later).
-        server.closeIdleConnections();
+        if (performance.now() - this.idleReclaimedAtMs >= RECLAIM_IDLE_EVERY_MS) {
+          this.idleReclaimedAtMs = performance.now();
+          server.closeIdleConnections();
+        }
         const message = `the gateway has ${this.maxConnections} connections open, its cap (gateway.limits.maxConnections): retry shortly`;
         this.refuse(socket, 'connection_limit', address, 503, apiError(message, 'service_unavailable', null, 'connection_limit'), { 'retry-after': '1' });
         return;
