@@ -1,17 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { metricSum, metricValue, postCompletion, runSluice } from '@sluice/testing';
+import { metricSum as scrapedSum, metricValue as scrapedValue, postCompletion, runSluice } from '@sluice/testing';
 import { hashApiKey } from './api-keys.js';
 
 /**
  * gateway.auth against a real cluster: API keys kept as hashes in the config file, a tenant, an
  * objective and a rate limit per key, an admin key for what changes the cluster.
  */
-const KEYS = { team: 'sk-team-a-0123456789abcdef', limited: 'sk-limited-fedcba9876543210', ops: 'sk-ops-00112233445566778899' };
+const KEYS = { team: 'sk-team-a-0123456789abcdef', limited: 'sk-limited-fedcba9876543210', ops: 'sk-ops-00112233445566778899', scrape: 'sk-scrape-99887766554433221100' };
 
 let cluster: LocalCluster;
 let flowController: string;
@@ -28,6 +29,7 @@ beforeAll(async () => {
       `      - { id: team-a, hash: "${hashApiKey(KEYS.team)}", tenant: tenant-a, objective: premium }`,
       `      - { id: limited, hash: "${hashApiKey(KEYS.limited)}", tenant: tenant-b, sloClass: sheddable, rateLimit: { requestsPerSecond: 0.2, burst: 2 } }`,
       `      - { id: ops, hash: "${hashApiKey(KEYS.ops)}", tenant: ops, admin: true }`,
+      `      - { id: prometheus, hash: "${hashApiKey(KEYS.scrape)}", tenant: prometheus, metrics: true }`,
     ].join('\n'),
   );
   cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--config', file, '--worker.timeScale=100', '--worker.instances=1'], parallel: true });
@@ -39,6 +41,10 @@ afterAll(async () => {
 });
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+// The gateway's /metrics needs a scrape key under gateway.auth; the flow controller's does not.
+const withKey = (url: string) => (url === cluster.gatewayUrl ? bearer(KEYS.scrape) : {});
+const metricSum = (url: string, name: string, labels: string | readonly string[] = '') => scrapedSum(url, name, labels, withKey(url));
+const metricValue = (url: string, name: string, labels = '') => scrapedValue(url, name, labels, withKey(url));
 const json = (res: Response): Promise<any> => res.json();
 const count = (reason: string) => metricValue(cluster.gatewayUrl, 'sluice_requests_total', `reason="${reason}"`);
 
@@ -86,10 +92,26 @@ describe('without a valid key', () => {
     expect(statuses.filter((s) => s.status === 200).length).toBeGreaterThan(0);
   });
 
-  it('is refused the framework routes too, but not health, readiness and metrics', async () => {
+  it('is refused the framework routes and /metrics too, but not health and readiness', async () => {
     expect((await fetch(`${cluster.gatewayUrl}/v1/models`)).status).toBe(401);
     expect((await json(await fetch(`${cluster.gatewayUrl}/busy_threshold`))).error.code).toBe('invalid_api_key');
-    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${cluster.gatewayUrl}${path}`)).status, path).toBe(200);
+    // Every spelling the framework would route to the page.
+    for (const path of ['/metrics', '/METRICS', '/metrics/', '/metrics?x=1']) {
+      const res = await fetch(`${cluster.gatewayUrl}${path}`);
+      expect(res.status, path).toBe(401);
+      expect((await json(res)).error, path).toMatchObject({ code: 'invalid_api_key' });
+    }
+    for (const path of ['/healthz', '/readyz']) expect((await fetch(`${cluster.gatewayUrl}${path}`)).status, path).toBe(200);
+    // A request line in absolute form, which the framework routes by its path.
+    const absolute = await new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(cluster.gatewayUrl).port), '127.0.0.1', () => socket.write(`GET ${cluster.gatewayUrl}/metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk.toString()));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(answer));
+    });
+    expect(absolute).toMatch(/^HTTP\/1\.1 401 /);
+    expect(absolute).not.toContain('sluice_requests_total');
   });
 });
 
@@ -118,6 +140,28 @@ describe('with a key', () => {
 
     const limited = await postCompletion(cluster.gatewayUrl, { prompt: 'x', max_tokens: 1 }, { headers: { ...bearer(KEYS.limited), 'x-sluice-report-timings': '1', 'x-sluice-slo-class': 'critical' } });
     expect((await json(limited)).sluice.priority).toBe(-2);
+  });
+
+  it('serves /metrics only to a scrape or admin key: a tenant key gets 403 and none of the page', async () => {
+    const tenant = await fetch(`${cluster.gatewayUrl}/metrics`, { headers: bearer(KEYS.team) });
+    expect(tenant.status).toBe(403);
+    const refusal = await tenant.text();
+    expect(JSON.parse(refusal).error).toMatchObject({ code: 'insufficient_permissions', message: expect.stringMatching(/metrics: true or admin: true.*"team-a"/) });
+    expect(refusal).not.toContain('sluice_requests_total');
+    for (const key of [KEYS.scrape, KEYS.ops]) {
+      const res = await fetch(`${cluster.gatewayUrl}/metrics`, { headers: bearer(key) });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('sluice_requests_total');
+    }
+  });
+
+  it('refuses a forged admin write even with an admin key: text/plain (415) and a foreign Origin (403)', async () => {
+    const write = (headers: Record<string, string>) =>
+      fetch(`${cluster.gatewayUrl}/busy_threshold`, { method: 'POST', headers: { ...bearer(KEYS.ops), ...headers }, body: JSON.stringify({ model: 'qwen3-14b', active_decode_blocks_threshold: 0 }) });
+    expect((await write({ 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await write({ 'content-type': 'application/json', origin: 'https://evil.example' })).status).toBe(403);
+    const list = await json(await fetch(`${cluster.gatewayUrl}/busy_threshold`, { headers: bearer(KEYS.ops) }));
+    expect(list.thresholds.find((t: { model: string }) => t.model === 'qwen3-14b')?.active_decode_blocks_threshold ?? null).not.toBe(0);
   });
 
   it('serves the framework routes, and POST /busy_threshold only to an admin key', async () => {
@@ -172,7 +216,7 @@ describe('with a key', () => {
   });
 
   it('shows key ids in /metrics, never a key or its hash, and the books balance', async () => {
-    const text = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();
+    const text = await (await fetch(`${cluster.gatewayUrl}/metrics`, { headers: bearer(KEYS.scrape) })).text();
     expect(text).toContain('key_id="team-a"');
     for (const key of Object.values(KEYS)) {
       expect(text).not.toContain(key);

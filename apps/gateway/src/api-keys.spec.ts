@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiKeys, hashApiKey } from './api-keys.js';
 
-const entry = (id: string, key: string, extra: object = {}) => ({ id, hash: hashApiKey(key), tenant: `${id}-tenant`, admin: false, ...extra });
+const entry = (id: string, key: string, extra: object = {}) => ({ id, hash: hashApiKey(key), tenant: `${id}-tenant`, admin: false, metrics: false, ...extra });
 
 describe('hashApiKey', () => {
   it('is "sha256:" and the hex SHA-256 of the key, as `printf %s KEY | sha256sum` prints it', () => {
@@ -20,8 +20,8 @@ describe('ApiKeys', () => {
   });
 
   it('finds the key a Bearer header names, with its defaults', () => {
-    expect(keys.authenticate('Bearer sk-aaaa')).toEqual({ ok: true, key: { id: 'a', fairnessId: 'a-tenant', objective: undefined, sloClass: 'standard', sloTtftMs: undefined, rateLimit: undefined, admin: false } });
-    expect(keys.authenticate('bearer  sk-aaab ')).toMatchObject({ ok: true, key: { id: 'b', sloClass: 'batch', admin: true } });
+    expect(keys.authenticate('Bearer sk-aaaa')).toEqual({ ok: true, key: { id: 'a', fairnessId: 'a-tenant', objective: undefined, sloClass: 'standard', sloTtftMs: undefined, rateLimit: undefined, admin: false, metrics: false } });
+    expect(keys.authenticate('bearer  sk-aaab ')).toMatchObject({ ok: true, key: { id: 'b', sloClass: 'batch', admin: true, metrics: true } });
   });
 
   it('refuses what names no key, in OpenAI\'s words', () => {

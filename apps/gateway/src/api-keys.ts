@@ -13,6 +13,8 @@ export interface ApiKey {
   readonly sloTtftMs: number | undefined;
   readonly rateLimit: RequestRate | undefined;
   readonly admin: boolean;
+  /** May read `/metrics`: a scrape key, or an admin key. */
+  readonly metrics: boolean;
 }
 
 export type Authentication = { readonly ok: true; readonly key: ApiKey } | { readonly ok: false; readonly message: string };
@@ -48,6 +50,7 @@ export class ApiKeys {
         sloTtftMs: k.sloTtftMs,
         rateLimit: k.rateLimit,
         admin: k.admin,
+        metrics: k.metrics || k.admin,
       },
     }));
   }

@@ -5,7 +5,7 @@ import { BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, i
 import type { SluiceConfig } from '@sluice/config';
 import { AdminOnly, ApiKeyGuard } from './api-key.guard.js';
 import { busyThresholdAnswer } from './busy-threshold.answers.js';
-import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson } from './http-io.js';
+import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson, UnsupportedMediaTypeError } from './http-io.js';
 
 /** A threshold update is a few dozen bytes. */
 const MAX_UPDATE_BYTES = 16 * 1024;
@@ -15,8 +15,9 @@ const MAX_UPDATE_BYTES = 16 * 1024;
  * The thresholds live in the admission service; every replica gets the change at once and
  * announces it to the routers, which route only among free instances whatever the admission chain
  * (docs/behaviour.md §2). A change that not every admission replica applied alike answers 409
- * saying so, never a 200 for what is only partly in effect. With gateway.auth on, reading needs a
- * key and changing needs an admin key (docs/security.md).
+ * saying so, never a 200 for what is only partly in effect. A change is refused if a web page could
+ * have sent it (api-key.guard.ts); with gateway.auth on, reading needs a key and changing needs an
+ * admin key (docs/security.md).
  */
 @Controller('busy_threshold')
 @UseGuards(ApiKeyGuard)
@@ -42,6 +43,7 @@ export class BusyThresholdController {
     } catch (error) {
       if (error instanceof BodyTooLargeError) return sendJson(res, 413, apiError(error.message, 'invalid_request_error', null, 413), { connection: 'close' });
       if (error instanceof BodyTimeoutError) return sendJson(res, 408, apiError(error.message, 'timeout', null, 408), { connection: 'close' });
+      if (error instanceof UnsupportedMediaTypeError) return sendJson(res, 415, apiError(error.message, 'invalid_request_error', null, 'unsupported_media_type'));
       if (error instanceof BodyError) return sendJson(res, 400, apiError(error.message, 'invalid_request_error', null, 400));
       // The client went away mid-body: nobody to answer.
       res.destroy();

@@ -33,7 +33,7 @@ export interface GatewayMetrics {
   readonly apiKeyTokens: LeanCounter<'key_id' | 'kind'>;
   /** Connections closed before a request entered: one address over its cap, headers too slow, too large or malformed. */
   readonly connectionsRefused: LeanCounter<'reason'>;
-  /** Client connections open (gateway.limits.maxConnectionsPerClient caps them per address). */
+  /** Client connections open (gateway.limits.maxConnections caps them, maxConnectionsPerClient per address). */
   readonly connectionsOpen: LeanGauge;
   /** The Endpoint Picker's objective metrics (both names), bound per model, tenant, priority and streaming; tenants capped (metrics.maxTenantSeries). */
   readonly objective: ObjectiveMetrics;
@@ -136,7 +136,7 @@ export function createGatewayMetrics(registry: Registry, limits: TenantSeriesLim
     }),
     connectionsRefused: new LeanCounter({
       name: 'sluice_gateway_connections_refused_total',
-      help: 'Connections the gateway closed before a request entered, by reason (too_many_connections, headers_timeout, headers_too_large, malformed_http).',
+      help: 'Connections the gateway closed before a request entered, by reason (too_many_connections, connection_limit, headers_timeout, headers_too_large, malformed_http, expectation_failed).',
       labelNames: ['reason'],
       registers: [registry],
     }),

@@ -8,6 +8,7 @@ import { ApiKeys } from './api-keys.js';
 import { BusyThresholdController } from './busy-threshold.controller.js';
 import { GATEWAY_METRICS, createGatewayMetrics } from './gateway.metrics.js';
 import { HttpServerLimits } from './http-server-limits.js';
+import { MetricsAccess } from './http-metrics-access.js';
 import { ModelsController } from './models.controller.js';
 import { InferenceRoutes } from './inference-routes.js';
 import { InferenceService } from './inference.service.js';
@@ -23,6 +24,7 @@ type Context = ServiceContext<SluiceConfig>;
     { provide: APP_FILTER, useClass: OpenAiErrorFilter },
     ApiKeyGuard,
     HttpServerLimits,
+    MetricsAccess,
     InferenceService,
     InferenceRoutes,
   ],

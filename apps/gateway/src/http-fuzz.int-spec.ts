@@ -89,6 +89,9 @@ const hostileSchedulingHeaders = fc
   .tuple(validSchedulingHeaders, fc.subarray([httpHeaders.fairnessId, httpHeaders.objective, httpHeaders.sloClass, httpHeaders.sloTtftMs, httpHeaders.reportTimings, 'authorization'], { minLength: 1 }), fc.array(hostileText, { minLength: 6, maxLength: 6 }))
   .map(([valid, names, values]) => ({ ...valid, ...Object.fromEntries(names.map((name, i) => [name, asHeaderValue(values[i]!)])) }));
 
+/** What a JSON body may be declared as (the media type is what counts, not its parameters or case). */
+const jsonContentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON');
+/** Any declared type: a body not sent as application/json is refused with 400 at the inference routes, 415 at admin writes. */
 const contentType = fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', '');
 
 /** Prompts an instance can serve: at least one token (an empty one is the worker's 400, `unservable`). */
@@ -107,7 +110,7 @@ const chatBody = fc.record({
 
 /** One field of a valid body replaced, removed or added: a body a client gets almost right. */
 const nearValidBody = fc
-  .tuple(fc.oneof(completionBody, chatBody), fc.constantFrom('model', 'prompt', 'messages', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'n', 'extra'), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(-1, 1.5, 1e300, 2 ** 53, 50_000, 0, '1', [], [-1], [128_000], [[1]], {}, null, true, 'gpt-9', '')), fc.boolean())
+  .tuple(fc.oneof(completionBody, chatBody), fc.constantFrom('model', 'prompt', 'messages', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'n', 'extra', 'temperature', 'top_p', 'logprobs', 'top_logprobs', 'best_of'), fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(-1, 1.5, 1e300, 2 ** 53, 50_000, 0, '1', [], [-1], [128_000], [[1]], {}, null, true, 'gpt-9', '')), fc.boolean())
   .map(([body, field, value, remove]) => {
     const changed: Record<string, unknown> = { ...body };
     if (remove) delete changed[field];
@@ -142,7 +145,7 @@ const anyMethod = fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTI
 
 const request: fc.Arbitrary<FuzzRequest> = fc.oneof(
   // A valid request: it must be served.
-  { weight: 30, arbitrary: fc.record({ pathAndBody: fc.oneof(fc.tuple(completionPath, completionBody), fc.tuple(chatPath, chatBody)), headers: validSchedulingHeaders, ct: contentType, chunked: fc.boolean() }).map(({ pathAndBody: [path, body], headers, ct, chunked }) => ({ method: 'POST', path, headers: { ...headers, 'content-type': ct }, body: Buffer.from(JSON.stringify(body)), chunked, valid: true })) },
+  { weight: 30, arbitrary: fc.record({ pathAndBody: fc.oneof(fc.tuple(completionPath, completionBody), fc.tuple(chatPath, chatBody)), headers: validSchedulingHeaders, ct: jsonContentType, chunked: fc.boolean() }).map(({ pathAndBody: [path, body], headers, ct, chunked }) => ({ method: 'POST', path, headers: { ...headers, 'content-type': ct }, body: Buffer.from(JSON.stringify(body)), chunked, valid: true })) },
   // A valid body under hostile scheduling headers.
   { weight: 15, arbitrary: fc.record({ path: inferencePath, body: fc.oneof(completionBody, chatBody), headers: hostileSchedulingHeaders, chunked: fc.boolean() }).map(({ path, body, headers, chunked }) => ({ method: 'POST', path, headers: { ...headers, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)), chunked, valid: false })) },
   { weight: 25, arbitrary: fc.record({ path: inferencePath, body: nearValidBody, ct: contentType, chunked: fc.boolean() }).map(({ path, body, ct, chunked }) => ({ method: 'POST', path, headers: { 'content-type': ct }, body: Buffer.from(JSON.stringify(body)), chunked, valid: false })) },

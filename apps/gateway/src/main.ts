@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { runService } from '@sluice/service';
 import { GatewayModule } from './gateway.module.js';
+import { connectionCapOf, softOpenFileLimit } from './http-connection-cap.js';
 
-// The instance id names this gateway's inbox subjects, so it must be a valid subject token.
-await runService('sluice-gateway', (config) => ({
-  http: config.gateway,
-  module: GatewayModule,
-  instanceId: `gw-${randomBytes(4).toString('hex')}`,
-}));
+await runService('sluice-gateway', (config) => {
+  // A connection cap the open-file limit would pre-empt is a ConfigError: exit 2 naming the key.
+  connectionCapOf(config.gateway.limits, softOpenFileLimit());
+  return {
+    http: config.gateway,
+    module: GatewayModule,
+    // The instance id names this gateway's inbox subjects, so it must be a valid subject token.
+    instanceId: `gw-${randomBytes(4).toString('hex')}`,
+  };
+});

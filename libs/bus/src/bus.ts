@@ -1,5 +1,6 @@
 import {
   connect,
+  nkeyAuthenticator,
   NoRespondersError,
   RequestError,
   type Msg,
@@ -73,6 +74,11 @@ export interface BusOptions {
   readonly random?: () => number;
   /** The identity to connect as, when the server requires one (docs/security.md); anonymous otherwise. */
   readonly credentials?: { readonly user: string; readonly password: string };
+  /**
+   * Log in with an nkey instead (the seed, `SU…`): the server's nonce is signed, so nothing a
+   * listener could replay is sent. The CLI asks a `sluice up` run's NATS this way (docs/security.md).
+   */
+  readonly nkeySeed?: string;
   /** TLS to the server: the CA that signed its certificate, and this process's own for mutual TLS. Absent: plain TCP. */
   readonly tls?: { readonly caFile: string; readonly certFile?: string; readonly keyFile?: string };
   /**
@@ -161,6 +167,7 @@ export class Bus {
       servers: natsServerList(options.url),
       name: options.name,
       ...(options.credentials ? { user: options.credentials.user, pass: options.credentials.password } : {}),
+      ...(options.nkeySeed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) } : {}),
       ...(options.tls ? { tls: { ...options.tls } } : {}),
       ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
       // Reconnect forever: a NATS restart must not kill a service (docs/architecture.md, "Faults").

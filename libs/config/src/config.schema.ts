@@ -12,6 +12,7 @@ import {
   UTILIZATION_DETECTOR,
 } from '@sluice/policies';
 import { TwinSectionSchema } from './twin-config.schema.js';
+import { GatewayAdminSchema } from './gateway-admin.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
 import { GatewayLimitsSchema } from './gateway-limits.schema.js';
 import { MetricsSchema } from './metrics.schema.js';
@@ -163,6 +164,12 @@ const ConfigBody = z.strictObject({
        */
       headersTimeoutMs: Millis.default(10_000),
       /**
+       * An idle keep-alive connection is closed after this long. Longer than the idle timeout of
+       * the load balancers in front of gateways (AWS ALB 60 s), so they close first and never send
+       * on a connection the gateway is closing; the connection caps bound what idle ones cost.
+       */
+      keepAliveTimeoutMs: Millis.pipe(z.number().min(1_000, 'must be at least 1000 (1 s)').max(600_000, 'must be at most 600000 (10 min)')).default(65_000),
+      /**
        * How many times one request may be re-submitted (its worker or stage lost, handed back);
        * 0 = never. When spent, the request ends as failed (worker_lost / stage_lost).
        */
@@ -175,6 +182,8 @@ const ConfigBody = z.strictObject({
       auth: GatewayAuthSchema.optional(),
       /** What one request or client may cost: body size, tokens, stream time, connections. */
       limits: GatewayLimitsSchema.prefault({}),
+      /** Which hosts and origins admin writes (`POST /busy_threshold`) may come through. */
+      admin: GatewayAdminSchema.prefault({}),
     })
     .prefault({}),
   admission: z

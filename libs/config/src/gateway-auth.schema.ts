@@ -37,8 +37,10 @@ const ApiKeySchema = z.strictObject({
   /** A TTFT objective for every request with this key (slo-deadline ordering). */
   sloTtftMs: z.number().positive().max(SLO_TTFT_MS_MAX).optional(),
   rateLimit: RateLimitSchema.optional(),
-  /** May change the cluster at run time (`POST /busy_threshold`). */
+  /** May change the cluster at run time (`POST /busy_threshold`), and read `/metrics`. */
   admin: z.boolean().default(false),
+  /** May read `/metrics` (a Prometheus scrape key); with gateway.auth, no other key may. */
+  metrics: z.boolean().default(false),
 });
 export type ApiKeyConfig = z.infer<typeof ApiKeySchema>;
 

@@ -26,6 +26,13 @@ export const GatewayLimitsSchema = z.strictObject({
    * Open connections one client address may hold (0 = no cap); past it a new connection is answered
    * 429 and closed. Behind a proxy every client has the proxy's address (docs/security.md).
    */
-  maxConnectionsPerClient: z.number().int().nonnegative().default(8_192),
+  maxConnectionsPerClient: z.number().int().nonnegative().default(4_096),
+  /**
+   * Open client connections in all (`auto`: the process's open-file limit less a reserve for the
+   * bus, files and refusals in progress); past it a new connection is answered 503 and closed. A
+   * number at or above what `auto` gives is refused at start-up: the process would run out of file
+   * descriptors first, and every client would see resets instead of an answer.
+   */
+  maxConnections: z.union([z.literal('auto'), z.number().int().min(1, 'must be "auto" or a whole number of at least 1')], { error: 'must be "auto" or a whole number of at least 1' }).default('auto'),
 });
 export type GatewayLimits = z.infer<typeof GatewayLimitsSchema>;

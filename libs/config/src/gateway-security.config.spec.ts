@@ -34,9 +34,30 @@ const KEY = { id: 'team-a', hash: HASH, tenant: 'tenant-a' };
 describe('gateway.limits and gateway.headersTimeoutMs', () => {
   it('have safe defaults', () => {
     const { gateway } = loadConfig({});
-    expect(gateway.limits).toEqual({ maxBodyBytes: 1_048_576, maxPromptTokens: 32_768, maxTokens: 8_192, maxStreamDurationMs: 300_000, maxConnectionsPerClient: 8_192 });
+    expect(gateway.limits).toEqual({ maxBodyBytes: 1_048_576, maxPromptTokens: 32_768, maxTokens: 8_192, maxStreamDurationMs: 300_000, maxConnectionsPerClient: 4_096, maxConnections: 'auto' });
+    expect(gateway.keepAliveTimeoutMs).toBe(65_000);
+    expect(gateway.admin).toEqual({ allowedHosts: [], allowedOrigins: [] });
     expect(gateway.headersTimeoutMs).toBe(10_000);
     expect(gateway.auth).toBeUndefined();
+  });
+
+  it('take the connection cap as auto or a count, and the allowed admin hosts and origins normalized', () => {
+    expect(load({ gateway: { limits: { maxConnections: 5_000 } } }).gateway.limits.maxConnections).toBe(5_000);
+    const { admin } = load({ gateway: { admin: { allowedHosts: ['Gateway.Internal'], allowedOrigins: ['HTTPS://Grafana.Internal:3000/'] } } }).gateway;
+    expect(admin).toEqual({ allowedHosts: ['gateway.internal'], allowedOrigins: ['https://grafana.internal:3000'] });
+  });
+
+  it.each([
+    ['a host with a port', { admin: { allowedHosts: ['gateway:8080'] } }, /^gateway\.admin\.allowedHosts\[0\]: must be a host name without scheme, port or wildcard/],
+    ['a wildcard host', { admin: { allowedHosts: ['*.example.com'] } }, /^gateway\.admin\.allowedHosts\[0\]: /],
+    ['an origin with a path', { admin: { allowedOrigins: ['https://grafana.internal/d/x'] } }, /^gateway\.admin\.allowedOrigins\[0\]: .* is not an origin/],
+    ['an origin of another scheme', { admin: { allowedOrigins: ['file:///x'] } }, /^gateway\.admin\.allowedOrigins\[0\]: /],
+    ['a connection cap of 0', { limits: { maxConnections: 0 } }, /^gateway\.limits\.maxConnections: must be "auto" or a whole number of at least 1/],
+    ['an idle keep-alive under a second', { keepAliveTimeoutMs: 500 }, /^gateway\.keepAliveTimeoutMs: must be at least 1000/],
+  ])('refuse %s, naming the key', (_, gateway, message) => {
+    const problems = problemsOf({ gateway });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
   });
 
   it('take a body size as a quantity', () => {
@@ -47,7 +68,7 @@ describe('gateway.limits and gateway.headersTimeoutMs', () => {
 describe('gateway.auth', () => {
   it('reads keys with their defaults: standard SLO class, no admin, a burst of one second', () => {
     const config = load({ inferenceObjectives: [{ name: 'premium', priority: 10 }], gateway: { auth: { keys: [{ ...KEY, hash: HASH.toUpperCase().replace('SHA256', 'sha256'), objective: 'premium', rateLimit: { requestsPerSecond: 2.5 } }] } } });
-    expect(config.gateway.auth?.keys[0]).toEqual({ ...KEY, objective: 'premium', rateLimit: { requestsPerSecond: 2.5, burst: 3 }, admin: false });
+    expect(config.gateway.auth?.keys[0]).toEqual({ ...KEY, objective: 'premium', rateLimit: { requestsPerSecond: 2.5, burst: 3 }, admin: false, metrics: false });
   });
 
   it.each([
@@ -97,7 +118,13 @@ const SETTINGS: { path: string; at: (value: unknown) => unknown; bad: fc.Arbitra
   })),
   { path: 'gateway.auth.keys[0].sloClass', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, sloClass: value }] } } }), bad: fc.oneof(notACount, fc.string()).filter((v) => !['critical', 'standard', 'batch', 'sheddable', 'background'].includes(v as string)) },
   { path: 'gateway.auth.keys[0].sloTtftMs', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, sloTtftMs: value }] } } }), bad: fc.oneof(notACount.filter((v) => typeof v !== 'number'), fc.constant(0), fc.integer({ max: 0 }), fc.double({ min: 3_600_001, noNaN: true })) },
-  { path: 'gateway.auth.keys[0].admin', at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, admin: value }] } } }), bad: notACount.filter((v) => typeof v !== 'boolean') },
+  ...(['admin', 'metrics'] as const).map((name) => ({
+    path: `gateway.auth.keys[0].${name}`,
+    at: (value: unknown) => ({ gateway: { auth: { keys: [{ ...KEY, [name]: value }] } } }),
+    bad: notACount.filter((v) => typeof v !== 'boolean'),
+  })),
+  { path: 'gateway.keepAliveTimeoutMs', at: (value) => ({ gateway: { keepAliveTimeoutMs: value } }), bad: fc.oneof(notACount, fc.integer({ min: 0, max: 999 }), fc.integer({ min: 600_001 })) },
+  { path: 'gateway.limits.maxConnections', at: (value) => ({ gateway: { limits: { maxConnections: value } } }), bad: fc.oneof(notACount.filter((v) => v !== 'auto'), fc.constant(0)) },
   {
     path: 'gateway.auth.keys[0].rateLimit.requestsPerSecond',
     at: (value) => ({ gateway: { auth: { keys: [{ ...KEY, rateLimit: { requestsPerSecond: value } }] } } }),

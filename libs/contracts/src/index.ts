@@ -9,6 +9,7 @@ export * from './worker-events.js';
 export * from './flow-queue-report.js';
 export * from './block-hashes.js';
 export * from './openai.js';
+export { MAX_LOGPROBS } from './openai-sampling.js';
 export * from './zod-errors.js';
 export * from './admission-control.js';
 export * from './quantities.js';

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import type { StageTimings } from './inference-request.js';
+import { ChatSamplingFields, CompletionSamplingFields, MaxTokensSchema } from './openai-sampling.js';
 import type { Stage } from './outcomes.js';
 
 /**
- * The OpenAI-compatible HTTP API the gateway serves. Only the fields sluice acts on are checked;
- * other sampling parameters (temperature, top_p, …) are accepted and ignored, as a synthetic
- * model has nothing to sample.
+ * The OpenAI-compatible HTTP API the gateway serves. The fields sluice acts on are checked, and
+ * the sampling parameters within the ranges a real vLLM takes (openai-sampling.ts), though a
+ * synthetic model has nothing to sample; fields neither knows are accepted and ignored.
  */
-const MaxTokens = z.number().int().min(0);
+const MaxTokens = MaxTokensSchema;
 const Stream = z.boolean().optional();
 const StreamOptions = z.object({ include_usage: z.boolean().optional() }).optional();
 
@@ -23,8 +24,8 @@ export const CompletionRequestSchema = z.looseObject({
   max_tokens: MaxTokens.default(16),
   stream: Stream,
   stream_options: StreamOptions,
-  n: z.literal(1, { error: 'only n=1 is supported' }).optional(),
   ignore_eos: z.boolean().optional(),
+  ...CompletionSamplingFields,
 });
 export type CompletionRequest = z.infer<typeof CompletionRequestSchema>;
 
@@ -42,8 +43,8 @@ export const ChatCompletionRequestSchema = z.looseObject({
   max_completion_tokens: MaxTokens.optional(),
   stream: Stream,
   stream_options: StreamOptions,
-  n: z.literal(1, { error: 'only n=1 is supported' }).optional(),
   ignore_eos: z.boolean().optional(),
+  ...ChatSamplingFields,
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>;
 

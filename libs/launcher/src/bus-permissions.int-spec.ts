@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { connect, nkeyAuthenticator, nkeys, type NatsConnection } from '@nats-io/transport-node';
 import { inboxPrefixOf, subjects, type BusIdentity } from '@sluice/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from './index.js';
@@ -79,6 +80,25 @@ describe('the bus of sluice up', () => {
     expect(answer.json<{ ok: boolean }>().ok).toBe(true);
     await nc.request(subjects.control('admission', 'set'), JSON.stringify({ policy: 'always-admit' }), { timeout: 2_000 });
     await nc.close();
+  });
+
+  it('lets the CLI in as control with the run’s nkey, with control’s subjects only; an nkey it does not know is refused', async () => {
+    const seed = readFileSync(cluster.natsControlNkey!.seedFile, 'utf8').trim();
+    const nc = await connect({ servers: cluster.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: inboxPrefixOf('control') });
+    const violations: string[] = [];
+    void (async () => {
+      for await (const status of nc.status()) if (status.type === 'error') violations.push(String((status as { error?: Error }).error?.message));
+    })();
+    const reply = await nc.request(subjects.control('admission', 'get'), '{}', { timeout: 2_000 });
+    expect(reply.json<{ ok: boolean }>().ok).toBe(true);
+    nc.publish(subjects.admissionSubmit(), '{}');
+    nc.subscribe(subjects.admissionSubmit());
+    await settle(nc);
+    expect(violations).toEqual([`Permissions Violation for Publish to "${subjects.admissionSubmit()}"`, `Permissions Violation for Subscription to "${subjects.admissionSubmit()}"`]);
+    await nc.close();
+
+    const stranger = nkeys.createUser().getSeed();
+    await expect(connect({ servers: cluster.natsUrl, authenticator: nkeyAuthenticator(stranger) })).rejects.toThrow(/Authorization Violation/);
   });
 
   it('stops a service that cannot authenticate, with exit code 2 and the keys it expected', async () => {

@@ -1,7 +1,7 @@
 export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
 export { ClusterStartError, ChosenPortTakenError } from './cluster-errors.js';
 export { startLocalCluster, waitForPidExit, type LocalClusterOptions, type LocalCluster } from './local-cluster.js';
-export type { NatsNode } from './cluster-nats.js';
+export type { NatsNode, NatsRestartEvent } from './cluster-nats.js';
 export type { ClusterProcess, ProcessState, RestartEvent, ServiceExit, ServiceInfo } from './supervisor.js';
 export { DEFAULT_RESTART_POLICY, restartDelayMs, decideRestart, type RestartPolicy, type RestartDecision, type RestartHistory } from './backoff.js';
 export { workerProcessName } from './process-plan.js';
@@ -16,7 +16,7 @@ export {
   type NatsServerHandle,
   type StartNatsOptions,
 } from './nats-server.js';
-export { canConnect, natsAnswers, freePort, freePorts, connectHost, urlHostPort } from './net.js';
+export { canConnect, natsAnswers, freePort, freePorts, connectHost, isLoopbackHost, urlHostPort } from './net.js';
 export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
 export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
 export { warmUp, WARM_UP_FAIRNESS_ID, type WarmUpOptions, type WarmUpResult } from './warm-up.js';

@@ -4,10 +4,11 @@ import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
 import { identityOfService, type BusIdentity } from '@sluice/contracts';
 import { writeNatsAuth, type NatsAuth } from './nats-auth.js';
+import { forget, watchPath } from './watchdog.js';
 import { writeNatsCertificates, type NatsCertificates } from './nats-certificates.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from './backoff.js';
 import { ChosenPortTakenError, ClusterStartError } from './cluster-errors.js';
-import { ClusterNats, type NatsNode } from './cluster-nats.js';
+import { ClusterNats, type NatsNode, type NatsRestartEvent } from './cluster-nats.js';
 import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
@@ -31,8 +32,12 @@ export interface LocalClusterOptions {
   readonly cwd?: string;
   /** Each line a service writes (stdout and stderr); `process` tells worker processes apart. */
   readonly onLine?: (service: ServiceName, line: string, process: string) => void;
-  /** NATS is up (before any service starts). */
+  /** NATS is up (before any service starts), and again each time the supervisor has started it again after an exit. */
   readonly onNatsReady?: (nats: { readonly url: string; readonly kind: NatsKind; readonly pid?: number }) => void;
+  /** The nats-server the launcher started exited on its own and will be started again on its URL after `delayMs` (see `restart`). */
+  readonly onNatsRestart?: (event: NatsRestartEvent) => void;
+  /** The nats-server's restarts kept failing: it stays down (the services wait for it) until stop(). */
+  readonly onNatsGaveUp?: (nats: { readonly url: string; readonly startFailures: number; readonly how: string }) => void;
   /** A process answered /readyz with 200: at start-up, and again after each restart. */
   readonly onReady?: (service: ServiceInfo) => void;
   /**
@@ -44,7 +49,8 @@ export interface LocalClusterOptions {
   readonly onRestart?: (event: RestartEvent) => void;
   /**
    * Restart a process that exits after it was ready (default true), on `restartPolicy`'s backoff;
-   * false leaves it down and reports it through onExit.
+   * false leaves it down and reports it through onExit. The nats-server the launcher started is
+   * restarted on the same policy, on its URL (cluster-nats.ts).
    */
   readonly restart?: boolean;
   /** The backoff (default DEFAULT_RESTART_POLICY: 250 ms doubling to 8 s, reset after 30 s up, give up after 5 failed starts). */
@@ -80,6 +86,11 @@ export interface LocalCluster {
    * `control`; tests play any kind); undefined when NATS is open or external.
    */
   natsIdentity(identity: BusIdentity): { readonly user: string; readonly password: string; readonly passwordFile: string } | undefined;
+  /**
+   * The nkey the CLI logs in as `control` with (nats-auth.ts): its seed file (mode 0600) and
+   * public key; undefined when NATS is open or external.
+   */
+  readonly natsControlNkey?: { readonly seedFile: string; readonly publicKey: string };
   /** The CA a client verifies this launcher's NATS against, when it started it with TLS (`nats.generateTls`). */
   readonly natsTls?: { readonly caFile: string };
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
@@ -191,15 +202,20 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const natsUrl = options.natsUrl ?? config.nats.url;
   // Our own NATS requires credentials unless told otherwise: fresh ones for this run (docs/security.md).
   // A directory of this run's own (several clusters of one checkout run at once in the tests),
-  // removed when the cluster stops: the passwords are good for this run only.
-  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(mkdtempIn(join(rootDir, '.sluice'), 'nats-')) : undefined;
+  // removed when the cluster stops, and by the watchdog if the launcher is killed (watchdog.ts):
+  // the passwords are good for this run only.
+  const auth = natsUrl === undefined && config.nats.auth ? writeNatsAuth(watchedDir(mkdtempIn(join(rootDir, '.sluice'), 'nats-'))) : undefined;
   let tls: NatsCertificates | undefined;
   const removeSecrets = (): void => {
-    for (const dir of [auth?.dir, tls?.dir]) if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [auth?.dir, tls?.dir]) {
+      if (dir === undefined) continue;
+      rmSync(dir, { recursive: true, force: true });
+      forget(dir);
+    }
   };
   try {
     // TLS on our own NATS: this run's certificates, next to its credentials and gone with them.
-    if (natsUrl === undefined && config.nats.generateTls) tls = writeNatsCertificates(mkdtempIn(join(rootDir, '.sluice'), 'nats-tls-'));
+    if (natsUrl === undefined && config.nats.generateTls) tls = writeNatsCertificates(watchedDir(mkdtempIn(join(rootDir, '.sluice'), 'nats-tls-')));
   } catch (error) {
     removeSecrets();
     throw error;
@@ -212,6 +228,11 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     env,
     ...(auth ? { auth } : {}),
     ...(tls ? { tls: { certFile: tls.certFile, keyFile: tls.keyFile } } : {}),
+  }, options.restart === false ? {} : {
+    policy,
+    ...(options.onNatsRestart ? { onRestart: options.onNatsRestart } : {}),
+    ...(options.onNatsReady ? { onReady: options.onNatsReady } : {}),
+    ...(options.onNatsGaveUp ? { onGaveUp: options.onNatsGaveUp } : {}),
   }).catch((error: unknown) => {
     removeSecrets();
     throw error;
@@ -319,6 +340,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
       return { user: identity, password: readFileSync(auth.passwordFileOf(identity), 'utf8').trim(), passwordFile: auth.passwordFileOf(identity) };
     },
     natsKind: nats.kind,
+    ...(auth ? { natsControlNkey: auth.controlNkey } : {}),
     ...(tls ? { natsTls: { caFile: tls.caFile } } : {}),
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
@@ -344,6 +366,12 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     startNatsNode: (index) => nats.startNode(index),
     stop,
   };
+}
+
+/** `dir`, handed to the watchdog, which removes it if the launcher dies before it does. */
+function watchedDir(dir: string): string {
+  watchPath(dir);
+  return dir;
 }
 
 /** A new directory under `parent` (created if missing). */

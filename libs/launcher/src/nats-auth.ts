@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUS_IDENTITIES, permissionsOf, type BusIdentity } from '@sluice/contracts';
+import { nkeys } from '@nats-io/transport-node';
 
 /**
  * The credentials of one run of `sluice up` (docs/security.md): a password per bus identity, drawn
@@ -17,6 +18,12 @@ export interface NatsAuth {
   readonly passwordFileOf: (identity: BusIdentity) => string;
   /** The user and password cluster nodes use on their routes to each other. */
   readonly route: { readonly user: string; readonly password: string };
+  /**
+   * The CLI's way in as `control`: an nkey whose seed (mode 0600) never leaves this machine. The
+   * server sends a fresh nonce and the client answers with its signature, so a listener that is
+   * not this run's server learns nothing it could log in with (docs/security.md).
+   */
+  readonly controlNkey: { readonly seedFile: string; readonly publicKey: string };
 }
 
 /** A password: 192 random bits, URL-safe, so it needs no quoting in a config or a URL. */
@@ -33,12 +40,17 @@ const list = (values: readonly string[]) => `[${values.map(quote).join(', ')}]`;
  * gives each password as a config value: a quoted literal, or a `$VARIABLE` nats-server reads from
  * its environment (Kubernetes: from a Secret, `envPasswordOf`).
  */
-export function authorizationBlock(passwordOf: (identity: BusIdentity) => string): string {
-  const users = BUS_IDENTITIES.map((identity) => {
+export function authorizationBlock(passwordOf: (identity: BusIdentity) => string, nkeyUsers: readonly { readonly identity: BusIdentity; readonly publicKey: string }[] = []): string {
+  const entries = [
+    ...BUS_IDENTITIES.map((identity) => ({ identity, login: `user: ${quote(identity)}, password: ${passwordOf(identity)}` })),
+    // An nkey user has no name: it is its public key, with the permissions of the identity it plays.
+    ...nkeyUsers.map(({ identity, publicKey }) => ({ identity, login: `nkey: ${quote(publicKey)}` })),
+  ];
+  const users = entries.map(({ identity, login }) => {
     const { publish, subscribe, answers } = permissionsOf(identity);
     return [
       `    {`,
-      `      user: ${quote(identity)}, password: ${passwordOf(identity)}`,
+      `      ${login}`,
       `      permissions: {`,
       `        publish: { allow: ${list(publish)} }`,
       `        subscribe: { allow: ${list(subscribe)} }`,
@@ -67,9 +79,12 @@ export function writeNatsAuth(dir: string): NatsAuth {
   const passwords = new Map(BUS_IDENTITIES.map((identity) => [identity, newPassword()] as const));
   const passwordFileOf = (identity: BusIdentity) => join(dir, `${identity}.password`);
   for (const [identity, password] of passwords) writeFileSync(passwordFileOf(identity), `${password}\n`, { mode: 0o600 });
+  const control = nkeys.createUser();
+  const controlNkey = { seedFile: join(dir, 'control.nk'), publicKey: control.getPublicKey() };
+  writeFileSync(controlNkey.seedFile, `${new TextDecoder().decode(control.getSeed())}\n`, { mode: 0o600 });
   const configFile = join(dir, 'nats.conf');
-  writeFileSync(configFile, authorizationBlock((identity) => quote(passwords.get(identity)!)), { mode: 0o600 });
+  writeFileSync(configFile, authorizationBlock((identity) => quote(passwords.get(identity)!), [{ identity: 'control', publicKey: controlNkey.publicKey }]), { mode: 0o600 });
   // Re-created files keep their old mode: make sure of it.
-  for (const file of [configFile, ...BUS_IDENTITIES.map(passwordFileOf)]) chmodSync(file, 0o600);
-  return { dir, configFile, passwordFileOf, route: { user: 'route', password: newPassword() } };
+  for (const file of [configFile, controlNkey.seedFile, ...BUS_IDENTITIES.map(passwordFileOf)]) chmodSync(file, 0o600);
+  return { dir, configFile, passwordFileOf, route: { user: 'route', password: newPassword() }, controlNkey };
 }

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { basename, delimiter, dirname, join } from 'node:path';
 import { docker, dockerCliAvailable } from './docker.js';
 import type { NatsAuth } from './nats-auth.js';
-import { canConnect, delay, freePorts, natsAnswers, urlHostPort } from './net.js';
+import { canConnect, delay, freePorts, isLoopbackHost, natsAnswers, urlHostPort } from './net.js';
 import { describeExit, formatTail, isRunning, OutputLog, terminate } from './process.js';
 import { trackChild, trackContainer, untrackContainer } from './reaper.js';
 
@@ -54,8 +54,17 @@ export interface NatsServerHandle {
   readonly kind: NatsKind;
   /** The nats-server process (kind `process`). */
   readonly pid?: number;
-  /** Monitoring endpoint, e.g. `http://127.0.0.1:42346` (kind `process`). */
+  /**
+   * Monitoring endpoint, e.g. `http://127.0.0.1:42346`: nodes of a local cluster only (a chaos run
+   * asks their `/varz` which node is busiest). It answers without credentials, so a single server
+   * runs without one, and a node's binds loopback only.
+   */
   readonly monitorUrl?: string;
+  /**
+   * Settles when the server process exits, however it ended (kind `process`): what a supervisor
+   * waits on. Absent for a cluster as a whole, a container and an external server.
+   */
+  readonly exited?: Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>;
   /** The container (kind `docker`). */
   readonly containerId?: string;
   /** The nodes of a local cluster (`clusterSize` > 1), each stoppable on its own. */
@@ -185,7 +194,7 @@ async function startCluster(binary: string, size: number, options: StartNatsOpti
   const startNode = (i: number, port: number | undefined): Promise<NatsServerHandle> => {
     const logFile = options.logFile?.replace(/(\.log)?$/, `-${i}.log`);
     const clusterArgs = ['--name', `nats-${i}`, '--cluster_name', 'sluice', '--cluster', route(routePorts[i]), '--routes', routePorts.filter((_, j) => j !== i).map(route).join(',')];
-    return startProcess(binary, { ...options, ...(logFile ? { logFile } : {}), port }, clusterArgs);
+    return startProcess(binary, { ...options, ...(logFile ? { logFile } : {}), port }, clusterArgs, { monitor: true });
   };
   try {
     for (let i = 0; i < size; i++) nodes.push(await startNode(i, undefined));
@@ -210,21 +219,31 @@ async function startCluster(binary: string, size: number, options: StartNatsOpti
   };
 }
 
-async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = []): Promise<NatsServerHandle> {
+/**
+ * Starts one nats-server process and resolves once it answers.
+ *
+ * Its monitoring listener serves `/connz`, `/subsz`, `/varz` to anyone who reaches it,
+ * with no credentials (the server's `authorization` does not cover it). It is opened only when
+ * asked (`monitor`: the nodes of a local cluster), and only on a loopback host: nats-server binds
+ * it where `-a` binds the clients (its HTTPHost defaults to Host) and has no flag to bind it apart.
+ */
+async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = [], { monitor = false } = {}): Promise<NatsServerHandle> {
   const host = options.host ?? '127.0.0.1';
   const timeoutMs = options.timeoutMs ?? 15_000;
   for (let attempt = 1; ; attempt++) {
-    const [port, monitorPort] = await pickPorts(host, options.port);
-    if (port === undefined || monitorPort === undefined) throw new Error('no free ports for nats-server');
+    const [port, picked] = await pickPorts(host, options.port);
+    if (port === undefined || picked === undefined) throw new Error('no free ports for nats-server');
+    const monitorPort = monitor && isLoopbackHost(host) ? picked : undefined;
     const log = new OutputLog(options.logFile, 20);
+    const monitorArgs = monitorPort === undefined ? [] : ['-m', String(monitorPort)];
     // The route password stays out of the log.
     const shown = extraArgs.map((arg) => arg.replace(/\/\/([^:/@]+):[^@/]+@/g, '//$1:***@'));
-    log.note(`--- ${new Date().toISOString()} ${binary}${options.auth ? ` -c ${options.auth.configFile}` : ''} -a ${host} -p ${port} -m ${monitorPort}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`);
+    log.note(`--- ${new Date().toISOString()} ${binary}${options.auth ? ` -c ${options.auth.configFile}` : ''} -a ${host} -p ${port}${monitorArgs.length > 0 ? ` -m ${monitorPort}` : ''}${shown.length > 0 ? ` ${shown.join(' ')}` : ''}`);
     // Its own process group: a Ctrl-C in the terminal reaches the launcher, which stops NATS only
     // after the services have drained their connections.
     const authArgs = options.auth ? ['-c', options.auth.configFile] : [];
     const tlsArgs = options.tls ? ['--tls', '--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile] : [];
-    const child = spawn(binary, [...authArgs, ...tlsArgs, '-a', host, '-p', String(port), '-m', String(monitorPort), ...extraArgs], {
+    const child = spawn(binary, [...authArgs, ...tlsArgs, '-a', host, '-p', String(port), ...monitorArgs, ...extraArgs], {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
@@ -232,6 +251,12 @@ async function startProcess(binary: string, options: StartNatsOptions, extraArgs
     log.attach(child.stdout);
     log.attach(child.stderr);
     const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', () => {
+        if (child.pid === undefined) resolve({ code: null, signal: null });
+      });
+    });
 
     const deadline = Date.now() + timeoutMs;
     let failure: string | undefined;
@@ -259,7 +284,8 @@ async function startProcess(binary: string, options: StartNatsOptions, extraArgs
         url: `nats://${urlHostPort(host, port)}`,
         kind: 'process',
         pid: child.pid,
-        monitorUrl: `http://${urlHostPort(host, monitorPort)}`,
+        ...(monitorPort === undefined ? {} : { monitorUrl: `http://${urlHostPort(host, monitorPort)}` }),
+        exited,
         stop: () =>
           (stopping ??= terminate(child, 5_000).then(() => log.settled(500)).then(() => log.close())),
       };

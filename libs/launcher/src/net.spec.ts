@@ -1,8 +1,13 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { canConnect, connectHost, freePorts, urlHostPort } from './net.js';
+import { canConnect, connectHost, freePorts, isLoopbackHost, urlHostPort } from './net.js';
 
 describe('net helpers', () => {
+  it('tells loopback hosts (which no other machine can listen on) from the rest', () => {
+    for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', 'LOCALHOST', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.0.2.1', 'nats', 'localhost.example.com', '127.0.0.1.example.com', '']) expect(isLoopbackHost(host), host).toBe(false);
+  });
+
   it('hands out distinct free ports that can be bound', async () => {
     const ports = await freePorts(3);
     expect(new Set(ports).size).toBe(3);

@@ -7,6 +7,12 @@ export function connectHost(host: string): string {
   return host;
 }
 
+/** Whether a host names this machine's loopback (what no other machine can listen on). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 /** `host:port` for a URL: IPv6 literals in brackets, wildcards as loopback. */
 export function urlHostPort(host: string, port: number): string {
   const h = connectHost(host);

@@ -1,10 +1,11 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
+import { forget, watchContainer, watchPid } from './watchdog.js';
 
 /**
  * Last line of defence against leftovers: whatever the launcher started and has not stopped yet is
  * killed when this process exits (also on `process.exit()` from an error path). A graceful stop
  * always goes through the handles' `stop()`; this only runs synchronously at exit, so it SIGKILLs.
- * It cannot help against SIGKILL of this process itself.
+ * Against SIGKILL of this process itself, each child is also handed to the watchdog (watchdog.ts).
  */
 const children = new Set<ChildProcess>();
 const containers = new Set<string>();
@@ -34,7 +35,12 @@ function install(): void {
 export function trackChild(child: ChildProcess): void {
   install();
   children.add(child);
-  child.once('exit', () => children.delete(child));
+  const pid = child.pid;
+  if (pid !== undefined) watchPid(pid);
+  child.once('exit', () => {
+    children.delete(child);
+    if (pid !== undefined) forget(pid);
+  });
 }
 
 export function untrackChild(child: ChildProcess): void {
@@ -44,8 +50,10 @@ export function untrackChild(child: ChildProcess): void {
 export function trackContainer(id: string): void {
   install();
   containers.add(id);
+  watchContainer(id);
 }
 
 export function untrackContainer(id: string): void {
   containers.delete(id);
+  forget(id);
 }

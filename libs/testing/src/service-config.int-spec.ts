@@ -29,6 +29,12 @@ describe('bad config stops a service at start-up', () => {
     expect(stderr).not.toContain('sk-live-secret');
   });
 
+  it('stops the gateway on a connection cap its open-file limit would pre-empt, naming the key', async () => {
+    const { code, stderr } = await runService('gateway', ['--gateway.limits.maxConnections=100000000']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/gateway\.limits\.maxConnections: 100000000 cannot take effect: this process may open \d+ files/);
+  });
+
   it('reads SLUICE_* env the same way', async () => {
     const { code, stderr } = await runService('gateway', [], { SLUICE_GATEWAY__PORT: 'eighty' });
     expect(code).toBe(2);

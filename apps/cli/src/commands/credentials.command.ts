@@ -8,7 +8,8 @@ import { EXIT, type CliContext, type Command } from './command.js';
 const USAGE = `Usage: sluice credentials --out DIR [--if-missing] [--owner UID:GID]
 
 Writes a fresh set of bus credentials into DIR (docs/security.md): a password per identity
-(${BUS_IDENTITIES.join(', ')}) in DIR/<identity>.password, mode 0600, and DIR/nats.conf, the
+(${BUS_IDENTITIES.join(', ')}) in DIR/<identity>.password, mode 0600, an nkey seed for control
+in DIR/control.nk (its login that sends no reusable secret), and DIR/nats.conf, the
 nats-server authorization block that grants each identity only its subjects (run NATS with
 -c DIR/nats.conf). A service connects with --nats.user=<identity> --nats.passwordFile=DIR/<identity>.password.
 \`sluice up\` does this by itself for each run; compose runs this command once, into its volume.
@@ -51,7 +52,7 @@ export const credentialsCommand: Command = {
     const auth = writeNatsAuth(target);
     if (owner) {
       const [uid, gid] = [Number(owner[1]), Number(owner[2])];
-      for (const path of [auth.dir, auth.configFile, ...BUS_IDENTITIES.map(auth.passwordFileOf)]) chownSync(path, uid, gid);
+      for (const path of [auth.dir, auth.configFile, auth.controlNkey.seedFile, ...BUS_IDENTITIES.map(auth.passwordFileOf)]) chownSync(path, uid, gid);
     }
     out.line(`bus credentials written: ${target} (nats.conf, <identity>.password for ${BUS_IDENTITIES.join(', ')})`);
     return EXIT.OK;

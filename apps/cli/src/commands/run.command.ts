@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, parseCommandLine } from '@sluice/config';
 import { executeRun } from '../run/execute-run.js';
 import { WorkloadInputError, readWorkloadInput, type WorkloadInput } from '../run/read-workload-input.js';
-import { readClusterState } from './cluster-state.js';
+import { inspectClusterState, staleStateMessage } from './cluster-state.js';
 import { fitnessWeightsOf } from './fitness-weights-option.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -74,7 +74,12 @@ export const runCommand: Command = {
       for (const p of error.problems) err.line(`sluice run: ${p}`);
       return EXIT.USAGE;
     }
-    const running = readClusterState(ctx.rootDir);
+    const status = inspectClusterState(ctx.rootDir);
+    if (status.kind === 'stale' && !parsed.values.has('gateway')) {
+      err.line(`sluice run: ${staleStateMessage(ctx.rootDir, status.state)}`);
+      return EXIT.FAILURE;
+    }
+    const running = status.kind === 'running' ? status.state : undefined;
     const gateway = (parsed.values.get('gateway') ?? running?.gatewayUrl ?? `http://${config.gateway.host === '0.0.0.0' ? '127.0.0.1' : config.gateway.host}:${config.gateway.port}`).replace(/\/$/, '');
     const exportTrace = parsed.values.get('export-trace');
     const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', new Date().toISOString().replace(/[:.]/g, '-')));

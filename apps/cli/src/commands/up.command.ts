@@ -15,7 +15,7 @@ import {
 } from '@sluice/launcher';
 import { parseWorkloadSpec } from '@sluice/workload';
 import { executeRun } from '../run/execute-run.js';
-import { removeClusterState, writeClusterState } from './cluster-state.js';
+import { removeClusterState, removeStaleClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 /** Enough for every process's hot path to be compiled (docs/benchmarks.md, "Live path"). */
@@ -32,7 +32,8 @@ or free ports with --worker.port=0), each hosting worker.instances instances. Ad
 controller, router and gateway run as <section>.replicas processes (--router.replicas=2: router-0
 on router.port, router-1 on a free port; docs/scaling.md says what holds). A process that exits
 is restarted after 250 ms, doubling to 8 s while it keeps crashing; one that fails to start 5 times
-in a row is left down. Pids are in .sluice/cluster.json.
+in a row is left down. The nats-server sluice started is restarted the same way, on the same port.
+Pids are in .sluice/cluster.json.
 
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
@@ -99,6 +100,10 @@ export const upCommand: Command = {
     const withGateway = only === undefined || only.includes('gateway');
     const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
 
+    // A `sluice up` of this checkout that was killed left its state (and maybe secrets): replaced.
+    const stale = removeStaleClusterState(ctx.rootDir);
+    if (stale) out.line(out.yellow(`removed the stale state of a \`sluice up\` (pid ${stale.pid}) that is no longer running`));
+
     const controller = new AbortController();
     let cluster: LocalCluster | undefined;
     let stopping = false;
@@ -110,7 +115,9 @@ export const upCommand: Command = {
     const stopCluster = (code: number): void => {
       const deadline = setTimeout(() => {
         err.line(err.red(`sluice: services still running ${STOP_DEADLINE_MS / 1000} s after the stop signal; killing them`));
-        // The launcher SIGKILLs whatever it started when this process exits.
+        // The launcher SIGKILLs whatever it started when this process exits, and its watchdog
+        // removes the run's secrets; process.exit skips the `finally` below, so the state goes here.
+        removeClusterState(ctx.rootDir);
         process.exit(EXIT.FAILURE);
       }, STOP_DEADLINE_MS);
       deadline.unref();
@@ -155,11 +162,10 @@ export const upCommand: Command = {
     // Another terminal (a chaos run) finds the processes here; a restart changes a pid.
     const saveState = (up: LocalCluster): void => {
       const processes = up.processes().map(({ name, service, pid, url, restarts }) => ({ name, service, pid, url, restarts }));
-      const control = up.natsIdentity('control');
       writeClusterState(ctx.rootDir, {
         pid: process.pid,
         natsUrl: up.natsUrl,
-        ...(control ? { natsControl: { user: control.user, passwordFile: control.passwordFile } } : {}),
+        ...(up.natsControlNkey ? { natsControl: { nkeySeedFile: up.natsControlNkey.seedFile } } : {}),
         ...(up.natsTls ? { natsTlsCaFile: up.natsTls.caFile } : {}),
         gatewayUrl: up.gatewayUrl,
         config: up.config,
@@ -180,6 +186,13 @@ export const upCommand: Command = {
           signal: controller.signal,
           onNatsReady: (nats) =>
             out.line(`  ${out.green('✓')} ${row('nats', nats.pid === undefined ? '' : `pid ${nats.pid}`, `${nats.url}  ${out.dim(`(${NATS_ORIGIN[nats.kind]})`)}`)}`),
+          // NATS is supervised like the services: its exit and return are printed as theirs are.
+          onNatsRestart: (event) => {
+            if (!stopping) err.line(err.yellow(`  ↻ nats exited (${event.how}); restarting in ${event.delayMs} ms on ${event.url} (attempt ${event.attempt})`));
+          },
+          onNatsGaveUp: (nats) => {
+            if (!stopping) err.line(err.red(`  ✗ nats failed to start ${nats.startFailures} times in a row on ${nats.url} (last: ${nats.how}); not restarted again, the services wait for it`));
+          },
           onReady,
           onRestart,
           onExit,
@@ -217,7 +230,7 @@ export const upCommand: Command = {
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
       const control = cluster.natsIdentity('control');
-      if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout use control's`);
+      if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout log in as control with its nkey (control.nk)`);
       if (cluster.warmUpSkipped) out.line(out.yellow(`  no warm-up: ${cluster.warmUpSkipped} (the first requests pay the start-up costs)`));
       if (cluster.warmUp) {
         const { ok, failed, ms } = cluster.warmUp;
