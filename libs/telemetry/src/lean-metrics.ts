@@ -104,7 +104,19 @@ abstract class LeanFamily<T extends string, Child> {
    * than on every scrape: that formatting was most of a large page's render time.
    */
   pageText(defaultLabels: Readonly<Record<string, string>>): string {
-    const lines = [`# HELP ${escapeText(this.name)} ${escapeText(this.help)}`, `# TYPE ${escapeText(this.name)} ${this.type}`];
+    return [...this.pageParts(defaultLabels, Infinity)].join('\n');
+  }
+
+  /**
+   * The same text in parts of at most `seriesPerPart` series (the first part is the HELP and TYPE
+   * lines), to be joined with a newline: a writer can let other work run between parts of a family
+   * with many series. A series added or removed between parts is written or left out as the map's
+   * iteration finds it.
+   */
+  *pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number): Generator<string> {
+    yield `# HELP ${escapeText(this.name)} ${escapeText(this.help)}\n# TYPE ${escapeText(this.name)} ${this.type}`;
+    let lines: string[] = [];
+    let inPart = 0;
     for (const series of this.series.values()) {
       let text = series.text;
       if (text?.defaults !== defaultLabels) {
@@ -113,8 +125,13 @@ abstract class LeanFamily<T extends string, Child> {
         text = series.text = { defaults: defaultLabels, own, inherited };
       }
       this.lines(text, series.child, lines);
+      if (++inPart >= seriesPerPart) {
+        yield lines.join('\n');
+        lines = [];
+        inPart = 0;
+      }
     }
-    return lines.join('\n');
+    if (lines.length > 0) yield lines.join('\n');
   }
 
   protected abstract newChild(): Child;

@@ -138,3 +138,19 @@ describe('MetricsPage with lean families', () => {
     expect(text).not.toContain('tenant="a"');
   });
 });
+
+describe('MetricsPage with a family of many series', () => {
+  it('lets other work run within the family, and writes it whole, with series added meanwhile', async () => {
+    const registry = new Registry();
+    registry.setDefaultLabels({ service: 's' });
+    const h = new LeanHistogram({ name: 'many_seconds', help: 'many', labelNames: ['tenant'], buckets: [1], registers: [registry] });
+    for (let i = 0; i < 200; i++) h.observe({ tenant: `t-${i}` }, i);
+    const render = new MetricsPage(registry).render();
+    // Runs at the first yield, after the family's HELP and TYPE and before its series: written too,
+    // which it would not be if the family were written in one piece.
+    setImmediate(() => h.observe({ tenant: 'late' }, 1));
+    const text = await render;
+    expect(text).toBe(await registry.metrics());
+    expect(text).toContain('tenant="late"');
+  });
+});
