@@ -15,6 +15,15 @@ import { RequestTimers, type DueTimer } from './request-timers.js';
  */
 export type GatewayWakeUp = 'deadline' | 'retry' | 'resubmit' | 'sweep';
 
+/**
+ * Whether a handoff that was not acked may still be taken: no ack in time (the receiver may be
+ * frozen, or its ack lost) or a connection closed after the copy went out. No responder means no
+ * process had a subscription: nobody has it.
+ */
+function copyMayBeTaken(why: HandoffFailure): boolean {
+  return why === 'timeout' || why === 'closed';
+}
+
 /** Timers of requests that ended are dropped once there are this many more of them than open requests. */
 const PRUNE_SLACK = 1_024;
 
@@ -28,6 +37,8 @@ class OpenRequest<R, C> {
   handoff: { readonly stage: ResumeStage; readonly firstUs: Micros; pauseUs: number } | undefined = undefined;
   /** Where the current attempt goes once its re-submission pause is over. */
   resubmitAt: ResumeStage | undefined = undefined;
+  /** Since when, and how often, the request was handed back for want of its next stage (until a worker holds it). */
+  unavailable: { readonly sinceUs: Micros; count: number } | undefined = undefined;
 
   constructor(
     public request: R,
@@ -101,7 +112,10 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   /**
    * A handoff of the gateway's own (to admission, or a re-submission) was not acked: no responder
    * (a restart), no ack in time (a freeze) or a closed connection are tried again with backoff until
-   * the window closes; a nack (the stage refused the message) is final.
+   * the window closes; a nack (the stage refused the message) is final. A copy that got no ack in
+   * time, or went out on a connection that closed, may still be taken (a frozen replica wakes with
+   * it in its socket, after another replica took the retry): it is never sent again. The retry is
+   * a new attempt, and the old one is cancelled everywhere, so the copy is stale wherever it lands.
    */
   handoffRefused(requestId: string, attempt: number, why: HandoffFailure, message: string, nowUs: Micros): void {
     const entry = this.current(requestId, attempt);
@@ -112,14 +126,18 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
       this.finish(entry, { reason, message, stage: undefined }, nowUs);
       return;
     }
-    this.timers.add('retry', requestId, attempt, micros(nowUs + handoff.pauseUs));
+    const retried = copyMayBeTaken(why) ? this.supersede(entry, nowUs) : attempt;
+    this.timers.add('retry', requestId, retried, micros(nowUs + handoff.pauseUs));
     handoff.pauseUs = nextHandoffPauseMs(handoff.pauseUs / 1000) * 1000;
   }
 
-  /** A stage took the current attempt: it holds it now. */
+  /** A stage took the current attempt: it holds it now, and the handoff is done whatever became of its ack. */
   onHeld(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): void {
     const entry = this.current(frame.requestId, frame.attempt);
     if (entry === undefined) return;
+    entry.handoff = undefined;
+    // A worker took it: the next stage's absence, if it comes again, is a new one.
+    if (frame.stage === 'worker') entry.unavailable = undefined;
     this.custody.held(frame, nowUs);
     this.effects.held(entry.request, entry.carried, frame.stage, frame.holder);
   }
@@ -234,11 +252,23 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
 
   private migrate(requestId: string, attempt: number, reason: MigrateFrame['reason'], resumeAt: ResumeStage, holder: string, nowUs: Micros): void {
     const entry = this.open.get(requestId);
-    if (entry === undefined) return;
+    if (entry === undefined || entry.request.attempt !== attempt) return;
     const stage = this.custody.holderOf(requestId)?.stage;
-    const verdict = this.custody.migrate(requestId, attempt);
-    if (verdict.kind === 'ignored') return;
     const sent = entry.delivered;
+    // Handed back for want of the next stage: tried again, as the gateway's own handoffs are, for as
+    // long as their window lasts (a restart of every worker fits in it), whatever the migration limit.
+    const absent = reason === 'next_unavailable';
+    if (absent) {
+      const streak = (entry.unavailable ??= { sinceUs: nowUs, count: 0 });
+      streak.count += 1;
+      if (nowUs + resubmitPauseMs(reason, streak.count) * 1000 > streak.sinceUs + this.settings.resubmitWindowUs) {
+        const message = `${holder} found no ${resumeAt === 'router' && stage === 'router' ? 'worker instance' : 'stage'} to take the request for ${Math.round((nowUs - streak.sinceUs) / 1000)} ms`;
+        this.finish(entry, { reason: endReasonWhenSpent(reason, stage, resumeAt), message, stage: undefined }, nowUs);
+        return;
+      }
+    }
+    const verdict = this.custody.migrate(requestId, attempt, !absent);
+    if (verdict.kind === 'ignored') return;
     if (verdict.kind === 'exhausted') {
       const message = `${holder} lost the request (${reason}) after ${sent} tokens, and the migration limit (${verdict.migrations}) is spent`;
       this.finish(entry, { reason: endReasonWhenSpent(reason, stage, resumeAt), message, stage: undefined }, nowUs);
@@ -258,13 +288,24 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     entry.resubmitAt = undefined;
     entry.request = this.reattempt(previous, entry.carried, { attempt: verdict.attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
     // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
-    const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
+    const pauseUs = resubmitPauseMs(reason, entry.unavailable?.count ?? 0) * 1000;
     if (pauseUs === 0) {
       this.handOn(entry, resumeAt, nowUs);
       return;
     }
     entry.resubmitAt = resumeAt;
     this.timers.add('resubmit', requestId, verdict.attempt, micros(nowUs + pauseUs));
+  }
+
+  /** The request goes on as a new attempt (same numbers), and every copy of the old one is let go. Returns the new attempt. */
+  private supersede(entry: OpenRequest<R, C>, nowUs: Micros): number {
+    const previous = entry.request;
+    const attempt = this.custody.supersede(previous.id)!;
+    this.effects.cancel(previous, { requestId: previous.id, reason: 'superseded', attempt: previous.attempt }, nowUs);
+    const sent = entry.delivered;
+    entry.attemptBase = sent;
+    entry.request = this.reattempt(previous, entry.carried, { attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
+    return attempt;
   }
 
   private handOn(entry: OpenRequest<R, C>, stage: ResumeStage, nowUs: Micros): void {
