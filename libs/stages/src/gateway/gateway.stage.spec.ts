@@ -262,6 +262,30 @@ describe('GatewayStage', () => {
     expect(named(recorder, 'migrated').slice(2).map(([, , m]) => m)).toEqual([{ reason: 'worker_lost', from: 'w-r1', resumeAt: 'router', attempt: 2, tokensSent: 0 }]);
   });
 
+  it('its bus down for a heartbeat timeout, it ends every open request and every new one with stage_lost; back sooner, it re-submits them', () => {
+    const { core, recorder, agenda } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.suspendExpiry(ms(100));
+    core.resumeExpiry(ms(2_000));
+    agenda.runUntil(ms(5_000));
+    // Back within the grace: the request goes on as a new attempt, nothing ended.
+    expect(failures(recorder)).toEqual([]);
+    expect(handOns(recorder)).toEqual(['a#0→admission@0', 'a#1→admission@2000']);
+    core.suspendExpiry(ms(6_000));
+    core.suspendExpiry(ms(7_000)); // a second report of the same outage keeps its start
+    agenda.runUntil(ms(8_999));
+    expect(failures(recorder)).toEqual([]);
+    agenda.runUntil(ms(9_000));
+    expect(failures(recorder)).toEqual(['a:stage_lost']);
+    expect(named(recorder, 'fail')[0]![2]).toMatchObject({ message: 'the gateway has had no connection to the bus for 3000 ms: no stage can take or continue the request' });
+    core.receive(request('b'), 'span', ms(9_500));
+    expect(failures(recorder)).toEqual(['a:stage_lost', 'b:stage_lost']);
+    core.resumeExpiry(ms(10_000));
+    core.receive(request('c'), 'span', ms(10_001));
+    expect(failures(recorder)).toHaveLength(2);
+    expect(core.openCount).toBe(1);
+  });
+
   it('the client leaving ends the request as client_disconnected and cancels it downstream', () => {
     const { core, recorder } = gateway();
     core.receive(request('a'), 'span', ms(0));

@@ -1,6 +1,6 @@
 import { micros, type HeldFrame, type Micros, type MigrateFrame, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
 import { expirySweepIntervalUs } from '@sluice/policies';
-import type { HandoffFailure } from '../hand-back.js';
+import { copyMayBeTaken, type HandoffFailure } from '../hand-back.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import { Custody } from './custody.js';
 import type { Completion, GatewayEffects, GatewayFailure, GatewayRequest, Reattempt } from './gateway.effects.js';
@@ -11,18 +11,10 @@ import { RequestTimers, type DueTimer } from './request-timers.js';
 /**
  * `deadline`: a request's deadline; `retry`: a handoff tried again after a stage did not ack;
  * `resubmit`: a request handed back for want of its next stage, sent again after a pause;
- * `sweep`: holders silent past the heartbeat timeout.
+ * `sweep`: holders silent past the heartbeat timeout; `outage`: the gateway's own bus connection
+ * down for a heartbeat timeout.
  */
-export type GatewayWakeUp = 'deadline' | 'retry' | 'resubmit' | 'sweep';
-
-/**
- * Whether a handoff that was not acked may still be taken: no ack in time (the receiver may be
- * frozen, or its ack lost) or a connection closed after the copy went out. No responder means no
- * process had a subscription: nobody has it.
- */
-function copyMayBeTaken(why: HandoffFailure): boolean {
-  return why === 'timeout' || why === 'closed';
-}
+export type GatewayWakeUp = 'deadline' | 'retry' | 'resubmit' | 'sweep' | 'outage';
 
 /** Timers of requests that ended are dropped once there are this many more of them than open requests. */
 const PRUNE_SLACK = 1_024;
@@ -65,11 +57,13 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   private readonly custody: Custody;
   private readonly timers: RequestTimers<GatewayWakeUp>;
   private readonly sweep: Periodic<GatewayWakeUp> | undefined;
+  /** Since when the gateway's own bus connection is down (undefined: it is up). */
+  private busDownSinceUs: Micros | undefined = undefined;
 
   constructor(
     private readonly settings: GatewaySettings,
     private readonly effects: GatewayEffects<R, C, E>,
-    wakeUps: WakeUps<GatewayWakeUp>,
+    private readonly wakeUps: WakeUps<GatewayWakeUp>,
     private readonly reattempt: Reattempt<R, C>,
   ) {
     this.custody = new Custody({ heartbeatTimeoutUs: settings.heartbeatTimeoutUs, migrationLimit: settings.migrationLimit });
@@ -105,6 +99,10 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     const entry = new OpenRequest(request, carried, request.inputTokens, request.maxTokens, stream);
     this.open.set(request.id, entry);
     this.custody.open(request.id);
+    if (this.busOutageOver(nowUs)) {
+      this.finish(entry, { reason: 'stage_lost', message: this.outageMessage(nowUs), stage: undefined }, nowUs);
+      return;
+    }
     if (Number.isFinite(request.deadlineUs)) this.timers.add('deadline', request.id, request.attempt, request.deadlineUs);
     this.handOn(entry, 'admission', nowUs);
   }
@@ -183,9 +181,17 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     this.custody.heard(holder, nowUs);
   }
 
-  /** The gateway's bus connection is down: no holder can be judged by its silence. */
-  suspendExpiry(): void {
+  /**
+   * The gateway's bus connection is down: no holder can be judged by its silence. Nothing reaches
+   * any stage or comes back from one meanwhile: if it is still down after a heartbeat timeout (the
+   * time a stage's loss is given to show), every open request ends with `stage_lost` and says why,
+   * and so does every request taken until it is back, rather than waiting for its deadline.
+   */
+  suspendExpiry(nowUs?: Micros): void {
     this.custody.suspend();
+    if (nowUs === undefined || this.busDownSinceUs !== undefined || !Number.isFinite(this.settings.heartbeatTimeoutUs)) return;
+    this.busDownSinceUs = nowUs;
+    this.wakeUps.wakeAt('outage', micros(nowUs + this.settings.heartbeatTimeoutUs));
   }
 
   /**
@@ -193,6 +199,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
    * where it stood, since frames sent to the gateway meanwhile may be lost. Returns how many.
    */
   resumeExpiry(nowUs: Micros): number {
+    this.busDownSinceUs = undefined;
     const open = this.custody.resume(nowUs);
     for (const request of open) this.migrate(request.requestId, request.attempt, request.reason, resumeStageAfter(request.stage), 'gateway', nowUs);
     return open.length;
@@ -210,6 +217,11 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   wake(kind: GatewayWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     if (kind === 'sweep') {
       if (this.sweep?.due(atUs)) this.sweepSilent(nowUs);
+      return;
+    }
+    if (kind === 'outage') {
+      // A wake-up of an outage that ended (and maybe another that began since) is stale.
+      if (this.busDownSinceUs !== undefined && atUs === this.busDownSinceUs + this.settings.heartbeatTimeoutUs) this.endAllForOutage(nowUs);
       return;
     }
     for (const timer of this.timers.due(kind, atUs, nowUs)) {
@@ -234,6 +246,20 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
           break;
       }
     }
+  }
+
+  /** The bus has been down past its grace: nothing open can go on, so everything ends now with the reason. */
+  private endAllForOutage(nowUs: Micros): void {
+    const message = this.outageMessage(nowUs);
+    for (const entry of [...this.open.values()]) this.finish(entry, { reason: 'stage_lost', message, stage: undefined }, nowUs);
+  }
+
+  private busOutageOver(nowUs: Micros): boolean {
+    return this.busDownSinceUs !== undefined && nowUs >= this.busDownSinceUs + this.settings.heartbeatTimeoutUs;
+  }
+
+  private outageMessage(nowUs: Micros): string {
+    return `the gateway has had no connection to the bus for ${Math.round((nowUs - (this.busDownSinceUs ?? nowUs)) / 1000)} ms: no stage can take or continue the request`;
   }
 
   /** Requests whose holder went silent are re-submitted where they stood. */
