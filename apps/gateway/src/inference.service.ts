@@ -77,7 +77,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       bus.listen(subjectPatterns.allWorkerLifecycle, LifecycleEventSchema, ({ data }) => this.core.heard(data.instanceId, epochMicros())),
     );
     bus.onConnection((event) => {
-      if (event === 'disconnected') return this.core.suspendExpiry();
+      if (event === 'disconnected') return this.core.suspendExpiry(epochMicros());
       const resubmitted = this.core.resumeExpiry(epochMicros());
       if (resubmitted > 0) this.logger.warn(`NATS connection back: re-submitting ${resubmitted} open requests`);
     });

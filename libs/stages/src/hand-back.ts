@@ -21,3 +21,13 @@ export type HandoffFailure = 'no_responders' | 'timeout' | 'nack' | 'closed';
 export function worthHandingBack(why: HandoffFailure): boolean {
   return why === 'no_responders' || why === 'timeout';
 }
+
+/**
+ * Whether a handoff that was not acked may still be taken: no ack in time (the receiver may be
+ * frozen with the copy in its socket, or its ack was lost) or a connection that closed after the
+ * copy went out. Such an attempt is never sent anywhere again: a frozen receiver that wakes would
+ * run it beside the retry. No responder (no process had a subscription) or a nack: nobody has it.
+ */
+export function copyMayBeTaken(why: HandoffFailure): boolean {
+  return why === 'timeout' || why === 'closed';
+}

@@ -90,17 +90,33 @@ export class Custody {
   /**
    * Re-submits the request's current attempt as a new one, if the limit allows. `attempt` is the
    * attempt being handed back: a report about an older one is ignored, so the router's migrate frame
-   * and the gateway's own detection of the same loss re-submit once.
+   * and the gateway's own detection of the same loss re-submit once. A hand-back for want of the
+   * next stage does not spend the limit (`spendsLimit` false): the gateway bounds those by time.
    */
-  migrate(requestId: string, attempt: number): MigrationVerdict {
+  migrate(requestId: string, attempt: number, spendsLimit = true): MigrationVerdict {
     const entry = this.requests.get(requestId);
     if (!entry || entry.attempt !== attempt) return { kind: 'ignored' };
-    if (entry.migrations >= this.settings.migrationLimit) return { kind: 'exhausted', migrations: entry.migrations };
+    if (spendsLimit && entry.migrations >= this.settings.migrationLimit) return { kind: 'exhausted', migrations: entry.migrations };
     entry.attempt += 1;
-    entry.migrations += 1;
+    if (spendsLimit) entry.migrations += 1;
     entry.holder = undefined;
     entry.stage = undefined;
     return { kind: 'resubmit', attempt: entry.attempt, migrations: entry.migrations };
+  }
+
+  /**
+   * The current attempt may have been taken by a stage that has not said so (its handoff was not
+   * acked in time: the receiver may be frozen with it in its socket): the request goes on as a new
+   * attempt, so that copy, if it is ever taken, is stale everywhere. Not a migration: nothing was
+   * lost, so the migration limit is not spent. Returns the new attempt.
+   */
+  supersede(requestId: string): number | undefined {
+    const entry = this.requests.get(requestId);
+    if (!entry) return undefined;
+    entry.attempt += 1;
+    entry.holder = undefined;
+    entry.stage = undefined;
+    return entry.attempt;
   }
 
   /** Requests whose holder has been silent longer than the heartbeat timeout (none while suspended). */

@@ -151,10 +151,65 @@ describe('GatewayStage', () => {
     const { core, recorder } = gateway({ migrationLimit: 1 });
     core.receive(request('a'), 'span', ms(0));
     core.onMigrate({ requestId: 'a', attempt: 0, reason: 'worker_lost', resumeAt: 'router', holder: 'w-r0' }, ms(1));
-    core.onHeld({ requestId: 'a', attempt: 1, stage: 'router', holder: 'router-1' }, ms(2));
-    core.onMigrate({ requestId: 'a', attempt: 1, reason: 'next_unavailable', resumeAt: 'router', holder: 'router-1' }, ms(3));
+    core.onHeld({ requestId: 'a', attempt: 1, stage: 'worker', holder: 'w-r1' }, ms(2));
+    core.onMigrate({ requestId: 'a', attempt: 1, reason: 'worker_lost', resumeAt: 'router', holder: 'w-r1' }, ms(3));
+    expect(failures(recorder)).toEqual(['a:worker_lost']);
+    expect(named(recorder, 'fail')[0]![2]).toMatchObject({ message: 'w-r1 lost the request (worker_lost) after 0 tokens, and the migration limit (1) is spent' });
+  });
+
+  it('a request the router hands back for want of any worker is tried again for the whole window, whatever the migration limit, then ends worker_unreachable', () => {
+    // Every worker process died at once: they are back within the window (two heartbeat timeouts).
+    const { core, recorder, agenda } = gateway({ migrationLimit: 1, resubmitWindowUs: ms(2_000) });
+    core.receive(request('a'), 'span', ms(0));
+    core.receive(request('b'), 'span', ms(0));
+    for (let now = 10; failures(recorder).length === 0 && now < 10_000; ) {
+      const attempt = named(recorder, 'handOn').filter(([r]) => (r as Request).id === 'a').length - 1;
+      core.onHeld({ requestId: 'a', attempt, stage: 'router', holder: 'router-1' }, ms(now));
+      core.onMigrate({ requestId: 'a', attempt, reason: 'next_unavailable', resumeAt: 'router', holder: 'router-1' }, ms(now));
+      agenda.runUntil(ms(10_000));
+      now = Number(named(recorder, 'handOn').slice(-1)[0]![3]) / 1000;
+    }
+    // Paused 100, 200, 400, 800 ms: 1,510 ms after the first hand-back; the next (1 s) would pass the window.
+    expect(handOns(recorder).filter((h) => h.startsWith('a'))).toEqual(['a#0→admission@0', 'a#1→router@110', 'a#2→router@310', 'a#3→router@710', 'a#4→router@1510']);
     expect(failures(recorder)).toEqual(['a:worker_unreachable']);
-    expect(named(recorder, 'fail')[0]![2]).toMatchObject({ message: 'router-1 lost the request (next_unavailable) after 0 tokens, and the migration limit (1) is spent' });
+    expect(named(recorder, 'fail')[0]![2]).toMatchObject({ message: 'router-1 found no worker instance to take the request for 1500 ms' });
+    // Back in time: a worker holds it, and the request is served on.
+    core.onHeld({ requestId: 'b', attempt: 0, stage: 'router', holder: 'router-1' }, ms(10));
+    core.onMigrate({ requestId: 'b', attempt: 0, reason: 'next_unavailable', resumeAt: 'router', holder: 'router-1' }, ms(10));
+    agenda.runUntil(ms(110));
+    core.onHeld({ requestId: 'b', attempt: 1, stage: 'worker', holder: 'w-r0' }, ms(120));
+    core.onEnd('b', 1, 10, { instance: 'w-r0' }, ms(200));
+    expect(named(recorder, 'complete')).toHaveLength(1);
+  });
+
+  it('a handoff not acked in time is never sent again: the retry is a new attempt and the old one is cancelled; one nobody heard goes again as it was', () => {
+    const { core, recorder, agenda } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.handoffRefused('a', 0, 'timeout', 'no ack from admission in time', ms(1_000));
+    expect(named(recorder, 'cancel').map(([, c]) => c)).toEqual([{ requestId: 'a', reason: 'superseded', attempt: 0 }]);
+    agenda.runUntil(ms(1_050));
+    core.handoffRefused('a', 1, 'no_responders', 'no service is listening', ms(1_050));
+    agenda.runUntil(ms(1_150));
+    expect(handOns(recorder)).toEqual(['a#0→admission@0', 'a#1→admission@1050', 'a#1→admission@1150']);
+    // Not a migration: nothing was lost, the limit is not spent and none is counted.
+    expect(named(recorder, 'migrated')).toEqual([]);
+    // The frozen stage's late ack or frames of attempt 0 change nothing; attempt 1 is served.
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'admission', holder: 'admission-0' }, ms(1_200));
+    core.onTokens('a', 0, 5, 5, ms(1_210));
+    core.onHeld({ requestId: 'a', attempt: 1, stage: 'worker', holder: 'w-r0' }, ms(1_220));
+    core.onEnd('a', 1, 10, { instance: 'w-r0' }, ms(1_300));
+    expect(tokens(recorder)).toBe(10);
+    expect(named(recorder, 'complete')).toHaveLength(1);
+  });
+
+  it('a held frame ends the handoff: a timeout that comes after it (a lost ack) sends nothing again', () => {
+    const { core, recorder, agenda } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'admission', holder: 'admission-0' }, ms(1));
+    core.handoffRefused('a', 0, 'timeout', 'no ack from admission in time', ms(1_000));
+    agenda.runUntil(ms(5_000));
+    expect(handOns(recorder)).toEqual(['a#0→admission@0']);
+    expect(named(recorder, 'cancel')).toEqual([]);
   });
 
   it('a report about an attempt already replaced (the router’s and its own detection of one loss) re-submits once', () => {
@@ -205,6 +260,30 @@ describe('GatewayStage', () => {
     agenda.runUntil(ms(9_000));
     expect(named(recorder, 'holderSilent')).toEqual([['w-r1', 'worker', ['a']]]);
     expect(named(recorder, 'migrated').slice(2).map(([, , m]) => m)).toEqual([{ reason: 'worker_lost', from: 'w-r1', resumeAt: 'router', attempt: 2, tokensSent: 0 }]);
+  });
+
+  it('its bus down for a heartbeat timeout, it ends every open request and every new one with stage_lost; back sooner, it re-submits them', () => {
+    const { core, recorder, agenda } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.suspendExpiry(ms(100));
+    core.resumeExpiry(ms(2_000));
+    agenda.runUntil(ms(5_000));
+    // Back within the grace: the request goes on as a new attempt, nothing ended.
+    expect(failures(recorder)).toEqual([]);
+    expect(handOns(recorder)).toEqual(['a#0→admission@0', 'a#1→admission@2000']);
+    core.suspendExpiry(ms(6_000));
+    core.suspendExpiry(ms(7_000)); // a second report of the same outage keeps its start
+    agenda.runUntil(ms(8_999));
+    expect(failures(recorder)).toEqual([]);
+    agenda.runUntil(ms(9_000));
+    expect(failures(recorder)).toEqual(['a:stage_lost']);
+    expect(named(recorder, 'fail')[0]![2]).toMatchObject({ message: 'the gateway has had no connection to the bus for 3000 ms: no stage can take or continue the request' });
+    core.receive(request('b'), 'span', ms(9_500));
+    expect(failures(recorder)).toEqual(['a:stage_lost', 'b:stage_lost']);
+    core.resumeExpiry(ms(10_000));
+    core.receive(request('c'), 'span', ms(10_001));
+    expect(failures(recorder)).toHaveLength(2);
+    expect(core.openCount).toBe(1);
   });
 
   it('the client leaving ends the request as client_disconnected and cancels it downstream', () => {

@@ -1,6 +1,6 @@
 import { micros, type HeldFrame, type Micros, type MigrateFrame, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
 import { expirySweepIntervalUs } from '@sluice/policies';
-import type { HandoffFailure } from '../hand-back.js';
+import { copyMayBeTaken, type HandoffFailure } from '../hand-back.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import { Custody } from './custody.js';
 import type { Completion, GatewayEffects, GatewayFailure, GatewayRequest, Reattempt } from './gateway.effects.js';
@@ -11,9 +11,10 @@ import { RequestTimers, type DueTimer } from './request-timers.js';
 /**
  * `deadline`: a request's deadline; `retry`: a handoff tried again after a stage did not ack;
  * `resubmit`: a request handed back for want of its next stage, sent again after a pause;
- * `sweep`: holders silent past the heartbeat timeout.
+ * `sweep`: holders silent past the heartbeat timeout; `outage`: the gateway's own bus connection
+ * down for a heartbeat timeout.
  */
-export type GatewayWakeUp = 'deadline' | 'retry' | 'resubmit' | 'sweep';
+export type GatewayWakeUp = 'deadline' | 'retry' | 'resubmit' | 'sweep' | 'outage';
 
 /** Timers of requests that ended are dropped once there are this many more of them than open requests. */
 const PRUNE_SLACK = 1_024;
@@ -28,6 +29,8 @@ class OpenRequest<R, C> {
   handoff: { readonly stage: ResumeStage; readonly firstUs: Micros; pauseUs: number } | undefined = undefined;
   /** Where the current attempt goes once its re-submission pause is over. */
   resubmitAt: ResumeStage | undefined = undefined;
+  /** Since when, and how often, the request was handed back for want of its next stage (until a worker holds it). */
+  unavailable: { readonly sinceUs: Micros; count: number } | undefined = undefined;
 
   constructor(
     public request: R,
@@ -54,11 +57,13 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   private readonly custody: Custody;
   private readonly timers: RequestTimers<GatewayWakeUp>;
   private readonly sweep: Periodic<GatewayWakeUp> | undefined;
+  /** Since when the gateway's own bus connection is down (undefined: it is up). */
+  private busDownSinceUs: Micros | undefined = undefined;
 
   constructor(
     private readonly settings: GatewaySettings,
     private readonly effects: GatewayEffects<R, C, E>,
-    wakeUps: WakeUps<GatewayWakeUp>,
+    private readonly wakeUps: WakeUps<GatewayWakeUp>,
     private readonly reattempt: Reattempt<R, C>,
   ) {
     this.custody = new Custody({ heartbeatTimeoutUs: settings.heartbeatTimeoutUs, migrationLimit: settings.migrationLimit });
@@ -94,6 +99,10 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     const entry = new OpenRequest(request, carried, request.inputTokens, request.maxTokens, stream);
     this.open.set(request.id, entry);
     this.custody.open(request.id);
+    if (this.busOutageOver(nowUs)) {
+      this.finish(entry, { reason: 'stage_lost', message: this.outageMessage(nowUs), stage: undefined }, nowUs);
+      return;
+    }
     if (Number.isFinite(request.deadlineUs)) this.timers.add('deadline', request.id, request.attempt, request.deadlineUs);
     this.handOn(entry, 'admission', nowUs);
   }
@@ -101,7 +110,10 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   /**
    * A handoff of the gateway's own (to admission, or a re-submission) was not acked: no responder
    * (a restart), no ack in time (a freeze) or a closed connection are tried again with backoff until
-   * the window closes; a nack (the stage refused the message) is final.
+   * the window closes; a nack (the stage refused the message) is final. A copy that got no ack in
+   * time, or went out on a connection that closed, may still be taken (a frozen replica wakes with
+   * it in its socket, after another replica took the retry): it is never sent again. The retry is
+   * a new attempt, and the old one is cancelled everywhere, so the copy is stale wherever it lands.
    */
   handoffRefused(requestId: string, attempt: number, why: HandoffFailure, message: string, nowUs: Micros): void {
     const entry = this.current(requestId, attempt);
@@ -112,14 +124,18 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
       this.finish(entry, { reason, message, stage: undefined }, nowUs);
       return;
     }
-    this.timers.add('retry', requestId, attempt, micros(nowUs + handoff.pauseUs));
+    const retried = copyMayBeTaken(why) ? this.supersede(entry, nowUs) : attempt;
+    this.timers.add('retry', requestId, retried, micros(nowUs + handoff.pauseUs));
     handoff.pauseUs = nextHandoffPauseMs(handoff.pauseUs / 1000) * 1000;
   }
 
-  /** A stage took the current attempt: it holds it now. */
+  /** A stage took the current attempt: it holds it now, and the handoff is done whatever became of its ack. */
   onHeld(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): void {
     const entry = this.current(frame.requestId, frame.attempt);
     if (entry === undefined) return;
+    entry.handoff = undefined;
+    // A worker took it: the next stage's absence, if it comes again, is a new one.
+    if (frame.stage === 'worker') entry.unavailable = undefined;
     this.custody.held(frame, nowUs);
     this.effects.held(entry.request, entry.carried, frame.stage, frame.holder);
   }
@@ -165,9 +181,17 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     this.custody.heard(holder, nowUs);
   }
 
-  /** The gateway's bus connection is down: no holder can be judged by its silence. */
-  suspendExpiry(): void {
+  /**
+   * The gateway's bus connection is down: no holder can be judged by its silence. Nothing reaches
+   * any stage or comes back from one meanwhile: if it is still down after a heartbeat timeout (the
+   * time a stage's loss is given to show), every open request ends with `stage_lost` and says why,
+   * and so does every request taken until it is back, rather than waiting for its deadline.
+   */
+  suspendExpiry(nowUs?: Micros): void {
     this.custody.suspend();
+    if (nowUs === undefined || this.busDownSinceUs !== undefined || !Number.isFinite(this.settings.heartbeatTimeoutUs)) return;
+    this.busDownSinceUs = nowUs;
+    this.wakeUps.wakeAt('outage', micros(nowUs + this.settings.heartbeatTimeoutUs));
   }
 
   /**
@@ -175,6 +199,7 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
    * where it stood, since frames sent to the gateway meanwhile may be lost. Returns how many.
    */
   resumeExpiry(nowUs: Micros): number {
+    this.busDownSinceUs = undefined;
     const open = this.custody.resume(nowUs);
     for (const request of open) this.migrate(request.requestId, request.attempt, request.reason, resumeStageAfter(request.stage), 'gateway', nowUs);
     return open.length;
@@ -192,6 +217,11 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   wake(kind: GatewayWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     if (kind === 'sweep') {
       if (this.sweep?.due(atUs)) this.sweepSilent(nowUs);
+      return;
+    }
+    if (kind === 'outage') {
+      // A wake-up of an outage that ended (and maybe another that began since) is stale.
+      if (this.busDownSinceUs !== undefined && atUs === this.busDownSinceUs + this.settings.heartbeatTimeoutUs) this.endAllForOutage(nowUs);
       return;
     }
     for (const timer of this.timers.due(kind, atUs, nowUs)) {
@@ -218,6 +248,20 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     }
   }
 
+  /** The bus has been down past its grace: nothing open can go on, so everything ends now with the reason. */
+  private endAllForOutage(nowUs: Micros): void {
+    const message = this.outageMessage(nowUs);
+    for (const entry of [...this.open.values()]) this.finish(entry, { reason: 'stage_lost', message, stage: undefined }, nowUs);
+  }
+
+  private busOutageOver(nowUs: Micros): boolean {
+    return this.busDownSinceUs !== undefined && nowUs >= this.busDownSinceUs + this.settings.heartbeatTimeoutUs;
+  }
+
+  private outageMessage(nowUs: Micros): string {
+    return `the gateway has had no connection to the bus for ${Math.round((nowUs - (this.busDownSinceUs ?? nowUs)) / 1000)} ms: no stage can take or continue the request`;
+  }
+
   /** Requests whose holder went silent are re-submitted where they stood. */
   private sweepSilent(nowUs: Micros): void {
     const lost = this.custody.lost(nowUs);
@@ -234,11 +278,23 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
 
   private migrate(requestId: string, attempt: number, reason: MigrateFrame['reason'], resumeAt: ResumeStage, holder: string, nowUs: Micros): void {
     const entry = this.open.get(requestId);
-    if (entry === undefined) return;
+    if (entry === undefined || entry.request.attempt !== attempt) return;
     const stage = this.custody.holderOf(requestId)?.stage;
-    const verdict = this.custody.migrate(requestId, attempt);
-    if (verdict.kind === 'ignored') return;
     const sent = entry.delivered;
+    // Handed back for want of the next stage: tried again, as the gateway's own handoffs are, for as
+    // long as their window lasts (a restart of every worker fits in it), whatever the migration limit.
+    const absent = reason === 'next_unavailable';
+    if (absent) {
+      const streak = (entry.unavailable ??= { sinceUs: nowUs, count: 0 });
+      streak.count += 1;
+      if (nowUs + resubmitPauseMs(reason, streak.count) * 1000 > streak.sinceUs + this.settings.resubmitWindowUs) {
+        const message = `${holder} found no ${resumeAt === 'router' && stage === 'router' ? 'worker instance' : 'stage'} to take the request for ${Math.round((nowUs - streak.sinceUs) / 1000)} ms`;
+        this.finish(entry, { reason: endReasonWhenSpent(reason, stage, resumeAt), message, stage: undefined }, nowUs);
+        return;
+      }
+    }
+    const verdict = this.custody.migrate(requestId, attempt, !absent);
+    if (verdict.kind === 'ignored') return;
     if (verdict.kind === 'exhausted') {
       const message = `${holder} lost the request (${reason}) after ${sent} tokens, and the migration limit (${verdict.migrations}) is spent`;
       this.finish(entry, { reason: endReasonWhenSpent(reason, stage, resumeAt), message, stage: undefined }, nowUs);
@@ -258,13 +314,24 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     entry.resubmitAt = undefined;
     entry.request = this.reattempt(previous, entry.carried, { attempt: verdict.attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
     // Handed back because the next stage was absent: give it a moment (doubling) before trying again.
-    const pauseUs = resubmitPauseMs(reason, verdict.migrations) * 1000;
+    const pauseUs = resubmitPauseMs(reason, entry.unavailable?.count ?? 0) * 1000;
     if (pauseUs === 0) {
       this.handOn(entry, resumeAt, nowUs);
       return;
     }
     entry.resubmitAt = resumeAt;
     this.timers.add('resubmit', requestId, verdict.attempt, micros(nowUs + pauseUs));
+  }
+
+  /** The request goes on as a new attempt (same numbers), and every copy of the old one is let go. Returns the new attempt. */
+  private supersede(entry: OpenRequest<R, C>, nowUs: Micros): number {
+    const previous = entry.request;
+    const attempt = this.custody.supersede(previous.id)!;
+    this.effects.cancel(previous, { requestId: previous.id, reason: 'superseded', attempt: previous.attempt }, nowUs);
+    const sent = entry.delivered;
+    entry.attemptBase = sent;
+    entry.request = this.reattempt(previous, entry.carried, { attempt, outputTokens: sent, inputTokens: entry.inputTokens + sent, maxTokens: entry.maxTokens - sent });
+    return attempt;
   }
 
   private handOn(entry: OpenRequest<R, C>, stage: ResumeStage, nowUs: Micros): void {

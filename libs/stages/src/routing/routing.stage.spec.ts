@@ -106,6 +106,21 @@ describe('RoutingStage', () => {
     expect(inFlight(core)).toEqual({ i1: third === 'i1' ? 1 : 0, i2: third === 'i2' ? 1 : 0, i3: third === 'i3' ? 1 : 0 });
   });
 
+  it('an instance that did not ack in time may still run the copy: it goes to no other instance but back to its gateway', () => {
+    for (const why of ['timeout', 'closed'] as const) {
+      const { core, recorder } = stage({}, ['i1', 'i2', 'i3']);
+      const a = stageRequest({ id: 'a' });
+      core.route(a, ms(1), 'span');
+      const first = recorder.of('handOn')[0]?.[2] as string;
+      core.handoffRefused(a, 'span', first, `no ack from ${first} in time`, ms(2), why);
+      expect(recorder.of('handOn')).toHaveLength(1);
+      expect(recorder.of('handBack').map((call) => call[2])).toEqual([
+        { resumeAt: 'router', reason: 'next_unavailable', message: `no ack from ${first} in time (the copy may still run there: not routed again)` },
+      ]);
+      expect(inFlight(core)).toEqual({ i1: 0, i2: 0, i3: 0 });
+    }
+  });
+
   it('just started and no instance heard yet, it hands the request back instead of answering no_worker', () => {
     const { core, recorder } = stage({}, []);
     core.start(ms(0));

@@ -11,7 +11,7 @@ import {
   type RoutingPolicy,
   type RoutingPolicyRegistry,
 } from '@sluice/policies';
-import { worthHandingBack, type HandoffFailure } from '../hand-back.js';
+import { copyMayBeTaken, worthHandingBack, type HandoffFailure } from '../hand-back.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { RoutingEffects } from './routing.effects.js';
@@ -129,7 +129,9 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
    * The instance did not take the request (no responder: it died or is draining; a nack): undo its
    * accounting and route the request again among the instances that have not refused it. When
    * every instance refused, it goes back to its gateway if they were absent or silent, else it ends
-   * here as `worker_unreachable`.
+   * here as `worker_unreachable`. An instance that did not ack in time may still run the copy when
+   * it wakes: that attempt goes to no other instance; it goes back to its gateway, which re-submits
+   * it as a new attempt and cancels this one everywhere.
    */
   handoffRefused(request: R, carried: C, instanceId: string, message: string, nowUs: Micros, why: HandoffFailure = 'nack'): void {
     this.cluster.done(instanceId, request.id);
@@ -137,6 +139,10 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const refused = this.refusedBy.get(request) ?? new Set<string>();
     refused.add(instanceId);
     this.refusedBy.set(request, refused);
+    if (this.effects.handBack && copyMayBeTaken(why)) {
+      this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `${message} (the copy may still run there: not routed again)` });
+      return;
+    }
     const remaining = this.cluster.view(nowUs).instances.filter((i) => i.model === request.model && !refused.has(i.instanceId));
     if (remaining.length === 0) {
       // Every instance absent or silent (a bus outage, every worker restarting): not the request's
