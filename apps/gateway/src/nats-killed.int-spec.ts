@@ -8,7 +8,7 @@ import { tokenText } from './prompt.js';
  * The nats-server killed with SIGKILL under 30 open streams (docs/behaviour.md §6, "The bus going
  * away"), on real processes. Back on the same port a second later, the gateway re-submits what it
  * had open: each stream completes whole or ends with an error event, within seconds, never at the
- * request deadline (60 s). Not back: after one heartbeat timeout every open stream ends with
+ * request deadline (60 s). Kept down (through the launcher, which otherwise restarts it): after one heartbeat timeout every open stream ends with
  * `stage_lost`, and so does every new request until the bus returns.
  */
 const PROMPT = 'Tell me about sluice gates and how they control the flow of water in a canal.';
@@ -63,10 +63,12 @@ describe('the nats-server killed with SIGKILL', () => {
     console.log(`NATS kill -9, back after 1 s: served again ${servedAfterMs} ms after it was back; ${whole.length}/${STREAMS} streams whole, all ended ${endedAfterMs} ms after the kill`);
   });
 
-  it('not back: the open streams and new requests end with stage_lost after a heartbeat timeout, not at the deadline', async () => {
+  it('down for longer than a heartbeat timeout: the open streams and new requests end with stage_lost after a heartbeat timeout, not at the deadline', async () => {
     const streams = await openStreams();
     const killedAt = Date.now();
-    process.kill(natsPidOf(cluster), 'SIGKILL');
+    // sluice up's launcher restarts a killed nats-server within a second: held down for 20 s
+    // through the launcher instead, the bus stays away past the gateway's heartbeat timeout.
+    const back = cluster.restartNats(20_000);
     const answers = await Promise.all(streams);
     const endedAfterMs = Date.now() - killedAt;
     expect(answers.map((a) => a.errorCode)).toEqual(Array.from({ length: STREAMS }, () => 'stage_lost'));
@@ -74,6 +76,7 @@ describe('the nats-server killed with SIGKILL', () => {
     expect(late.status).toBe(503);
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe('stage_lost');
     expect(endedAfterMs).toBeLessThan(15_000);
-    console.log(`NATS kill -9, not back: ${STREAMS} streams ended with stage_lost ${endedAfterMs} ms after the kill`);
+    console.log(`NATS down for 20 s: ${STREAMS} streams ended with stage_lost ${endedAfterMs} ms after it went`);
+    await back;
   });
 });
