@@ -186,6 +186,8 @@ export class HttpServerLimits implements OnApplicationBootstrap {
 
 /** What Node's parser errors mean to a client; undefined for a connection that simply broke (a reset). */
 function refusalOf(code: string | undefined): { reason: string; status: number; message: string } | undefined {
+  // The connection ended mid-message: a client gone, not bad HTTP (its request counts client_disconnected).
+  if (code === 'HPE_INVALID_EOF_STATE') return undefined;
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { reason: 'headers_timeout', status: 408, message: 'the request did not arrive whole in time (gateway.headersTimeoutMs)' };
   if (code === 'HPE_HEADER_OVERFLOW') return { reason: 'headers_too_large', status: 431, message: 'the request headers are larger than the gateway reads' };
   if (code === 'HPE_INVALID_CHUNK_SIZE' || code === 'HPE_STRICT' || code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return { reason: 'malformed_http', status: 400, message: "the request body's chunked encoding is broken: send chunk sizes in hex, each chunk followed by CRLF, and a last chunk of size 0" };
