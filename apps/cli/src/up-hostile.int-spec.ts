@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { FREE_PORT_ARGS, isPidAlive } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 import { clusterStateFile, inspectClusterState, type ClusterState } from './commands/cluster-state.js';
@@ -18,16 +19,6 @@ import { REPO_ROOT } from './paths.js';
  *   the state it leaves is refused as stale, then replaced by the next `sluice up`.
  */
 const CLI = join(REPO_ROOT, 'apps', 'cli', 'dist', 'main.js');
-const FREE_PORTS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0'];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Polls until `check` holds; fails naming `what` after timeoutMs. */
 async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
@@ -74,7 +65,7 @@ interface RunningUp {
 }
 
 async function startUp(extra: string[] = []): Promise<RunningUp> {
-  const child = spawn(process.execPath, [CLI, 'up', '--no-demo', '--warmup', '0', ...FREE_PORTS, '--worker.instances=1', ...extra], {
+  const child = spawn(process.execPath, [CLI, 'up', '--no-demo', '--warmup', '0', ...FREE_PORT_ARGS, '--worker.instances=1', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });
@@ -124,7 +115,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up under ho
     state = (status as { state: ClusterState }).state;
   }, 60_000);
   afterAll(() => {
-    for (const pid of up.pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of up.pids) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
   });
 
   it('sends no credential a listener could log in with to a NATS URL that cluster.json names wrongly', async () => {
@@ -177,7 +168,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up under ho
     const run = [...up.pids];
     expect(run.length).toBeGreaterThanOrEqual(8); // the CLI, nats twice, five services
     up.child.kill('SIGKILL');
-    await eventually(() => run.every((pid) => !alive(pid)), 10_000, () => `still running: ${run.filter(alive).join(', ')}`);
+    await eventually(() => run.every((pid) => !isPidAlive(pid)), 10_000, () => `still running: ${run.filter(isPidAlive).join(', ')}`);
     await eventually(() => !existsSync(secretsDir), 5_000, () => `${secretsDir} still there`);
 
     expect(inspectClusterState(REPO_ROOT).kind).toBe('stale');
@@ -186,7 +177,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up under ho
     expect(refused.stderr).toContain(`is stale: the \`sluice up\` (pid ${up.child.pid}) that wrote it is no longer running`);
     expect(refused.stderr).toContain('Run `sluice up` again');
 
-    const next = spawn(process.execPath, [CLI, 'up', '--no-demo', '--warmup', '0', ...FREE_PORTS], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, NO_COLOR: '1' } });
+    const next = spawn(process.execPath, [CLI, 'up', '--no-demo', '--warmup', '0', ...FREE_PORT_ARGS], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, NO_COLOR: '1' } });
     const first = await new Promise<string>((resolve) => createInterface({ input: next.stdout }).once('line', resolve));
     const exited = new Promise((resolve) => next.once('exit', resolve));
     next.kill('SIGINT');

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { startLocalCluster } from '@sluice/launcher';
+import { FREE_PORT_ARGS, isPidAlive, startLocalCluster } from '@sluice/launcher';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli.js';
 import { clusterStateFile, readClusterState } from './commands/cluster-state.js';
@@ -14,25 +14,15 @@ import { REPO_ROOT } from './paths.js';
  * processes; then SIGINT, and nothing may be left running.
  */
 const CLI = join(REPO_ROOT, 'apps', 'cli', 'dist', 'main.js');
-const FREE_PORTS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0'];
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => {
   const pids: number[] = [];
   afterAll(() => {
-    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pids) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
   });
 
   it('starts everything (two worker processes), prints the gateway URL, restarts a killed worker, and stops cleanly on SIGINT', async () => {
-    const child = spawn(process.execPath, [CLI, 'up', '--no-demo', ...FREE_PORTS, '--worker.processes=2', '--worker.instances=1'], {
+    const child = spawn(process.execPath, [CLI, 'up', '--no-demo', ...FREE_PORT_ARGS, '--worker.processes=2', '--worker.instances=1'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -95,7 +85,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
     expect(existsSync(clusterStateFile(REPO_ROOT))).toBe(false);
     expect(lines).toContain('stopping…');
     expect(pids.length).toBeGreaterThanOrEqual(8); // the CLI, six processes, the restarted worker-1, and nats-server unless NATS_URL is set
-    expect(pids.filter(alive)).toEqual([]);
+    expect(pids.filter(isPidAlive)).toEqual([]);
   });
 
   it('runs the demo workload through the fresh cluster, prints the report, and keeps the cluster up', async () => {
@@ -105,7 +95,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
       workload,
       'seed: 9\naggregate_rate: 20\nnum_requests: 20\nclients:\n  - { id: c, tenant_id: t, slo_class: standard, rate_fraction: 1, arrival: { process: poisson }, input_distribution: { type: constant, params: { value: 32 } }, output_distribution: { type: constant, params: { value: 4 } } }\n',
     );
-    const child = spawn(process.execPath, [CLI, 'up', '--demo-workload', workload, ...FREE_PORTS, '--worker.instances=2', '--worker.timeScale=10'], {
+    const child = spawn(process.execPath, [CLI, 'up', '--demo-workload', workload, ...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10'], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -139,7 +129,7 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up', () => 
 
 describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up --only (a second machine joining a cluster)', () => {
   it('starts only the named services on the given NATS: its worker instances join the cluster and serve, and leave when it stops', async () => {
-    const first = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORTS, '--worker.instances=1'], logDir: mkdtempSync(join(tmpdir(), 'sluice-first-')) });
+    const first = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=1'], logDir: mkdtempSync(join(tmpdir(), 'sluice-first-')) });
     try {
       const routerUrl = first.processes().find((p) => p.name === 'router')!.url;
       const instancesSeen = async () => new Set([...(await (await fetch(`${routerUrl}/metrics`)).text()).matchAll(/sluice_router_inflight\{worker_instance="([^"]+)"/g)].map((m) => m[1]));

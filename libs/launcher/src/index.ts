@@ -1,5 +1,6 @@
 export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
 export { ClusterStartError, ChosenPortTakenError } from './cluster-errors.js';
+export { isPidAlive } from './process.js';
 export { startLocalCluster, waitForPidExit, type LocalClusterOptions, type LocalCluster } from './local-cluster.js';
 export type { NatsNode, NatsRestartEvent } from './cluster-nats.js';
 export type { ClusterProcess, ProcessState, RestartEvent, ServiceExit, ServiceInfo } from './supervisor.js';

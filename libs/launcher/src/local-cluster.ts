@@ -12,6 +12,7 @@ import { ClusterNats, type NatsNode, type NatsRestartEvent } from './cluster-nat
 import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
+import { isPidAlive } from './process.js';
 import { SERVICE_CONFIG_KEYS, SERVICE_NAMES, type ServiceName } from './services.js';
 import { SupervisedProcess, type ClusterProcess, type RestartEvent, type ServiceExit, type ServiceInfo } from './supervisor.js';
 
@@ -389,11 +390,7 @@ function identityArgs(auth: NatsAuth, identity: BusIdentity): string[] {
 export async function waitForPidExit(pid: number, timeoutMs = 5_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
+    if (!isPidAlive(pid)) return true;
     if (Date.now() > deadline) return false;
     await delay(20);
   }

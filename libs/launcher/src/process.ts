@@ -1,9 +1,30 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
+
+/**
+ * Whether a process with this pid runs and may be signalled by this user (signal 0 checks, sends
+ * nothing). A zombie (exited, not yet reaped: an orphan whose new parent reaps late, as a
+ * container's init may) answers signal 0 too, so on Linux its state in /proc says it is gone.
+ */
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return true; // no /proc (not Linux), or the process just went: signal 0 had it
+  }
+  // "pid (comm) state …": comm may hold spaces and parentheses, the state follows the last ')'.
+  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
 
 export function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;

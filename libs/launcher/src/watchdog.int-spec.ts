@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { isPidAlive } from './process.js';
 import { watchdogArgs } from './watchdog.js';
 
 /**
@@ -11,15 +12,6 @@ import { watchdogArgs } from './watchdog.js';
  * starts real children and the real watchdog, tells it what to clean up, and is killed; what it
  * named must go, what it took back must stay. Each case is bounded to a few seconds.
  */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function eventually(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {
@@ -58,17 +50,17 @@ describe('watchdog', () => {
   it('stops the children it was told of and removes the secrets when the launcher is killed with SIGKILL; SIGKILL for one that ignores SIGTERM; a forgotten one is left alone', async () => {
     const { kill, pids, secrets } = await standInLauncher(500);
     try {
-      expect([pids.polite, pids.stubborn, pids.forgotten, pids.watchdog].every(alive)).toBe(true);
+      expect([pids.polite, pids.stubborn, pids.forgotten, pids.watchdog].every(isPidAlive)).toBe(true);
       kill();
-      await eventually(() => !alive(pids.polite), 2_000, 'the polite child stopped');
+      await eventually(() => !isPidAlive(pids.polite), 2_000, 'the polite child stopped');
       await eventually(() => !existsSync(secrets), 2_000, 'the secrets removed');
       // SIGTERM is ignored: it lives until the grace period is over.
-      expect(alive(pids.stubborn)).toBe(true);
-      await eventually(() => !alive(pids.stubborn), 3_000, 'the stubborn child killed');
-      await eventually(() => !alive(pids.watchdog), 2_000, 'the watchdog exited');
-      expect(alive(pids.forgotten)).toBe(true);
+      expect(isPidAlive(pids.stubborn)).toBe(true);
+      await eventually(() => !isPidAlive(pids.stubborn), 3_000, 'the stubborn child killed');
+      await eventually(() => !isPidAlive(pids.watchdog), 2_000, 'the watchdog exited');
+      expect(isPidAlive(pids.forgotten)).toBe(true);
     } finally {
-      for (const pid of Object.values(pids)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      for (const pid of Object.values(pids)) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 
@@ -76,12 +68,12 @@ describe('watchdog', () => {
     const { kill, pids, secrets } = await standInLauncher(500);
     try {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect([pids.polite, pids.stubborn, pids.watchdog].every(alive)).toBe(true);
+      expect([pids.polite, pids.stubborn, pids.watchdog].every(isPidAlive)).toBe(true);
       expect(existsSync(secrets)).toBe(true);
     } finally {
       kill();
-      await eventually(() => !alive(pids.watchdog), 3_000, 'the watchdog exited');
-      for (const pid of Object.values(pids)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+      await eventually(() => !isPidAlive(pids.watchdog), 3_000, 'the watchdog exited');
+      for (const pid of Object.values(pids)) if (isPidAlive(pid)) process.kill(pid, 'SIGKILL');
     }
   });
 });

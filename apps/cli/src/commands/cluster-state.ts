@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { isPidAlive } from '@sluice/launcher';
 
 /**
  * Where a running `sluice up` tells the other commands how to reach its cluster: the embedded
@@ -83,12 +84,8 @@ export function inspectClusterState(rootDir: string): ClusterStateStatus {
     return { kind: 'none' };
   }
   if (typeof state.pid !== 'number') return { kind: 'none' };
-  try {
-    process.kill(state.pid, 0);
-  } catch {
-    // No such process, or another user's (EPERM): not the launcher of this checkout either way.
-    return { kind: 'stale', state };
-  }
+  // No such process, or another user's (EPERM): not the launcher of this checkout either way.
+  if (!isPidAlive(state.pid)) return { kind: 'stale', state };
   const startTime = processStartTime(state.pid);
   if (state.pidStartTime !== undefined && startTime !== undefined && startTime !== state.pidStartTime) return { kind: 'stale', state };
   return { kind: 'running', state };
