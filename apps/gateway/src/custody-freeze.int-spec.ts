@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { RequestDoneSchema, httpHeaders, subjectPatterns } from '@sluice/contracts';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { busOptionsAs, eventually, metricValue, postCompletion } from '@sluice/testing';
 
 /**
@@ -12,17 +12,6 @@ import { busOptionsAs, eventually, metricValue, postCompletion } from '@sluice/t
  * answered with an error completes on one afterwards. Worker completions are counted from the
  * workers' done events on the bus, against the gateway's answers.
  */
-const FAST_DETECTION = [
-  '--worker.heartbeatIntervalMs=250',
-  '--admission.heartbeatIntervalMs=250',
-  '--flowController.heartbeatIntervalMs=250',
-  '--router.heartbeatIntervalMs=250',
-  '--router.heartbeatTimeoutMs=1000',
-  '--admission.heartbeatTimeoutMs=1000',
-  '--flowController.heartbeatTimeoutMs=1000',
-  '--gateway.heartbeatTimeoutMs=1000',
-];
-
 const RATE_PER_S = 50;
 const FREEZE_MS = Number(process.env['CUSTODY_FREEZE_MS'] ?? 2_500);
 
@@ -64,7 +53,7 @@ describe.each(['router', 'flow-controller', 'admission'] as const)('one %s repli
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
       readyTimeoutMs: 90_000,
-      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, replicas, '--worker.processes=2', '--worker.instances=2', '--worker.timeScale=4'],
+      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION_ARGS, replicas, '--worker.processes=2', '--worker.instances=2', '--worker.timeScale=4'],
     });
     observer = await Bus.connect({ ...busOptionsAs(cluster, 'router'), name: 'custody-observer', ackTimeoutMs: 1_000, answerFaultControl: false });
     observer.listen(subjectPatterns.allWorkerDone, RequestDoneSchema, ({ data }) => {

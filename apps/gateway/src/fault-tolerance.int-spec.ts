@@ -2,7 +2,7 @@ import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { subjects, type BusFaultRuleInput } from '@sluice/contracts';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer, busOptionsAs } from '@sluice/testing';
 import { tokenText } from './prompt.js';
 
@@ -12,17 +12,6 @@ import { tokenText } from './prompt.js';
  * request bodies that never complete. Heartbeats are shortened so a loss is detected in about a
  * second; the model runs at real speed so streams last long enough to be cut.
  */
-const FAST_DETECTION = [
-  '--worker.heartbeatIntervalMs=250',
-  '--admission.heartbeatIntervalMs=250',
-  '--flowController.heartbeatIntervalMs=250',
-  '--router.heartbeatIntervalMs=250',
-  '--router.heartbeatTimeoutMs=1000',
-  '--admission.heartbeatTimeoutMs=1000',
-  '--flowController.heartbeatTimeoutMs=1000',
-  '--gateway.heartbeatTimeoutMs=1000',
-];
-
 const PROMPT = 'Tell me about sluice gates and how they control the flow of water in a canal.';
 
 /** The stream is whole and in order: exactly `maxTokens` pieces, each the one the model says next, and usage agrees. */
@@ -44,7 +33,7 @@ describe('a worker process killed mid-stream', () => {
   beforeAll(async () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, '--worker.processes=2', '--worker.instances=2', '--router.policy=least-loaded'],
+      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION_ARGS, '--worker.processes=2', '--worker.instances=2', '--router.policy=least-loaded'],
     });
   });
   afterAll(() => cluster?.stop());
@@ -77,7 +66,7 @@ describe('SIGTERM of each service under a steady load', () => {
       rootDir: REPO_ROOT,
       // A restart takes a second or two on a busy machine: the gateway keeps trying an absent stage
       // for two of its heartbeat timeouts, so this one keeps the default (3 s, a 6 s window).
-      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, '--gateway.heartbeatTimeoutMs=3000', '--worker.processes=2', '--worker.instances=1', '--worker.timeScale=4', '--worker.shutdownGraceMs=1000'],
+      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION_ARGS, '--gateway.heartbeatTimeoutMs=3000', '--worker.processes=2', '--worker.instances=1', '--worker.timeScale=4', '--worker.shutdownGraceMs=1000'],
     });
   });
   afterAll(() => cluster?.stop());
@@ -125,7 +114,7 @@ describe('SIGTERM of each service under a steady load', () => {
 describe('NATS stopped for 5 s', () => {
   let cluster: LocalCluster;
   beforeAll(async () => {
-    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, '--worker.instances=2'] });
+    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION_ARGS, '--worker.instances=2'] });
   });
   afterAll(() => cluster?.stop());
 
@@ -223,7 +212,7 @@ describe('a flow controller killed with requests in its queue', () => {
   beforeAll(async () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
-      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION, '--worker.instances=1', '--worker.timeScale=10', '--flowController.saturationDetector={type: concurrency-detector, parameters: {maxConcurrency: 1}}'],
+      configArgs: [...FREE_PORT_ARGS, ...FAST_DETECTION_ARGS, '--worker.instances=1', '--worker.timeScale=10', '--flowController.saturationDetector={type: concurrency-detector, parameters: {maxConcurrency: 1}}'],
     });
   });
   afterAll(() => cluster?.stop());

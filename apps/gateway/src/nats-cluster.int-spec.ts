@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, streamCompletion, type StreamedAnswer } from '@sluice/testing';
 import { tokenText } from './prompt.js';
 
@@ -9,16 +9,8 @@ import { tokenText } from './prompt.js';
  * the others; what was in flight on its connections is resolved by the fault-tolerance rules
  * (docs/behaviour.md §6): no request may fail, and every stream stays whole.
  */
-const FAST_DETECTION = [
-  '--worker.heartbeatIntervalMs=250',
-  '--admission.heartbeatIntervalMs=250',
-  '--flowController.heartbeatIntervalMs=250',
-  '--router.heartbeatIntervalMs=250',
-  '--router.heartbeatTimeoutMs=1000',
-  '--admission.heartbeatTimeoutMs=1000',
-  '--flowController.heartbeatTimeoutMs=1000',
-  '--gateway.heartbeatTimeoutMs=3000',
-];
+/** Every stage notices a lost peer in about a second; the gateway's heartbeat timeout stays at 3 s here. */
+const FAST_DETECTION = [...FAST_DETECTION_ARGS, '--gateway.heartbeatTimeoutMs=3000'];
 
 const PROMPT = 'Tell me about sluice gates and how they control the flow of water in a canal.';
 

@@ -19,7 +19,7 @@ export {
 } from './nats-server.js';
 export { canConnect, natsAnswers, freePort, freePorts, connectHost, isLoopbackHost, urlHostPort } from './net.js';
 export { docker, dockerCliAvailable, type DockerResult } from './docker.js';
-export { REPO_ROOT, FREE_PORT_ARGS } from './repo-root.js';
+export { REPO_ROOT, FREE_PORT_ARGS, FAST_DETECTION_ARGS } from './repo-root.js';
 export { warmUp, WARM_UP_FAIRNESS_ID, type WarmUpOptions, type WarmUpResult } from './warm-up.js';
 export * from './nats-auth.js';
 export * from './nats-certificates.js';
