@@ -1,23 +1,24 @@
 /**
+ * How often a full budget looks for idle keys when a new one arrives: a sweep walks every slot, and
+ * a flood of new keys past a large budget would otherwise walk them all on every request.
+ */
+const SWEEP_ON_ADMIT_EVERY_MS = 1_000;
+
+/**
  * How many keys (a tenant, a flow: whatever one group of series is labelled by) may have series of
  * their own on a metrics page. A key admitted holds a slot until it is released: by its owner (a
  * flow forgotten) or, when `idleMs` is set, after it has had nothing in flight for that long. Past
  * the limit a new key is refused, and its caller writes under the shared overflow key (`other`).
  *
  * The budget is on keys, not on label values: one tenant's key in the gateway is a dozen histograms
- * (~18 kB of page per model), so a cap of 1000 values per label would still allow an 18 MB page.
+ * (~42 kB of page per model, docs/metrics.md), so a cap of 1000 values per label would still allow
+ * a page of tens of MB.
  * A key's page cost is known, so `limit` × that cost is the page's bound.
  *
  * A released key's series are removed by `onRelease`, as the Endpoint Picker deletes a flow's
  * series when its registry garbage-collects the flow. Time is injected (`now`, in ms), so idling
  * out is testable without sleeping.
  */
-/**
- * How often a full budget looks for idle keys when a new one arrives: a sweep walks every slot, and
- * a flood of new keys past a large budget would otherwise walk them all on every request.
- */
-const SWEEP_ON_ADMIT_EVERY_MS = 1_000;
-
 export class SeriesBudget {
   private readonly slots = new Map<string, { inFlight: number; lastUsedMs: number }>();
   private lastSweepOnAdmitMs = -Infinity;
