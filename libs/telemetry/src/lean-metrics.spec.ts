@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { LeanCounter, LeanGauge, LeanHistogram } from './lean-metrics.js';
+import { MetricsPage } from './metrics-page.js';
 import { pythonFloatString } from './python-buckets.js';
 
 /** The page of a registry with the service's default labels, as every sluice registry has. */
@@ -65,6 +66,36 @@ describe('lean metrics write what prom-client writes', () => {
     expect(text).toContain('vllm:y_bucket{le="1.0",service="sluice-test",instance_id="test-1",engine="0"} 0');
     expect(text).toContain('vllm:y_bucket{le="8.0",service="sluice-test",instance_id="test-1",engine="0"} 1');
     expect(text).not.toContain('engine="1"');
+  });
+
+  it('a series is written afresh once it changed, and from its last lines while it did not', async () => {
+    const registry = (): Registry => {
+      const r = new Registry();
+      r.setDefaultLabels({ service: 'sluice-test', instance_id: 'test-1' });
+      return r;
+    };
+    const [theirs, ours] = [registry(), registry()];
+    const options = { name: 'x_seconds', help: 'x', labelNames: ['tenant'], buckets: [0.01, 0.1, 1] };
+    const h = new Histogram({ ...options, registers: [theirs] });
+    const c = new Counter({ name: 'c_total', help: 'c', labelNames: ['tenant'], registers: [theirs] });
+    const g = new Gauge({ name: 'g', help: 'g', labelNames: ['tenant'], registers: [theirs] });
+    const lh = new LeanHistogram({ ...options, registers: [ours] });
+    const lc = new LeanCounter({ name: 'c_total', help: 'c', labelNames: ['tenant'], registers: [ours] });
+    const lg = new LeanGauge({ name: 'g', help: 'g', labelNames: ['tenant'], registers: [ours] });
+    const page = new MetricsPage(ours);
+    const steps: ((tenant: string) => void)[] = [
+      (tenant) => (h.observe({ tenant }, 0.05), lh.observe({ tenant }, 0.05)),
+      (tenant) => (c.inc({ tenant }, 2), lc.inc({ tenant }, 2)),
+      (tenant) => (g.set({ tenant }, 3), lg.set({ tenant }, 3)),
+      (tenant) => (g.dec({ tenant }), lg.dec({ tenant })),
+      (tenant) => (g.inc({ tenant }), lg.inc({ tenant })),
+    ];
+    for (let round = 0; round < 6; round++) {
+      // Every step on a few tenants, some of them unchanged since the last page.
+      for (const [i, step] of steps.entries()) step(`t-${(round + i) % 4}`);
+      expect(await page.render()).toBe(await theirs.metrics());
+      expect(await page.render(), 'a page with nothing changed since').toBe(await theirs.metrics());
+    }
   });
 
   it('names a label left without a value', () => {
