@@ -1,12 +1,14 @@
-import { Controller, Get, Header, HttpCode, HttpException, HttpStatus, Inject } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
+import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject, Res } from '@nestjs/common';
 import { MetricsPage } from '@sluice/telemetry';
 import { registerBusRejectionMetrics } from './bus-rejections.metrics.js';
+import { sendMetricsPage } from './metrics-response.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
 /** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus). */
 @Controller()
 export class OpsController {
-  /** Written family by family, yielding between them; concurrent scrapes share one render. */
+  /** Written family by family, yielding between them, and sent as it is written; concurrent scrapes share one render. */
   private readonly page: MetricsPage;
 
   constructor(@Inject(SERVICE_CONTEXT) private readonly service: ServiceContext) {
@@ -29,8 +31,7 @@ export class OpsController {
   }
 
   @Get('metrics')
-  @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  async metrics(): Promise<string> {
-    return this.page.render();
+  async metrics(@Res() res: ServerResponse): Promise<void> {
+    await sendMetricsPage(this.page, res);
   }
 }

@@ -76,6 +76,21 @@ describe('MetricsPage', () => {
     expect(await page.render()).toContain('collected 2');
   });
 
+  it('a scrape that joins a render under way reads it from its first chunk', async () => {
+    const registry = serviceRegistry();
+    const page = new MetricsPage(registry);
+    const early = page.chunks();
+    const first = await early.next();
+    // The render is under way (it yields after each part): a scrape now joins it.
+    const joined = page.render();
+    const rest: string[] = [];
+    for await (const chunk of early) rest.push(chunk);
+    const whole = `${first.value as string}${rest.join('')}`;
+    expect(await joined).toBe(whole);
+    expect(rest.length).toBeGreaterThan(1);
+    expect(stable(whole)).toBe(stable(await registry.metrics()));
+  });
+
   it('a failed render fails its scrapes and the next one tries again', async () => {
     const registry = new Registry();
     let fail = true;

@@ -19,6 +19,38 @@ const writesItself = (metric: unknown): metric is SelfWriting => typeof (metric 
  */
 const SERIES_PER_PART = 32;
 
+/** One render under way: the page's chunks written so far, read by every scrape that joined it. */
+class Render {
+  readonly chunks: string[] = [];
+  done = false;
+  failure: { readonly error: unknown } | undefined;
+  private wake: (() => void) | undefined;
+  private next: Promise<void> | undefined;
+
+  push(chunk: string): void {
+    this.chunks.push(chunk);
+    this.notify();
+  }
+
+  end(failure?: { readonly error: unknown }): void {
+    this.done = true;
+    this.failure = failure;
+    this.notify();
+  }
+
+  /** Resolves at the next chunk or the end. */
+  more(): Promise<void> {
+    return (this.next ??= new Promise<void>((resolve) => (this.wake = resolve)));
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    this.next = undefined;
+    wake?.();
+  }
+}
+
 /**
  * A registry's `/metrics` page, written so that a scrape does not stall the requests the process
  * serves, and concurrent scrapes cost one render.
@@ -28,41 +60,80 @@ const SERIES_PER_PART = 32;
  * for 0.4–0.8 s, and requests sent meanwhile took p50 254–354 ms instead of 31 ms; eight scrapes at
  * once did the work eight times. Here each family is written in turn with a yield to the event loop
  * between them (and within a lean family, every 32 series), so pending requests run in between;
- * and every scrape that arrives while a render is under way gets that render's page (single flight). The lean families write their own
- * text from label strings escaped once per series; the rest go through prom-client's per-family
- * writer. The page is byte for byte what `registry.metrics()` writes in the Prometheus text format.
+ * and every scrape that arrives while a render is under way reads that render's chunks (single
+ * flight). The page comes out as a sequence of chunks (`chunks()`), so a server can send each part
+ * as it is written rather than hold and send the whole page at once. The lean families write their
+ * own text from label strings escaped once per series; the rest go through prom-client's
+ * per-family writer. The page is byte for byte what `registry.metrics()` writes in the Prometheus
+ * text format.
  */
 export class MetricsPage {
-  private rendering: Promise<string> | undefined;
+  private current: Render | undefined;
 
   constructor(private readonly registry: Registry) {}
 
-  /** The page now, or the one being written if a render is under way. */
-  render(): Promise<string> {
-    this.rendering ??= this.write().finally(() => {
-      this.rendering = undefined;
-    });
-    return this.rendering;
+  /** The page now, or the one being written if a render is under way, whole. */
+  async render(): Promise<string> {
+    const chunks: string[] = [];
+    for await (const chunk of this.chunks()) chunks.push(chunk);
+    return chunks.join('');
   }
 
-  private async write(): Promise<string> {
-    // OpenMetrics changes counter names and the trailer: left to prom-client (sluice serves 0.0.4).
-    if ((this.registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE) return this.registry.metrics();
-    const writer = this.registry as unknown as FamilyWriter;
-    const families: string[] = [];
-    for (const metric of this.registry.getMetricsAsArray()) {
-      if (writesItself(metric)) {
-        const parts: string[] = [];
-        for (const part of metric.pageParts(writer._defaultLabels, SERIES_PER_PART)) {
-          parts.push(part);
+  /**
+   * The page in chunks as they are written: the one under way if there is one (from its start),
+   * else a new render. Throws what a failed render threw, after the chunks written before it.
+   */
+  async *chunks(): AsyncGenerator<string> {
+    const render = this.current ?? this.start();
+    let read = 0;
+    for (;;) {
+      while (read < render.chunks.length) yield render.chunks[read++]!;
+      if (render.done) {
+        if (render.failure) throw render.failure.error;
+        return;
+      }
+      await render.more();
+    }
+  }
+
+  private start(): Render {
+    const render = (this.current = new Render());
+    this.write(render).then(
+      () => render.end(),
+      (error: unknown) => render.end({ error }),
+    );
+    return render;
+  }
+
+  private async write(render: Render): Promise<void> {
+    try {
+      // OpenMetrics changes counter names and the trailer: left to prom-client (sluice serves 0.0.4).
+      if ((this.registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE) {
+        render.push(await this.registry.metrics());
+        return;
+      }
+      const writer = this.registry as unknown as FamilyWriter;
+      // Families are separated by a blank line and the page ends with a newline, as prom-client joins them.
+      let separator = '';
+      for (const metric of this.registry.getMetricsAsArray()) {
+        if (writesItself(metric)) {
+          let partSeparator = separator;
+          for (const part of metric.pageParts(writer._defaultLabels, SERIES_PER_PART)) {
+            render.push(partSeparator + part);
+            partSeparator = '\n';
+            await yieldToEventLoop();
+          }
+        } else {
+          const text = await writer.getMetricsAsString(metric);
+          render.push(separator + text);
           await yieldToEventLoop();
         }
-        families.push(parts.join('\n'));
-      } else {
-        families.push(await writer.getMetricsAsString(metric));
-        await yieldToEventLoop();
+        separator = '\n\n';
       }
+      render.push('\n');
+    } finally {
+      // A scrape arriving from here on starts a new render.
+      if (this.current === render) this.current = undefined;
     }
-    return `${families.join('\n\n')}\n`;
   }
 }
