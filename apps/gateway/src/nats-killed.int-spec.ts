@@ -77,6 +77,8 @@ describe('the nats-server killed with SIGKILL', () => {
     expect(((await late.json()) as { error: { code: string } }).error.code).toBe('stage_lost');
     expect(endedAfterMs).toBeLessThan(15_000);
     console.log(`NATS down for 20 s: ${STREAMS} streams ended with stage_lost ${endedAfterMs} ms after it went`);
+    // Everything is checked: the cluster stops now, which cancels the rest of the hold (its last test).
+    await cluster.stop();
     await back;
   });
 });
