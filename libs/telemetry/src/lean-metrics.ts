@@ -128,6 +128,8 @@ abstract class LeanFamily<T extends string, Child extends Changed> {
    * lines: on a page of thousands of tenants' series only the few tenants active since the last
    * scrape cost any formatting (a histogram series is ~16 lines of number-to-text), which is what
    * scrapes back to back (several Prometheus replicas, a scrape storm) would otherwise repeat.
+   * The cost is the lean part of the page held in memory between scrapes (bounded as the page is:
+   * docs/metrics.md, "Bounded pages").
    */
   *pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number): Generator<string> {
     yield `# HELP ${escapeText(this.name)} ${escapeText(this.help)}\n# TYPE ${escapeText(this.name)} ${this.type}`;
