@@ -11,7 +11,7 @@ const { option } = commandLine();
 const runs = Number(option('runs', '10'));
 const freezeMs = Number(option('freeze-ms', '8000'));
 const stage = option('stage', 'router');
-const LINE = /(\w[\w-]*) frozen (\d+) ms at \d+ req\/s: (\d+) requests, (\d+) answered 200, errors (\{.*?\}); worker completions (\d+), (\d+) run twice, (\d+) run after an error answer/;
+const LINE = /(router|flow-controller|admission) frozen (\d+) ms at \d+ req\/s: (\d+) requests, (\d+) answered 200, errors (\{.*?\}); worker completions (\d+), (\d+) run twice, (\d+) run after an error answer/;
 
 const totals = { requests: 0, ok: 0, completions: 0, twice: 0, afterError: 0, errors: {} };
 for (let run = 1; run <= runs; run++) {
@@ -25,6 +25,8 @@ for (let run = 1; run <= runs; run++) {
     continue;
   }
   console.log(`run ${run}: ${match[0]}`);
+  // What the probe printed of each request run twice or after its error answer.
+  for (const line of (result.stdout + result.stderr).split('\n').filter((l) => l.includes(': done ['))) console.log(`  ${line.trim()}`);
   totals.requests += Number(match[3]);
   totals.ok += Number(match[4]);
   totals.completions += Number(match[6]);

@@ -202,6 +202,18 @@ describe('GatewayStage', () => {
     expect(named(recorder, 'complete')).toHaveLength(1);
   });
 
+  it('a second worker instance taking the same attempt (a duplicated handoff two replicas forwarded) is told to let its copy go; the first keeps it', () => {
+    const { core, recorder } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w0-r0' }, ms(1));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w1-r0' }, ms(2));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w0-r0' }, ms(3)); // a duplicated held frame of the first
+    expect(named(recorder, 'cancel').map(([, c]) => c)).toEqual([{ requestId: 'a', reason: 'superseded', attempt: 0, holder: 'w1-r0' }]);
+    expect(core.openCount).toBe(1);
+    core.onEnd('a', 0, 10, { instance: 'w0-r0' }, ms(10));
+    expect(named(recorder, 'complete')).toHaveLength(1);
+  });
+
   it('a held frame ends the handoff: a timeout that comes after it (a lost ack) sends nothing again', () => {
     const { core, recorder, agenda } = gateway();
     core.receive(request('a'), 'span', ms(0));
