@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { RequestDoneSchema, httpHeaders, subjectPatterns } from '@sluice/contracts';
 import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { busOptionsAs, eventually, metricValue, postCompletion } from '@sluice/testing';
+import { busOptionsAs, eventually, metricSum, metricValue, postCompletion } from '@sluice/testing';
 
 /**
  * At-most-once execution (docs/behaviour.md §6) on real processes: one replica of a stage is
@@ -83,11 +83,14 @@ describe.each(['router', 'flow-controller', 'admission'] as const)('one %s repli
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await observer.flush();
 
+    // The copies the woken replica found too late to ack (its senders had re-submitted them): what it left.
+    const woken = cluster.services.find((s) => s.process === `${stage}-0`)!;
+    const left = await metricSum(woken.url, 'sluice_bus_rejected_messages_total', 'reason="abandoned"');
     const twice = [...completions].filter(([, n]) => n > 1).map(([id]) => id);
     const afterError = answers.filter((a) => a.status !== 200 && completions.has(a.id)).map((a) => `${a.id} ${a.status} ${a.code}`);
     const ok = answers.filter((a) => a.status === 200).length;
     const byCode = answers.filter((a) => a.status !== 200).reduce<Record<string, number>>((m, a) => ({ ...m, [String(a.code)]: (m[String(a.code)] ?? 0) + 1 }), {});
-    console.log(`${stage} frozen ${FREEZE_MS} ms at ${RATE_PER_S} req/s: ${answers.length} requests, ${ok} answered 200, errors ${JSON.stringify(byCode)}; worker completions ${[...completions.values()].reduce((s, n) => s + n, 0)}, ${twice.length} run twice, ${afterError.length} run after an error answer`);
+    console.log(`${stage} frozen ${FREEZE_MS} ms at ${RATE_PER_S} req/s: ${answers.length} requests, ${ok} answered 200, errors ${JSON.stringify(byCode)}; worker completions ${[...completions.values()].reduce((s, n) => s + n, 0)}, ${twice.length} run twice, ${afterError.length} run after an error answer; ${left} late copies left by the woken replica`);
     for (const id of [...twice, ...afterError.map((a) => a.split(' ')[0]!)]) console.log(`${id}: done ${JSON.stringify(dones.get(id))}, answered ${JSON.stringify(answers.find((a) => a.id === id))}`);
     expect(answers.length).toBeGreaterThan(RATE_PER_S * 2);
     expect(twice).toEqual([]);
