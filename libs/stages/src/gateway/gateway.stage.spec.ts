@@ -14,7 +14,7 @@ interface Request extends GatewayRequest {
 type End = { readonly instance: string };
 
 const settings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
-  ...gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 3_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }),
+  ...gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 3_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }, 2_000),
   ...overrides,
 });
 
@@ -200,6 +200,18 @@ describe('GatewayStage', () => {
     core.onEnd('a', 1, 10, { instance: 'w-r0' }, ms(1_300));
     expect(tokens(recorder)).toBe(10);
     expect(named(recorder, 'complete')).toHaveLength(1);
+  });
+
+  it('with heartbeat timeouts shorter than the ack timeout, a handoff that timed out (a frozen replica) is still tried once more', () => {
+    const { core, recorder, agenda } = gateway(gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 1_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }, 2_000));
+    core.receive(request('a'), 'span', ms(0));
+    core.handoffRefused('a', 0, 'timeout', 'no ack from admission in time', ms(2_000));
+    agenda.runUntil(ms(2_050));
+    expect(handOns(recorder)).toEqual(['a#0→admission@0', 'a#1→admission@2050']);
+    expect(failures(recorder)).toEqual([]);
+    // The second try times out too: the window (two ack timeouts) is spent.
+    core.handoffRefused('a', 1, 'timeout', 'no ack from admission in time', ms(4_050));
+    expect(failures(recorder)).toEqual(['a:admission_unavailable']);
   });
 
   it('a second worker instance taking the same attempt (a duplicated handoff two replicas forwarded) is told to let its copy go; the first keeps it', () => {
