@@ -11,9 +11,9 @@ const { option } = commandLine();
 const runs = Number(option('runs', '10'));
 const freezeMs = Number(option('freeze-ms', '8000'));
 const stage = option('stage', 'router');
-const LINE = /(\w[\w-]*) frozen (\d+) ms at \d+ req\/s: (\d+) requests, (\d+) answered 200, errors (\{.*?\}); worker completions (\d+), (\d+) run twice, (\d+) run after an error answer/;
+const LINE = /(router|flow-controller|admission) frozen (\d+) ms at \d+ req\/s: (\d+) requests, (\d+) answered 200, errors (\{.*?\}); worker completions (\d+), (\d+) run twice, (\d+) run after an error answer; (\d+) late copies left by the woken replica/;
 
-const totals = { requests: 0, ok: 0, completions: 0, twice: 0, afterError: 0, errors: {} };
+const totals = { requests: 0, ok: 0, completions: 0, twice: 0, afterError: 0, left: 0, errors: {} };
 for (let run = 1; run <= runs; run++) {
   const result = spawnSync('npx', ['vitest', 'run', '--project', 'integration', 'apps/gateway/src/custody-freeze.int-spec.ts', '-t', `one ${stage} replica`], {
     env: { ...process.env, CUSTODY_FREEZE_MS: String(freezeMs) },
@@ -25,11 +25,14 @@ for (let run = 1; run <= runs; run++) {
     continue;
   }
   console.log(`run ${run}: ${match[0]}`);
+  // What the probe printed of each request run twice or after its error answer.
+  for (const line of (result.stdout + result.stderr).split('\n').filter((l) => l.includes(': done ['))) console.log(`  ${line.trim()}`);
   totals.requests += Number(match[3]);
   totals.ok += Number(match[4]);
   totals.completions += Number(match[6]);
   totals.twice += Number(match[7]);
   totals.afterError += Number(match[8]);
+  totals.left += Number(match[9]);
   for (const [code, n] of Object.entries(JSON.parse(match[5]))) totals.errors[code] = (totals.errors[code] ?? 0) + n;
 }
-console.log(`${runs} runs, ${stage} frozen ${freezeMs} ms: ${totals.requests} requests, ${totals.ok} answered 200, errors ${JSON.stringify(totals.errors)}; worker completions ${totals.completions}; run twice ${totals.twice}; run after an error answer ${totals.afterError}`);
+console.log(`${runs} runs, ${stage} frozen ${freezeMs} ms: ${totals.requests} requests, ${totals.ok} answered 200, errors ${JSON.stringify(totals.errors)}; worker completions ${totals.completions}; run twice ${totals.twice}; run after an error answer ${totals.afterError}; late copies left by the woken replica ${totals.left}`);

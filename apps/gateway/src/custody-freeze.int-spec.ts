@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Bus } from '@sluice/bus';
 import { RequestDoneSchema, httpHeaders, subjectPatterns } from '@sluice/contracts';
 import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { busOptionsAs, eventually, metricValue, postCompletion } from '@sluice/testing';
+import { busOptionsAs, eventually, metricSum, metricValue, postCompletion } from '@sluice/testing';
 
 /**
  * At-most-once execution (docs/behaviour.md §6) on real processes: one replica of a stage is
@@ -47,6 +47,8 @@ describe.each(['router', 'flow-controller', 'admission'] as const)('one %s repli
   let observer: Bus;
   /** Completions on a worker, by request id. */
   const completions = new Map<string, number>();
+  /** Every done event, by request id: which instance, why, when (what a failure prints). */
+  const dones = new Map<string, string[]>();
 
   beforeAll(async () => {
     const replicas = { router: '--router.replicas=2', 'flow-controller': '--flowController.replicas=2', admission: '--admission.replicas=2' }[stage];
@@ -58,6 +60,7 @@ describe.each(['router', 'flow-controller', 'admission'] as const)('one %s repli
     observer = await Bus.connect({ ...busOptionsAs(cluster, 'router'), name: 'custody-observer', ackTimeoutMs: 1_000, answerFaultControl: false });
     observer.listen(subjectPatterns.allWorkerDone, RequestDoneSchema, ({ data }) => {
       if (data.reason === 'ok') completions.set(data.requestId, (completions.get(data.requestId) ?? 0) + 1);
+      dones.set(data.requestId, [...(dones.get(data.requestId) ?? []), `${data.instanceId} ${data.reason} @${Math.round(data.atUs / 1000) % 100_000}`]);
     });
   });
   afterAll(async () => {
@@ -80,11 +83,15 @@ describe.each(['router', 'flow-controller', 'admission'] as const)('one %s repli
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await observer.flush();
 
+    // The copies the woken replica found too late to ack (its senders had re-submitted them): what it left.
+    const woken = cluster.services.find((s) => s.process === `${stage}-0`)!;
+    const left = await metricSum(woken.url, 'sluice_bus_rejected_messages_total', 'reason="abandoned"');
     const twice = [...completions].filter(([, n]) => n > 1).map(([id]) => id);
     const afterError = answers.filter((a) => a.status !== 200 && completions.has(a.id)).map((a) => `${a.id} ${a.status} ${a.code}`);
     const ok = answers.filter((a) => a.status === 200).length;
     const byCode = answers.filter((a) => a.status !== 200).reduce<Record<string, number>>((m, a) => ({ ...m, [String(a.code)]: (m[String(a.code)] ?? 0) + 1 }), {});
-    console.log(`${stage} frozen ${FREEZE_MS} ms at ${RATE_PER_S} req/s: ${answers.length} requests, ${ok} answered 200, errors ${JSON.stringify(byCode)}; worker completions ${[...completions.values()].reduce((s, n) => s + n, 0)}, ${twice.length} run twice, ${afterError.length} run after an error answer`);
+    console.log(`${stage} frozen ${FREEZE_MS} ms at ${RATE_PER_S} req/s: ${answers.length} requests, ${ok} answered 200, errors ${JSON.stringify(byCode)}; worker completions ${[...completions.values()].reduce((s, n) => s + n, 0)}, ${twice.length} run twice, ${afterError.length} run after an error answer; ${left} late copies left by the woken replica`);
+    for (const id of [...twice, ...afterError.map((a) => a.split(' ')[0]!)]) console.log(`${id}: done ${JSON.stringify(dones.get(id))}, answered ${JSON.stringify(answers.find((a) => a.id === id))}`);
     expect(answers.length).toBeGreaterThan(RATE_PER_S * 2);
     expect(twice).toEqual([]);
     expect(afterError).toEqual([]);

@@ -62,7 +62,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.core.wake(kind, atUs, nowUs), epochMicros);
     const effects = new GatewayOnBus(service.bus, metrics, this.logger, (request, why, message) => this.core.handoffRefused(request.id, request.attempt, why, message, epochMicros()));
-    this.core = new GatewayStage(gatewaySettingsFrom(service.config.gateway), effects, this.timers, nextAttemptOf);
+    this.core = new GatewayStage(gatewaySettingsFrom(service.config.gateway, service.config.nats.ackTimeoutMs), effects, this.timers, nextAttemptOf);
   }
 
   onModuleInit(): void {

@@ -83,8 +83,10 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.subscriptions.push(
       bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
         this.intake.cancel(data);
-        // A cancel names the attempts it ends: a newer attempt of the same request stays.
+        // A cancel names the attempts it ends: a newer attempt of the same request stays; one that
+        // names a holder ends only that instance's copy (a second copy of the attempt).
         const holding = this.stage.holding(data.requestId);
+        if (holding && data.holder !== undefined && holding.instance.instanceId !== data.holder) return;
         if (holding && holding.request.request.attempt <= (data.attempt ?? Number.MAX_SAFE_INTEGER)) {
           holding.instance.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
         }

@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { busHeaders } from '@sluice/contracts';
 import { startNats, type NatsServerHandle } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AckInbox } from './ack-inbox.js';
@@ -66,5 +69,43 @@ describe('AckInbox', () => {
     await own.close();
     expect(await waiting).toEqual({ kind: 'closed' });
     expect(await acks.send('acks.never', '{}', headers())).toEqual({ kind: 'closed' });
+  });
+
+  it('writes each handoff\'s give-up time on it: the sender\'s wall clock plus the ack timeout', async () => {
+    const seen: number[] = [];
+    receiver.subscribe('acks.stamped', { callback: (_, msg) => void (seen.push(Number(msg.headers?.get(busHeaders.ackBy))), msg.respond('{"ok":true}')) });
+    await receiver.flush();
+    const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 1_500);
+    const before = Date.now();
+    await acks.send('acks.stamped', '{}', headers());
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeGreaterThanOrEqual(before + 1_500);
+    expect(seen[0]).toBeLessThanOrEqual(Date.now() + 1_500);
+  });
+
+  it('does not time out a handoff whose ack came while the sender itself was stalled past the deadline', async () => {
+    // The receiver is another process, so it acks while this one's event loop is blocked.
+    const script = `import { connect } from '@nats-io/transport-node';
+const nc = await connect({ servers: ${JSON.stringify(nats.url)} });
+nc.subscribe('acks.stalled-sender', { callback: (_, msg) => void msg.respond('{"ok":true}') });
+await nc.flush();
+console.log('ready');
+process.stdin.on('end', () => void nc.close().then(() => process.exit(0)));
+process.stdin.resume();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await once(child.stdout, 'data');
+      const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 150);
+      const outcome = acks.send('acks.stalled-sender', '{}', headers());
+      await new Promise((resolve) => setImmediate(resolve)); // the outbox writes the handoff at the end of the turn
+      const until = performance.now() + 400;
+      while (performance.now() < until) {
+        // Busy: a long synchronous stretch, as a GC pause or a hot loop would hold the process.
+      }
+      expect((await outcome).kind).toBe('reply');
+    } finally {
+      child.stdin.end();
+      await once(child, 'exit');
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { busHeaders } from '@sluice/contracts';
 import type { Outbox } from './outbox.js';
 
 /** How a handoff's wait for its ack ended. */
@@ -20,6 +21,12 @@ interface Waiting {
  * costs a map entry; every handoff waits the same `ackTimeoutMs`, so deadlines come in the
  * order the entries were made (a Map keeps insertion order) and one timer, armed for the oldest,
  * serves them all.
+ *
+ * Each handoff carries its give-up time (`busHeaders.ackBy`, this host's wall clock), so a receiver
+ * that gets it too late to ack in time leaves it (docs/behaviour.md §6). A timeout is declared only
+ * after the process has read its socket once more: a process that was itself stalled past the
+ * deadline (a long pause, a busy loop) would otherwise time out handoffs whose acks are waiting
+ * unread, since Node runs due timers before it reads sockets.
  */
 export class AckInbox {
   private readonly prefix: string;
@@ -37,6 +44,7 @@ export class AckInbox {
     /** The process's inbox prefix (its bus identity's, when the server restricts who reads replies). */
     inboxPrefix?: string,
     private readonly now: () => number = () => performance.now(),
+    private readonly wallNowMs: () => number = Date.now,
   ) {
     this.prefix = `${createInbox(inboxPrefix)}.`;
     this.subscription = nc.subscribe(`${this.prefix}*`, { callback: (error, msg) => (error ? undefined : this.receive(msg)) });
@@ -49,6 +57,7 @@ export class AckInbox {
     return new Promise<AckOutcome>((settle) => {
       const deadline = this.now() + this.timeoutMs;
       this.waiting.set(token, { deadline, settle });
+      headers.set(busHeaders.ackBy, String(this.wallNowMs() + this.timeoutMs));
       if (this.timer === undefined) this.arm(deadline);
       this.outbox.send(subject, data, headers, this.prefix + token, () => this.settleOne(token, { kind: 'closed' }));
     });
@@ -69,7 +78,8 @@ export class AckInbox {
   }
 
   private arm(at: number): void {
-    this.timer = setTimeout(() => this.expire(), Math.max(0, at - this.now()));
+    // setImmediate runs after the poll phase: acks already in the socket are read before the deadline is judged.
+    this.timer = setTimeout(() => setImmediate(() => this.expire()), Math.max(0, at - this.now()));
     this.timer.unref();
   }
 

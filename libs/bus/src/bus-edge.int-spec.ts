@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { MAX_BUS_MESSAGE_BYTES } from '@sluice/contracts';
+import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
+import { MAX_BUS_MESSAGE_BYTES, busHeaders } from '@sluice/contracts';
 import { freePort, natsAnswers } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -88,5 +88,23 @@ describe.skipIf(!BINARY)('the receiving edge', () => {
     while (seen.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen).toEqual([2]);
     expect(bus.rejections.handlerFailures()).toEqual([{ subject: 'edge.throwing', count: 1 }]);
+  });
+
+  it('leaves a handoff that came after its sender stopped waiting: no ack, no handler, counted as abandoned', async () => {
+    const served: number[] = [];
+    bus.serve('edge.late', z.object({ n: z.number() }), ({ data }) => void served.push(data.n));
+    await bus.flush();
+    const sendWithAckBy = (n: number, ackByMs: number) => {
+      const h = headers();
+      h.set(busHeaders.ackBy, String(ackByMs));
+      return peer.request('edge.late', JSON.stringify({ n }), { headers: h, timeout: 400 });
+    };
+    // Its sender gave up a second ago: taking it would run it beside the attempt that replaces it.
+    await expect(sendWithAckBy(1, Date.now() - 1_000)).rejects.toThrow();
+    // Its sender still waits: acked and served.
+    expect((await sendWithAckBy(2, Date.now() + 2_000)).string()).toBe('{"ok":true}');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(served).toEqual([2]);
+    expect(bus.rejections.rejections()).toContainEqual({ subject: 'edge.late', reason: 'abandoned', count: 1 });
   });
 });

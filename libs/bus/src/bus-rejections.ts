@@ -2,9 +2,11 @@
  * Why a receiving edge refused a message (docs/security.md, "Hostile bus messages"):
  * - `oversized`: more bytes than MAX_BUS_MESSAGE_BYTES, refused before it is parsed;
  * - `malformed`: not JSON;
- * - `schema`: JSON, but not what the subject carries (a wrong shape, a bound exceeded, a forged id).
+ * - `schema`: JSON, but not what the subject carries (a wrong shape, a bound exceeded, a forged id);
+ * - `abandoned`: a handoff that came too late to be acked before its sender stopped waiting (a frozen
+ *   or overloaded receiver, docs/behaviour.md §6): not acked, not served; its sender re-submits it.
  */
-export type BusRejectionReason = 'oversized' | 'malformed' | 'schema';
+export type BusRejectionReason = 'oversized' | 'malformed' | 'schema' | 'abandoned';
 
 /** How often at most one subscription logs what it refused: the counts are in the metrics, a flood is not in the log. */
 const LOG_EVERY_MS = 10_000;

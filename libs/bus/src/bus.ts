@@ -22,6 +22,7 @@ import {
   type BusFaultsState,
 } from '@sluice/contracts';
 import type { z } from 'zod';
+import { senderStillWaits } from '@sluice/collections';
 import { AckInbox, type AckOutcome } from './ack-inbox.js';
 import { BusRejections, type BusRejectionReason } from './bus-rejections.js';
 import { BusFaultInjector, describeBusFaultRule } from './faults/bus-fault-injector.js';
@@ -59,6 +60,11 @@ export interface BusOptions {
   readonly name: string;
   /** How long a handoff waits for the receiver's ack. */
   readonly ackTimeoutMs: number;
+  /**
+   * A handoff is taken only while at least this much of its sender's ack wait is left
+   * (`nats.ackMarginMs`; default 0: until the sender's last moment).
+   */
+  readonly ackMarginMs?: number;
   readonly log?: (line: string) => void;
   /**
    * Services wait for NATS and reconnect forever (the default). A one-shot client such as the
@@ -258,6 +264,14 @@ export class Bus {
    */
   serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
     const subscription = this.subscribeValid(subject, schema, queue, this.nack, (msg, data) => {
+      // Too late to ack in time: its sender re-submits it as a new attempt, so it is neither acked nor served.
+      const ackBy = msg.headers?.get(busHeaders.ackBy);
+      const nowMs = Date.now();
+      if (ackBy && !senderStillWaits(Number(ackBy), nowMs, this.options.ackMarginMs ?? 0)) {
+        const line = this.rejections.refused(subject, 'abandoned', msg.subject, `its sender stopped waiting for the ack ${nowMs - Number(ackBy)} ms ago or does within ${this.options.ackMarginMs ?? 0} ms`);
+        if (line) this.log(line);
+        return;
+      }
       this.respond(msg, OK_ACK);
       this.dispatch(subject, msg, data, handler);
     });

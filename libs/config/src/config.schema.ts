@@ -106,6 +106,13 @@ const ConfigBody = z.strictObject({
       /** How long a "request in" hop waits for the receiver's ack before ending the request. */
       ackTimeoutMs: Millis.default(2_000),
       /**
+       * A receiver takes a handoff only while at least this much of its sender's ack wait is left
+       * (the ack's way back, and the clock difference between hosts): a copy that reaches a frozen
+       * or overloaded receiver later is not acked and not served, since its sender re-submits it.
+       * Default: 250 ms, or a quarter of the ack timeout when that is less (`ackMarginOf`).
+       */
+      ackMarginMs: Millis.optional(),
+      /**
        * The NATS `sluice up` starts requires credentials, one identity per service kind with only
        * the subjects it needs (docs/security.md); generated per run into .sluice/nats/. false: an
        * open bus, as every cluster once had (a testbed on a machine of your own, or tests that play a
@@ -137,6 +144,7 @@ const ConfigBody = z.strictObject({
     .superRefine((nats, ctx) => {
       if (nats.password !== undefined && nats.passwordFile !== undefined) ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: 'give nats.password or nats.passwordFile, not both' });
       if (nats.user !== undefined && nats.password === undefined && nats.passwordFile === undefined) ctx.addIssue({ code: 'custom', path: ['user'], message: 'needs nats.password or nats.passwordFile' });
+      if (nats.ackMarginMs !== undefined && nats.ackMarginMs * 2 > nats.ackTimeoutMs) ctx.addIssue({ code: 'custom', path: ['ackMarginMs'], message: `${nats.ackMarginMs} ms is more than half of nats.ackTimeoutMs (${nats.ackTimeoutMs} ms): receivers would refuse handoffs that wait only a little; lower it or raise the ack timeout` });
       if (nats.user === undefined && (nats.password !== undefined || nats.passwordFile !== undefined)) ctx.addIssue({ code: 'custom', path: ['user'], message: 'is required with nats.password / nats.passwordFile' });
     })
     .prefault({}),
@@ -351,3 +359,8 @@ function checkHeartbeatTimeouts(config: z.infer<typeof ConfigBody>, ctx: z.Refin
 
 export type SluiceConfig = z.infer<typeof ConfigSchema>;
 export type SluiceConfigInput = z.input<typeof ConfigSchema>;
+
+/** The margin a receiver keeps before its sender's ack deadline (`nats.ackMarginMs`, or its default). */
+export function ackMarginOf(nats: Pick<SluiceConfig['nats'], 'ackTimeoutMs' | 'ackMarginMs'>): number {
+  return nats.ackMarginMs ?? Math.min(250, Math.floor(nats.ackTimeoutMs / 4));
+}

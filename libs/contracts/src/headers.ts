@@ -4,6 +4,11 @@ export const busHeaders = {
   tracestate: 'tracestate',
   requestId: 'sluice-request-id',
   attempt: 'sluice-attempt',
+  /**
+   * On a handoff: when its sender stops waiting for the ack (its wall clock, epoch ms). A receiver
+   * that gets the copy too late to ack in time does not take it (docs/behaviour.md §6, "Handoff failures").
+   */
+  ackBy: 'sluice-ack-by',
 } as const;
 
 /** HTTP headers the gateway reads or writes (names from the Gateway API Inference Extension). */

@@ -100,6 +100,11 @@ export const CancelRequestSchema = z.object({
   reason: z.enum(['client_disconnected', 'timeout', 'ended', 'superseded']),
   /** Attempts up to and including this one are cancelled; omitted: every attempt. */
   attempt: z.number().int().nonnegative().max(MAX_ATTEMPTS).optional(),
+  /**
+   * Only the copy this holder (a worker instance) took: a second copy of one attempt, which a
+   * duplicated handoff put on another process. Every other copy, and every other process, keeps it.
+   */
+  holder: IdSchema.optional(),
 });
 export type CancelRequest = z.infer<typeof CancelRequestSchema>;
 

@@ -14,7 +14,7 @@ export function registerBusRejectionMetrics(registry: Registry, bus: Bus): void 
   if (registry.getSingleMetric(REJECTED)) return;
   const rejected: Counter<'subject' | 'reason'> = new Counter({
     name: REJECTED,
-    help: 'Bus messages a receiving edge refused (oversized, malformed: not JSON, schema: not what the subject carries), by subscription subject.',
+    help: 'Bus messages a receiving edge refused (oversized, malformed: not JSON, schema: not what the subject carries, abandoned: a handoff that came after its sender stopped waiting), by subscription subject.',
     labelNames: ['subject', 'reason'],
     registers: [registry],
     collect() {

@@ -39,6 +39,8 @@ export class RequestIntake {
    * hold), false when it only ends older ones (a cancel that arrived after the newer attempt).
    */
   cancel(cancel: CancelRequest): boolean {
+    // A cancel of one holder's copy is for that worker instance alone (the worker applies it).
+    if (cancel.holder !== undefined) return false;
     const latest = this.ledger.latestAttempt(cancel.requestId);
     this.ledger.cancel(cancel.requestId, cancel.attempt, epochMicros());
     return cancel.attempt === undefined || latest === undefined || latest <= cancel.attempt;

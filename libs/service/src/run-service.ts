@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { identityOfService, type ServiceName } from '@sluice/contracts';
-import { ConfigError, loadConfigOrExit, natsCredentialsOf, natsTlsOf, type NatsCredentials, type NatsTlsFiles, type SluiceConfig } from '@sluice/config';
+import { ConfigError, ackMarginOf, loadConfigOrExit, natsCredentialsOf, natsTlsOf, type NatsCredentials, type NatsTlsFiles, type SluiceConfig } from '@sluice/config';
 import { bootstrapService, type RunningService } from './service-bootstrap.js';
 import type { InboundRoute } from './bus.transport.js';
 
@@ -37,6 +37,7 @@ export async function runService(name: `sluice-${ServiceName}`, wire: (config: S
     ...(credentials ? { natsAuth: { identity: identityOfService(serviceOf(name)), credentials } } : {}),
     ...(tls ? { natsTls: tls } : {}),
     ackTimeoutMs: config.nats.ackTimeoutMs,
+    ackMarginMs: ackMarginOf(config.nats),
     presence: { service: serviceOf(name), intervalMs: config[SECTIONS[serviceOf(name)]].heartbeatIntervalMs },
     ...wiring,
   });

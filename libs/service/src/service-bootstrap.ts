@@ -35,6 +35,8 @@ export interface ServiceSpec<C extends object> {
   /** TLS to NATS (`nats.tls`), its files already found readable; absent: plain TCP. */
   readonly natsTls?: NatsTlsFiles;
   readonly ackTimeoutMs: number;
+  /** A handoff is taken only while this much of its sender's wait is left (`nats.ackMarginMs`). */
+  readonly ackMarginMs?: number;
   readonly http: { readonly host: string; readonly port: number };
   /** The service's own module: controllers and providers; it can inject SERVICE_CONTEXT. */
   readonly module: Type<unknown> | DynamicModule;
@@ -85,6 +87,7 @@ async function connectBus<C extends object>(spec: ServiceSpec<C>, instanceId: st
       url: spec.natsUrl,
       name: instanceId,
       ackTimeoutMs: spec.ackTimeoutMs,
+      ...(spec.ackMarginMs !== undefined ? { ackMarginMs: spec.ackMarginMs } : {}),
       log: (line) => logger.warn(line),
       ...(auth ? { credentials: auth.credentials, inboxPrefix: inboxPrefixOf(auth.identity) } : {}),
       ...(spec.natsTls ? { tls: spec.natsTls } : {}),

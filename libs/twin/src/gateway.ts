@@ -191,6 +191,8 @@ export class TwinGateway implements GatewayEffects<Flight, undefined, TwinEnd>, 
         this.stages.cancel({ requestId: flight.id, reason: cancel.reason, attempt: flight.attempt });
       }
       const instance = this.workers.servedBy(flight);
+      // A cancel naming a holder is for a second copy of the attempt, which the twin never makes.
+      if (cancel.holder !== undefined && instance?.core.instanceId !== cancel.holder) return;
       if (instance && instance.process.state !== 'gone' && instance.core.holding(flight.id) === flight) instance.core.cancel(flight.id, cancelledAs(cancel.reason), network.nowUs);
     });
   }

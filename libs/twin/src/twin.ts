@@ -1,7 +1,7 @@
 import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { HANDOFF_RETRY, priorityFor, readRequestHeaders, stepCoefficientsFrom, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
+import { handoffWindowUs, priorityFor, readRequestHeaders, stepCoefficientsFrom, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
 import { createFaultRegistry, schedulingHeadersOf, type Fault, type WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
@@ -228,7 +228,7 @@ function gatewayCoreSettings(config: TwinConfig, requestTimeoutUs: number | unde
     maxStreamDurationUs: micros(0),
     heartbeatTimeoutUs: micros(Number.POSITIVE_INFINITY),
     migrationLimit: config.gateway?.migrationLimit ?? 0,
-    resubmitWindowUs: micros(HANDOFF_RETRY.windowHeartbeats * heartbeatTimeoutMs * 1000),
+    resubmitWindowUs: handoffWindowUs(heartbeatTimeoutMs * 1000, (config.nats?.ackTimeoutMs ?? 0) * 1000),
   };
 }
 

@@ -66,15 +66,21 @@ export class Custody {
     return this.requests.get(requestId)?.attempt === attempt;
   }
 
-  /** A stage took the request: it holds it now (unless the frame is stale or behind a later hop's). */
-  held(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): void {
+  /**
+   * A stage took the request: it holds it now (unless the frame is stale or behind a later hop's).
+   * 'second copy': a worker instance took the attempt another already holds (a duplicated handoff
+   * that replicas of a stage each forwarded); the first keeps it.
+   */
+  held(frame: Pick<HeldFrame, 'requestId' | 'attempt' | 'stage' | 'holder'>, nowUs: Micros): 'second copy' | undefined {
     const entry = this.requests.get(frame.requestId);
-    if (!entry || entry.attempt !== frame.attempt) return;
-    if (entry.stage !== undefined && HOP[frame.stage] < HOP[entry.stage]) return;
+    if (!entry || entry.attempt !== frame.attempt) return undefined;
+    if (frame.stage === 'worker' && entry.stage === 'worker' && entry.holder !== frame.holder) return 'second copy';
+    if (entry.stage !== undefined && HOP[frame.stage] < HOP[entry.stage]) return undefined;
     entry.holder = frame.holder;
     entry.stage = frame.stage;
     // A holder first heard of through a request is alive now (its first heartbeat may still be on the way).
     if (!this.lastHeard.has(frame.holder)) this.lastHeard.set(frame.holder, nowUs);
+    return undefined;
   }
 
   /** A heartbeat (presence or an instance's lifecycle event) from a holder. */

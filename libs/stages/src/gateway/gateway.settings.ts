@@ -1,5 +1,5 @@
 import { micros, microsFromMillis, millisFromMicros, type Micros, type OutcomeReason } from '@sluice/contracts';
-import { HANDOFF_RETRY } from './migration-rules.js';
+import { handoffWindowUs } from './migration-rules.js';
 
 /** The keys of the config's `gateway` section the core reads (a parsed sluice.yaml fits). */
 export interface GatewayConfig {
@@ -18,22 +18,22 @@ export interface GatewaySettings {
   readonly heartbeatTimeoutUs: Micros;
   /** Re-submissions allowed per request (0 = none). */
   readonly migrationLimit: number;
-  /** How long the gateway keeps trying a stage that does not ack one of its handoffs. */
+  /** How long the gateway keeps trying a stage that does not ack one of its handoffs (`handoffWindowUs`). */
   readonly resubmitWindowUs: Micros;
 }
 
 /**
- * Settings from the config's `gateway` section (the one ms → µs conversion). The window a handoff
- * is tried in is two heartbeat timeouts: a restart of the stage fits in it.
+ * Settings from the config's `gateway` section and the bus's ack timeout (`nats.ackTimeoutMs`): the
+ * one ms → µs conversion.
  */
-export function gatewaySettingsFrom(config: GatewayConfig): GatewaySettings {
+export function gatewaySettingsFrom(config: GatewayConfig, ackTimeoutMs: number): GatewaySettings {
   const heartbeatTimeoutUs = microsFromMillis(config.heartbeatTimeoutMs);
   return {
     requestTimeoutUs: microsFromMillis(config.requestTimeoutMs),
     maxStreamDurationUs: microsFromMillis(config.limits.maxStreamDurationMs),
     heartbeatTimeoutUs,
     migrationLimit: config.migrationLimit,
-    resubmitWindowUs: micros(HANDOFF_RETRY.windowHeartbeats * heartbeatTimeoutUs),
+    resubmitWindowUs: handoffWindowUs(heartbeatTimeoutUs, microsFromMillis(ackTimeoutMs)),
   };
 }
 

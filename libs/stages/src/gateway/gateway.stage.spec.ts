@@ -14,7 +14,7 @@ interface Request extends GatewayRequest {
 type End = { readonly instance: string };
 
 const settings = (overrides: Partial<GatewaySettings> = {}): GatewaySettings => ({
-  ...gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 3_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }),
+  ...gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 3_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }, 2_000),
   ...overrides,
 });
 
@@ -199,6 +199,30 @@ describe('GatewayStage', () => {
     core.onHeld({ requestId: 'a', attempt: 1, stage: 'worker', holder: 'w-r0' }, ms(1_220));
     core.onEnd('a', 1, 10, { instance: 'w-r0' }, ms(1_300));
     expect(tokens(recorder)).toBe(10);
+    expect(named(recorder, 'complete')).toHaveLength(1);
+  });
+
+  it('with heartbeat timeouts shorter than the ack timeout, a handoff that timed out (a frozen replica) is still tried once more', () => {
+    const { core, recorder, agenda } = gateway(gatewaySettingsFrom({ requestTimeoutMs: 60_000, heartbeatTimeoutMs: 1_000, migrationLimit: 3, limits: { maxStreamDurationMs: 0 } }, 2_000));
+    core.receive(request('a'), 'span', ms(0));
+    core.handoffRefused('a', 0, 'timeout', 'no ack from admission in time', ms(2_000));
+    agenda.runUntil(ms(2_050));
+    expect(handOns(recorder)).toEqual(['a#0→admission@0', 'a#1→admission@2050']);
+    expect(failures(recorder)).toEqual([]);
+    // The second try times out too: the window (two ack timeouts) is spent.
+    core.handoffRefused('a', 1, 'timeout', 'no ack from admission in time', ms(4_050));
+    expect(failures(recorder)).toEqual(['a:admission_unavailable']);
+  });
+
+  it('a second worker instance taking the same attempt (a duplicated handoff two replicas forwarded) is told to let its copy go; the first keeps it', () => {
+    const { core, recorder } = gateway();
+    core.receive(request('a'), 'span', ms(0));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w0-r0' }, ms(1));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w1-r0' }, ms(2));
+    core.onHeld({ requestId: 'a', attempt: 0, stage: 'worker', holder: 'w0-r0' }, ms(3)); // a duplicated held frame of the first
+    expect(named(recorder, 'cancel').map(([, c]) => c)).toEqual([{ requestId: 'a', reason: 'superseded', attempt: 0, holder: 'w1-r0' }]);
+    expect(core.openCount).toBe(1);
+    core.onEnd('a', 0, 10, { instance: 'w0-r0' }, ms(10));
     expect(named(recorder, 'complete')).toHaveLength(1);
   });
 

@@ -136,7 +136,11 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     entry.handoff = undefined;
     // A worker took it: the next stage's absence, if it comes again, is a new one.
     if (frame.stage === 'worker') entry.unavailable = undefined;
-    this.custody.held(frame, nowUs);
+    if (this.custody.held(frame, nowUs) === 'second copy') {
+      // Each process's ledger serves an attempt once; only the gateway sees two processes run it.
+      this.effects.cancel(entry.request, { requestId: frame.requestId, reason: 'superseded', attempt: frame.attempt, holder: frame.holder }, nowUs);
+      return;
+    }
     this.effects.held(entry.request, entry.carried, frame.stage, frame.holder);
   }
 

@@ -1,4 +1,4 @@
-import type { MigrationReason, OutcomeReason, ResumeStage, Stage } from '@sluice/contracts';
+import { micros, type Micros, type MigrationReason, type OutcomeReason, type ResumeStage, type Stage } from '@sluice/contracts';
 
 /** Where a request re-enters when the holder at `stage` lost it: a worker's request is routed again. */
 export function resumeStageAfter(stage: Stage | undefined): ResumeStage {
@@ -41,10 +41,19 @@ export function resubmitPauseMs(reason: MigrationReason, migrations: number): nu
 
 /**
  * The gateway's own handoffs (to admission, or a re-submission) are tried again while the stage does
- * not answer: the first pause, and each next one (doubling up to a second). The window they are
- * tried in is two heartbeat timeouts: a restart of the stage fits in it.
+ * not answer: the first pause, and each next one (doubling up to a second), within `handoffWindowUs`.
  */
-export const HANDOFF_RETRY = { firstPauseMs: 50, maxPauseMs: 1_000, windowHeartbeats: 2 } as const;
+export const HANDOFF_RETRY = { firstPauseMs: 50, maxPauseMs: 1_000, windowHeartbeats: 2, windowAckTimeouts: 2 } as const;
+
+/**
+ * How long the gateway keeps trying to hand a request on (its own handoffs, and re-submissions of
+ * what came back for want of the next stage): two heartbeat timeouts, so a restart of the stage fits
+ * in it, and never less than two ack timeouts, so a handoff that timed out on a frozen replica is
+ * tried once more (the queue group picks a replica afresh) before the request ends.
+ */
+export function handoffWindowUs(heartbeatTimeoutUs: number, ackTimeoutUs: number): Micros {
+  return micros(Math.max(HANDOFF_RETRY.windowHeartbeats * heartbeatTimeoutUs, HANDOFF_RETRY.windowAckTimeouts * ackTimeoutUs));
+}
 
 export function nextHandoffPauseMs(pauseMs: number): number {
   return Math.min(pauseMs * 2, HANDOFF_RETRY.maxPauseMs);
