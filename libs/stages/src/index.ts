@@ -12,6 +12,8 @@ export * from './flow-control/flow-control.stage.js';
 export * from './routing/routing.effects.js';
 export * from './routing/routing.settings.js';
 export * from './routing/routing.stage.js';
+export * from './routing/pd-decider.js';
+export * from './routing/pd-pick.js';
 export * from './worker/held-request.js';
 export * from './worker/worker.effects.js';
 export * from './worker/worker.settings.js';
