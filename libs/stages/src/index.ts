@@ -26,3 +26,4 @@ export * from './gateway/gateway.effects.js';
 export * from './gateway/gateway.stage.js';
 export * from './hand-back.js';
 export * from './replica-set.js';
+export * from './disaggregation/kv-transfer-ledger.js';
