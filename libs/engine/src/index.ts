@@ -9,3 +9,6 @@ export { KvCache, KvInvariantError, type KvEvents } from './kv/kv-cache.js';
 export { KvResidency, RECENT_ACCESSES, type KvResidencyObservations } from './kv/kv-residency.js';
 export { INSTANCE_SCHEDULER_NAMES, createInstanceScheduler, UnknownSchedulerError, type InstanceScheduler, type InstanceSchedulerName } from './scheduling/instance-scheduler.js';
 export { whyUnservable, type ServingLimits, type Unservable } from './unservable.js';
+export { WORKER_ROLES, servesDecode, servesPrefill, type WorkerRole } from './disaggregation/worker-role.js';
+export { KV_TRANSFER_PROFILES, KV_TRANSFER_PROFILE_NAMES, KvTransferModelSchema, kvBytesPerBlock, kvTransferDurationUs, type KvTransferModel, type KvTransferProfileName } from './disaggregation/kv-transfer.js';
+export { NIXL_TRANSFER_COUNTERS, NIXL_TRANSFER_HISTOGRAMS, kvTransferObservation, type KvTransferObservation } from './disaggregation/kv-transfer-observation.js';

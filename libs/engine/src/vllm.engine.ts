@@ -129,6 +129,15 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     return true;
   }
 
+  /**
+   * Receives a transfer's KV blocks before the request they belong to is enqueued (a decode
+   * instance in a disaggregated deployment): they become cached prefix, reported with the next
+   * step's KV events. Returns how many blocks landed (fewer when the cache has no free block).
+   */
+  importKvBlocks(hashes: readonly BlockId[]): number {
+    return this.kv.importBlocks(hashes);
+  }
+
   canStep(nowUs: Micros): boolean {
     return this.running.length > 0 || this.waiting.length > 0 || (this.delayed[0]?.queuedAtUs ?? Infinity) <= nowUs;
   }

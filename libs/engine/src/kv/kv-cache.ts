@@ -159,6 +159,35 @@ export class KvCache {
   }
 
   /**
+   * Lands KV blocks another instance computed (disaggregated prefill's transfer): each hash not
+   * cached here takes a block from the LRU head, is indexed (a `stored` event, as vLLM's consumer
+   * reports pulled blocks) and goes back to the free list at once, first block most recently
+   * freed, so the request that follows finds them as a cached prefix and the prompt's head is the
+   * last to be reused. Landing is not a lookup, so hits and misses are not counted; the request's
+   * own claim counts its hits. Stops when no block is free. Returns how many blocks landed.
+   */
+  importBlocks(hashes: readonly BlockId[]): number {
+    const landed: number[] = [];
+    for (const hash of hashes) {
+      if (this.index.get(hash) !== ABSENT) continue;
+      if (this.freeCount === 0) break;
+      const id = this.head;
+      this.unlinkFree(id);
+      this.evictHash(id);
+      // Held while landing, so a later hash of this transfer cannot take it back.
+      this.blocks[id * FIELDS + REFS] = 1;
+      this.residency?.allocated(id);
+      this.register(id, hash);
+      landed.push(id);
+    }
+    for (let i = landed.length - 1; i >= 0; i--) {
+      this.blocks[landed[i]! * FIELDS + REFS] = 0;
+      this.pushFree(landed[i]!);
+    }
+    return landed.length;
+  }
+
+  /**
    * Un-indexes a block whose computation was called off (its request was preempted in the step
    * that would have computed it). A hash stored and forgotten before a drain is never reported.
    */
