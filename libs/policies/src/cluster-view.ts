@@ -42,6 +42,11 @@ export interface ClusterView {
   readonly instances: readonly InstanceView[];
   /** Absent where no prefix index is kept: policies then assume no cached prefix. */
   readonly prefix?: PrefixLookup;
+  /**
+   * What the instances' caches reported holding, from their KV events (the router's KvEventIndex):
+   * read by `precise-prefix-cache`. Absent where no KV events are followed.
+   */
+  readonly kvCache?: PrefixLookup;
   /** Admission's own signals (its ledger, flow control's queue, the serving profile); absent in the router's view. */
   readonly admission?: AdmissionSignals;
 }

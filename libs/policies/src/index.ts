@@ -1,6 +1,7 @@
 export * from './registry.js';
 export * from './cluster-view.js';
 export * from './prefix-index/prefix-index.js';
+export * from './kv-index/kv-event-index.js';
 export * from './admission/admission-policy.js';
 export * from './admission/registry.js';
 export * from './admission/admission-cluster.js';
@@ -24,6 +25,7 @@ export * from './routing/weighted/scorer-weights.js';
 export * from './routing/scorers/scorer.js';
 export * from './routing/scorers/registry.js';
 export * from './routing/scorers/prefix-affinity/prefix-affinity.scorer.js';
+export * from './routing/scorers/precise-prefix-cache/precise-prefix-cache.scorer.js';
 export * from './routing/scorers/queue-depth/queue-depth.scorer.js';
 export * from './routing/scorers/kv-utilization/kv-utilization.scorer.js';
 export * from './routing/scorers/load-balance/load-balance.scorer.js';
