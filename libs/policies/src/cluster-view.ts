@@ -47,6 +47,8 @@ export interface ClusterView {
    * read by `precise-prefix-cache`. Absent where no KV events are followed.
    */
   readonly kvCache?: PrefixLookup;
+  /** How old `kvCache`'s view is (time since its last refresh): the staleness a decision's span reports. */
+  readonly kvCacheAgeUs?: number;
   /** Admission's own signals (its ledger, flow control's queue, the serving profile); absent in the router's view. */
   readonly admission?: AdmissionSignals;
 }

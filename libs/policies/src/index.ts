@@ -2,6 +2,7 @@ export * from './registry.js';
 export * from './cluster-view.js';
 export * from './prefix-index/prefix-index.js';
 export * from './kv-index/kv-event-index.js';
+export * from './kv-index/reads-kv-events.js';
 export * from './admission/admission-policy.js';
 export * from './admission/registry.js';
 export * from './admission/admission-cluster.js';
