@@ -36,6 +36,8 @@ export interface PrefixLookup {
    * one lookup per instance.
    */
   matchedBlocksByInstance?(blockHashes: readonly BlockId[]): ReadonlyMap<string, number>;
+  /** Optional: how many blocks the instance holds in all (Dynamo's tree size, kv-router's tie-break). */
+  blockCount?(instanceId: string): number;
 }
 
 export interface ClusterView {

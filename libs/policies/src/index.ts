@@ -22,6 +22,7 @@ export * from './routing/decision.js';
 export * from './routing/least-loaded/least-loaded.policy.js';
 export * from './routing/always-busiest/always-busiest.policy.js';
 export * from './routing/weighted/weighted.policy.js';
+export * from './routing/kv-router/kv-router.policy.js';
 export * from './routing/weighted/scorer-weights.js';
 export * from './routing/scorers/scorer.js';
 export * from './routing/scorers/registry.js';

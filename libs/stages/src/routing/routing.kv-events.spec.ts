@@ -70,3 +70,14 @@ describe('RoutingStage with the KV-event index', () => {
     expect(lastView(recorder).kvCacheAgeUs).toBeUndefined();
   });
 });
+
+describe('RoutingStage with kv-router', () => {
+  it('follows KV events by default and sends a prefix to the instance whose cache holds it', () => {
+    const { core, recorder } = stage('kv-router', {}, 0);
+    expect(core.wantsKvEvents).toBe(true);
+    core.onKv(stored('i2', 1, [31, 32, 33, 34]));
+    core.route(stageRequest({ id: 'a', inputTokens: 64, blockHashes: [31, 32, 33, 34] }), ms(2), 'a');
+    expect(lastChoice(recorder)).toBe('i2');
+    expect(stage('kv-router', { useKvEvents: false }).core.wantsKvEvents).toBe(false);
+  });
+});
