@@ -47,11 +47,13 @@ export interface KvIndexStats {
  * yields the same view at the cost of the events alone.
  *
  * Layout: a map from block hash to its holders (instance ordinals), so a lookup walks the
- * request's blocks once for all instances; per instance, its blocks in store order, for the
- * capacity bound and for clearing.
+ * request's blocks once for all instances; a block held by one instance stores the ordinal
+ * itself, not a Set (at 1,000 instances × 10,000 blocks a Set per block was most of the memory);
+ * per instance, its blocks in store order, for the capacity bound and for clearing.
  */
 export class KvEventIndex implements PrefixLookup {
-  private readonly holdersOf = new Map<BlockId, Set<number>>();
+  /** A block's holders: one ordinal (most blocks: one instance's private context), a Set when shared. */
+  private readonly holdersOf = new Map<BlockId, number | Set<number>>();
   private readonly blocksOf: (Set<BlockId> | undefined)[] = [];
   private readonly ordinalOf = new Map<string, number>();
   private readonly idOf: string[] = [];
@@ -143,14 +145,14 @@ export class KvEventIndex implements PrefixLookup {
   matchedBlocksByInstance(blockHashes: readonly BlockId[]): ReadonlyMap<string, number> {
     const matched = new Map<string, number>();
     if (blockHashes.length === 0) return matched;
-    let alive = this.holdersOf.get(blockHashes[0]!);
-    if (!alive) return matched;
-    let live = [...alive];
+    const first = this.holdersOf.get(blockHashes[0]!);
+    if (first === undefined) return matched;
+    let live = typeof first === 'number' ? [first] : [...first];
     for (let i = 1; i < blockHashes.length && live.length > 0; i++) {
-      alive = this.holdersOf.get(blockHashes[i]!);
+      const holders = this.holdersOf.get(blockHashes[i]!);
       const next: number[] = [];
       for (const ordinal of live) {
-        if (alive?.has(ordinal)) next.push(ordinal);
+        if (holders !== undefined && (typeof holders === 'number' ? holders === ordinal : holders.has(ordinal))) next.push(ordinal);
         else matched.set(this.idOf[ordinal]!, i);
       }
       live = next;
@@ -169,9 +171,7 @@ export class KvEventIndex implements PrefixLookup {
     for (const block of event.stored) {
       if (held.has(block)) continue;
       held.add(block);
-      let holders = this.holdersOf.get(block);
-      if (!holders) this.holdersOf.set(block, (holders = new Set()));
-      holders.add(ordinal);
+      this.hold(block, ordinal);
     }
     // A Set iterates in insertion order: its first entries are the oldest stored.
     while (held.size > this.capacityPerInstance) {
@@ -184,11 +184,22 @@ export class KvEventIndex implements PrefixLookup {
     if (previous === undefined || event.atUs > previous) this.appliedAtUs.set(event.instanceId, event.atUs);
   }
 
+  private hold(block: BlockId, ordinal: number): void {
+    const holders = this.holdersOf.get(block);
+    if (holders === undefined) this.holdersOf.set(block, ordinal);
+    else if (typeof holders !== 'number') holders.add(ordinal);
+    else if (holders !== ordinal) this.holdersOf.set(block, new Set([holders, ordinal]));
+  }
+
   private unhold(block: BlockId, ordinal: number): void {
     const holders = this.holdersOf.get(block);
-    if (!holders) return;
+    if (holders === undefined) return;
+    if (typeof holders === 'number') {
+      if (holders === ordinal) this.holdersOf.delete(block);
+      return;
+    }
     holders.delete(ordinal);
-    if (holders.size === 0) this.holdersOf.delete(block);
+    if (holders.size === 1) this.holdersOf.set(block, holders.values().next().value as number);
   }
 
   private ordinalFor(instanceId: string): number {
