@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
-import { millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
+import { micros, millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 import type { BusyCount, HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
@@ -50,6 +50,8 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     this.metrics.decisionSeconds.observe({ policy }, seconds);
     this.metrics.scheduled(seconds, request.model, decision?.instance.instanceId);
     span.setAttribute('sluice.router.candidates', view.instances.length);
+    // The KV-event view's staleness: how long ago the caches' events were last made visible.
+    if (view.kvCacheAgeUs !== undefined) span.setAttribute('sluice.router.kv_events.view_age_ms', millisFromMicros(micros(view.kvCacheAgeUs)));
     if (busy) span.setAttributes({ 'sluice.router.busy_instances': busy.busy, 'sluice.router.model_instances': busy.total });
     if (decision) this.recordDecision(span, policy, decision, view);
     else span.setAttribute('sluice.router.decision', 'none');

@@ -17,7 +17,8 @@ import { ROUTING_REGISTRY } from './routing.registry.js';
  */
 export const ROUTER_STAGE = requestStage({
   stage: 'router',
-  follows: ['lifecycle', 'load', 'done'],
+  // KV events too, ignored unless the policy reads them (precise-prefix-cache): a stage's follows are fixed before its config is read.
+  follows: ['lifecycle', 'load', 'done', 'kv'],
   hears: ['busy-thresholds'],
   inject: [ROUTING_REGISTRY],
   wire({ service, wakeUps, logger }, registry: RoutingPolicyRegistry) {
@@ -38,6 +39,7 @@ export const ROUTER_STAGE = requestStage({
         lifecycle: (event) => stage.onLifecycle(event),
         load: (snapshot) => stage.onSnapshot(snapshot),
         done: (done) => stage.onDone(done),
+        kv: (event) => stage.onKv(event),
       },
       hear: {
         'busy-thresholds': (announcement) => {

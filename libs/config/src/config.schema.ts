@@ -259,6 +259,14 @@ const ConfigBody = z.strictObject({
        * index are always current (docs/behaviour.md §4, signal freshness).
        */
       snapshotRefreshIntervalMs: z.number().int().nonnegative().default(50),
+      /**
+       * The KV-event index (kept when the policy reads it: `precise-prefix-cache`): the workers'
+       * events become visible to scorers once the index's view is this old, BLIS's cache-signal
+       * delay; 0 = at once (docs/behaviour.md §4, precise prefix).
+       */
+      kvEventRefreshMs: z.number().int().nonnegative().default(50),
+      /** Blocks the KV-event index remembers per instance, oldest stored dropped first beyond it (bounded memory). */
+      kvEventIndexCapacity: z.number().int().positive().default(10_000),
       /** Candidates kept, with their scores and signals, on each decision's span. */
       counterfactualK: z.number().int().nonnegative().default(3),
       /** Seed of the tie-breaking random source; default: derived from the router's instance id. */

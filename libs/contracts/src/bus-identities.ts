@@ -81,7 +81,7 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
     case 'router':
       return {
         publish: [worker.submit, anyInbox, presenceOf('router'), subjects.workerDiscover()],
-        subscribe: [subjects.routerSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.done, controlOf('router'), busFaultControl, ownInbox(identity)],
+        subscribe: [subjects.routerSubmit(), subjects.busyThresholds(), subjects.requestCancel(), worker.lifecycle, worker.load, worker.done, worker.kv, controlOf('router'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'worker':

@@ -63,7 +63,7 @@ export const subjects = {
   requestCancel: () => `${PROTOCOL_ROOT}.request.cancel`,
   /** instance → admission, flow-controller, router: load snapshot. */
   workerLoad: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.load`,
-  /** instance → admission (its prefix index): KV blocks stored / removed. The router keeps its own index from its decisions. */
+  /** instance → admission (its prefix index) and router (its KV-event index, when its policy reads it): KV blocks stored / removed. */
   workerKv: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.kv`,
   /** instance → all: register, heartbeat, drain, deregister. */
   workerLifecycle: (instanceId: string) =>

@@ -156,7 +156,7 @@ export class ClusterState {
    * The view policies decide on: live, non-draining instances, in registration order. `prefix`
    * is the caller's prefix index (the router's, or admission's copy), passed through as is.
    */
-  view(nowUs: Micros, prefix?: PrefixLookup): ClusterView {
+  view(nowUs: Micros, prefix?: PrefixLookup, kvCache?: PrefixLookup): ClusterView {
     const instances: InstanceView[] = [];
     for (const entry of this.instances.values()) {
       if (entry.draining) continue;
@@ -180,6 +180,7 @@ export class ClusterState {
         snapshotAgeUs: micros(s ? nowUs - s.atUs : Number.POSITIVE_INFINITY),
       });
     }
-    return prefix ? { instances, prefix } : { instances };
+    const view: ClusterView = prefix ? { instances, prefix } : { instances };
+    return kvCache ? { ...view, kvCache } : view;
   }
 }

@@ -36,12 +36,21 @@ export interface PrefixLookup {
    * one lookup per instance.
    */
   matchedBlocksByInstance?(blockHashes: readonly BlockId[]): ReadonlyMap<string, number>;
+  /** Optional: how many blocks the instance holds in all (Dynamo's tree size, kv-router's tie-break). */
+  blockCount?(instanceId: string): number;
 }
 
 export interface ClusterView {
   readonly instances: readonly InstanceView[];
   /** Absent where no prefix index is kept: policies then assume no cached prefix. */
   readonly prefix?: PrefixLookup;
+  /**
+   * What the instances' caches reported holding, from their KV events (the router's KvEventIndex):
+   * read by `precise-prefix-cache`. Absent where no KV events are followed.
+   */
+  readonly kvCache?: PrefixLookup;
+  /** How old `kvCache`'s view is (time since its last refresh): the staleness a decision's span reports. */
+  readonly kvCacheAgeUs?: number;
   /** Admission's own signals (its ledger, flow control's queue, the serving profile); absent in the router's view. */
   readonly admission?: AdmissionSignals;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, loadProfile } from '@sluice/config';
-import { buildReport, type RunRecord, type RunReport, type Summary } from '@sluice/metrics';
+import { buildReport, cacheHits, type RunRecord, type RunReport, type Summary } from '@sluice/metrics';
 import { generateWorkloadRequests, parseWorkloadSpec, type WorkloadRequest } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
 import { simulate } from './index.js';
@@ -297,6 +297,20 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     const weighted = ex.run('--router.policy=weighted').summary.overall;
     expect(ttft(roundRobin, 'p50') / ttft(weighted, 'p50')).toBeGreaterThan(3);
     expect(ttft(roundRobin, 'mean') / ttft(weighted, 'mean')).toBeGreaterThan(1.5);
+  });
+
+  it('precise-prefix: with evictions, routing on the caches’ KV events halves the TTFT tail of routing on the router’s belief', () => {
+    const ex = example('examples/workloads/precise-prefix.yaml');
+    expect(ex.commands).toHaveLength(2);
+    expectUpMatchesSimulate(ex);
+    ex.checkFigures();
+    const approximate = ex.run('prefix-affinity:2');
+    const precise = ex.run('precise-prefix-cache:2');
+    expect(ttft(approximate.summary.overall, 'p90') / ttft(precise.summary.overall, 'p90')).toBeGreaterThan(1.8);
+    expect(ttft(approximate.summary.overall, 'mean') / ttft(precise.summary.overall, 'mean')).toBeGreaterThan(1.5);
+    // Not by finding a prefix more often, but more of it: fewer requests sent where theirs was evicted.
+    expect(Math.abs(cacheHits(precise.records).hitRate! - cacheHits(approximate.records).hitRate!)).toBeLessThan(0.05);
+    expect(cacheHits(precise.records).meanCachedTokens!).toBeGreaterThan(cacheHits(approximate.records).meanCachedTokens!);
   });
 
   it('predictive-admission: slo-predictive admits about as many, mostly critical and standard, at a higher critical p99', () => {

@@ -65,6 +65,8 @@ export class StageGroups implements WorkerSignals {
   /** Where the gateway's handoffs arrive. */
   readonly doors: StageDoors;
   private readonly network: TwinNetwork;
+  /** BLIS mode: KV events reach the routers without a transit. */
+  private readonly kvAtOnce: boolean;
 
   constructor(config: StageGroupsConfig, wiring: StageGroupsWiring) {
     const { network, inbox, workers, observer } = wiring;
@@ -73,6 +75,7 @@ export class StageGroups implements WorkerSignals {
     const groupRandom = (stage: string) => seededRandom(seedOf(`queue-group/${stage}/${seed}`));
     const count = (section: Replicated) => section.replicas ?? 1;
     const blis = config.compat === 'blis';
+    this.kvAtOnce = blis;
 
     // The routers filter by the configured busy thresholds, as live ones do before admission announces a change.
     const configured = routingSettingsFrom(config.router, 0, configuredBusyThresholds(config.admission.policies));
@@ -189,10 +192,21 @@ export class StageGroups implements WorkerSignals {
   }
 
   get wantsKv(): boolean {
-    return this.admission.replicas.some((replica) => replica.wantsKvEvents);
+    return this.admission.replicas.some((replica) => replica.wantsKvEvents) || this.router.replicas.some((replica) => replica.wantsKvEvents);
   }
 
   kv(event: KvEvent): void {
+    // The routers' KV-event index (precise-prefix-cache) hears them one transit later, as a live
+    // router hears them over the bus; in BLIS mode at once (BLIS reads the caches themselves, its
+    // only staleness being the index's refresh interval).
+    if (this.router.replicas.some((replica) => replica.wantsKvEvents)) {
+      const toRouters = () =>
+        this.network.gates.router.pass(() => {
+          for (const router of this.router.replicas) router.onKv(event);
+        });
+      if (this.kvAtOnce) toRouters();
+      else this.network.queue.at(this.network.nowUs + this.network.hops.transitUs, 'done', toRouters);
+    }
     this.network.gates.admission.pass(() => {
       for (const replica of this.admission.replicas) if (replica.wantsKvEvents) replica.onKv(event);
     });

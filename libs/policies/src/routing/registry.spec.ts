@@ -9,7 +9,7 @@ import { createRoundRobin } from './round-robin/round-robin.policy.js';
 
 describe('routing registry', () => {
   it('registers exactly the names config allows, each with a params schema', () => {
-    expect(ROUTING_POLICY_NAMES).toEqual(['round-robin', 'least-loaded', 'always-busiest', 'weighted']);
+    expect(ROUTING_POLICY_NAMES).toEqual(['round-robin', 'least-loaded', 'always-busiest', 'weighted', 'kv-router']);
     expect(createRoutingRegistry().names()).toEqual([...ROUTING_POLICY_NAMES]);
     expect(Object.keys(ROUTING_POLICY_PARAMS).sort()).toEqual([...ROUTING_POLICY_NAMES].sort());
   });

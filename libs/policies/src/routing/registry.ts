@@ -2,13 +2,14 @@ import type { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
 import { PolicyRegistry } from '../registry.js';
 import { ALWAYS_BUSIEST, AlwaysBusiestParamsSchema, createAlwaysBusiest } from './always-busiest/always-busiest.policy.js';
+import { KV_ROUTER, KvRouterParamsSchema, createKvRouter } from './kv-router/kv-router.policy.js';
 import { LEAST_LOADED, LeastLoadedParamsSchema, createLeastLoaded } from './least-loaded/least-loaded.policy.js';
 import { ROUND_ROBIN, RoundRobinParamsSchema, createRoundRobin } from './round-robin/round-robin.policy.js';
 import type { RoutingPolicy, RoutingPolicyDeps } from './routing-policy.js';
 import { WEIGHTED, WeightedParamsSchema, createWeighted } from './weighted/weighted.policy.js';
 
 /** Every built-in routing policy, by the name config uses. */
-export const ROUTING_POLICY_NAMES = [ROUND_ROBIN, LEAST_LOADED, ALWAYS_BUSIEST, WEIGHTED] as const;
+export const ROUTING_POLICY_NAMES = [ROUND_ROBIN, LEAST_LOADED, ALWAYS_BUSIEST, WEIGHTED, KV_ROUTER] as const;
 export type RoutingPolicyName = (typeof ROUTING_POLICY_NAMES)[number];
 
 /**
@@ -21,6 +22,7 @@ export const ROUTING_POLICY_PARAMS: { readonly [K in RoutingPolicyName]: z.ZodTy
   [LEAST_LOADED]: LeastLoadedParamsSchema,
   [ALWAYS_BUSIEST]: AlwaysBusiestParamsSchema,
   [WEIGHTED]: WeightedParamsSchema,
+  [KV_ROUTER]: KvRouterParamsSchema,
 };
 
 /**
@@ -47,7 +49,8 @@ export function registerBuiltInRoutingPolicies(registry: RoutingPolicyRegistry):
     .register(ROUND_ROBIN, createRoundRobin)
     .register(LEAST_LOADED, createLeastLoaded)
     .register(ALWAYS_BUSIEST, createAlwaysBusiest)
-    .register(WEIGHTED, createWeighted);
+    .register(WEIGHTED, createWeighted)
+    .register(KV_ROUTER, createKvRouter);
 }
 
 export function createRoutingRegistry(): RoutingPolicyRegistry {

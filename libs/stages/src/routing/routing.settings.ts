@@ -1,6 +1,6 @@
 import { microsFromMillis, type BusyThresholdSettings, type Micros } from '@sluice/contracts';
 import type { EngineCompat } from '@sluice/engine';
-import type { RoutingPolicyName } from '@sluice/policies';
+import { DEFAULT_KV_EVENT_INDEX_CAPACITY, DEFAULT_KV_SNAPSHOT_REFRESH_US, readsKvEvents, type RoutingPolicyName } from '@sluice/policies';
 
 /** The keys of the config's `router` section the core reads (a parsed sluice.yaml fits). */
 export interface RouterConfig {
@@ -9,6 +9,18 @@ export interface RouterConfig {
   readonly heartbeatTimeoutMs: number;
   readonly snapshotRefreshIntervalMs: number;
   readonly seed?: number | undefined;
+  readonly kvEventRefreshMs?: number;
+  readonly kvEventIndexCapacity?: number;
+}
+
+const DEFAULT_KV_EVENT_REFRESH_MS = DEFAULT_KV_SNAPSHOT_REFRESH_US / 1000;
+
+/** The KV-event index a router keeps when its policy reads the caches' events (docs/behaviour.md §4, precise prefix). */
+export interface KvEventSettings {
+  /** Events become visible to scorers once the view is this old (BLIS's cache-signal delay); 0 = at once. */
+  readonly refreshUs: Micros;
+  /** Blocks remembered per instance. */
+  readonly capacityPerInstance: number;
 }
 
 export interface RoutingSettings {
@@ -24,6 +36,8 @@ export interface RoutingSettings {
   readonly busyThresholds?: BusyThresholdSettings;
   /** `blis`: ties are broken with Go's math/rand as BLIS does (docs/behaviour.md §1, BLIS parity mode); absent: `vllm`. */
   readonly compat?: EngineCompat;
+  /** Present when the policy reads the workers' KV events: the router then keeps a KV-event index. */
+  readonly kvEvents?: KvEventSettings;
 }
 
 /**
@@ -31,10 +45,15 @@ export interface RoutingSettings {
  * a service derives it from its instance id (so replicas break ties differently), the twin uses 0.
  */
 export function routingSettingsFrom(config: RouterConfig, defaultSeed: number, busyThresholds?: BusyThresholdSettings): RoutingSettings {
+  const params = config.policies[config.policy] ?? {};
+  const kvEvents = readsKvEvents(config.policy, params)
+    ? { kvEvents: { refreshUs: microsFromMillis(config.kvEventRefreshMs ?? DEFAULT_KV_EVENT_REFRESH_MS), capacityPerInstance: config.kvEventIndexCapacity ?? DEFAULT_KV_EVENT_INDEX_CAPACITY } }
+    : {};
   return {
     ...(busyThresholds && { busyThresholds }),
+    ...kvEvents,
     policy: config.policy,
-    params: config.policies[config.policy] ?? {},
+    params,
     heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs),
     snapshotRefreshIntervalUs: microsFromMillis(config.snapshotRefreshIntervalMs),
     seed: config.seed ?? defaultSeed,

@@ -1,12 +1,14 @@
 import { seededRandom } from '@sluice/collections';
-import { ALL_WORKERS_BUSY_BODY, micros, type BusyThresholdsAnnouncement, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import { ALL_WORKERS_BUSY_BODY, micros, type BusyThresholdsAnnouncement, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import {
   BusyThresholdBook,
   ClusterState,
+  KvEventIndex,
   PrefixIndex,
   blisTieBreak,
   expirySweepIntervalUs,
   freeInstances,
+  type ClusterView,
   type InstanceView,
   type RoutingPolicy,
   type RoutingPolicyRegistry,
@@ -34,6 +36,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly policy: RoutingPolicy;
   private readonly cluster: ClusterState;
   private readonly prefix = new PrefixIndex();
+  /** What the caches reported holding (their KV events), kept only when the policy reads it. */
+  private readonly kvCache: KvEventIndex | undefined;
   /** Requests handed to an instance and not yet done, by id, with the instance: what a lost instance held. */
   private readonly owners = new Map<string, { readonly request: R; readonly instanceId: string }>();
   /** Instances that refused a request (no responder, nack): it is routed again among the others. */
@@ -63,6 +67,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;
     this.heartbeatTimeoutUs = settings.heartbeatTimeoutUs;
     this.busy = new BusyThresholdBook(settings.busyThresholds ?? {});
+    this.kvCache = settings.kvEvents && new KvEventIndex(settings.kvEvents.capacityPerInstance, settings.kvEvents.refreshUs);
     this.cluster = new ClusterState(settings.heartbeatTimeoutUs, { snapshots: onRefresh ? 'on-refresh' : 'immediate' });
     this.sweep = new Periodic<RoutingWakeUp>('sweep', expirySweepIntervalUs(settings.heartbeatTimeoutUs), wakeUps);
     this.refresh = onRefresh ? new Periodic<RoutingWakeUp>('refresh', settings.snapshotRefreshIntervalUs, wakeUps) : undefined;
@@ -89,7 +94,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   }
 
   route(request: R, nowUs: Micros, carried: C): void {
-    const all = this.withoutRefusals(request, this.cluster.view(nowUs, this.prefix));
+    const all = this.withoutRefusals(request, this.viewAt(nowUs));
     const { view, total, busy } = freeInstances(all, request.model, this.busy.thresholdsFor(request.model));
     if (busy > 0 && busy === total) {
       this.effects.decided(request, carried, this.policy.name, null, view, { busy, total });
@@ -174,6 +179,16 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered', event.atUs);
   }
 
+  /** Whether this stage reads the workers' KV events (its policy scores on them); the others ignore them. */
+  get wantsKvEvents(): boolean {
+    return this.kvCache !== undefined;
+  }
+
+  /** A worker's KV event: the caches' contents, visible to the policy at the index's next refresh. */
+  onKv(event: KvEvent): void {
+    this.kvCache?.receive(event);
+  }
+
   onSnapshot(snapshot: LoadSnapshot): void {
     this.cluster.onSnapshot(snapshot);
   }
@@ -223,6 +238,14 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     return `no worker instance serves model "${request.model}" (${what})`;
   }
 
+  /** The policy's view; with a KV-event index, refreshed first if due (BLIS's lazy rule) and its age attached. */
+  private viewAt(nowUs: Micros): ClusterView {
+    const kvCache = this.kvCache;
+    if (!kvCache) return this.cluster.view(nowUs, this.prefix);
+    kvCache.refreshIfDue(nowUs);
+    return { ...this.cluster.view(nowUs, this.prefix, kvCache), kvCacheAgeUs: kvCache.viewAgeUs(nowUs) };
+  }
+
   /** The view without the instances that already refused this request. */
   private withoutRefusals(request: R, view: ReturnType<ClusterState['view']>): ReturnType<ClusterState['view']> {
     const refused = this.refusedBy.get(request);
@@ -233,6 +256,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   /** An instance left routing: its prefix beliefs go, and the requests it held are reported. */
   private instanceGone(instanceId: string, requestIds: readonly string[], why: 'deregistered' | 'silent', nowUs: Micros): void {
     this.prefix.dropInstance(instanceId);
+    this.kvCache?.clear(instanceId);
     if (this.cluster.size() === 0) this.refillUntilUs = micros(Math.max(this.refillUntilUs ?? 0, nowUs + this.heartbeatTimeoutUs));
     const held: R[] = [];
     for (const id of requestIds) {

@@ -1,6 +1,7 @@
 import { microsFromMillis } from '@sluice/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { KvEventIndex } from '../../kv-index/kv-event-index.js';
 import { PrefixIndex } from '../../prefix-index/prefix-index.js';
 import { blocksNamed, clusterView, instanceView, policyRequest } from '../../testing/builders.js';
 import { createScorerRegistry } from './registry.js';
@@ -36,11 +37,13 @@ describe.each(createScorerRegistry().names())('Scorer conformance: %s', (name) =
     fc.assert(
       fc.property(scenario, (s) => {
         const index = new PrefixIndex();
+        const kvCache = new KvEventIndex(100, 0);
         const candidates = s.candidates.map(({ cached, ...signals }, i) => {
           index.record(`i${i}`, cached);
+          kvCache.receive({ instanceId: `i${i}`, atUs: microsFromMillis(0), stored: cached, removed: [] });
           return instanceView({ instanceId: `i${i}`, ...signals });
         });
-        const view = clusterView(candidates, s.withPrefix ? index : undefined);
+        const view = s.withPrefix ? { ...clusterView(candidates, index), kvCache } : clusterView(candidates);
         const request = policyRequest({ blockHashes: HASHES.slice(0, s.blocks) });
         const scores = scorer.score(request, candidates, view);
         expect(scores).toHaveLength(candidates.length);

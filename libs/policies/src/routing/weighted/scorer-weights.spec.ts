@@ -29,7 +29,7 @@ describe('parseScorerWeights', () => {
   });
 
   it('an unknown scorer is named, with the allowed names', () => {
-    expect(problem('prefix:3')).toBe('invalid scorer weights: unknown scorer "prefix"; allowed: prefix-affinity, queue-depth, kv-utilization, load-balance');
+    expect(problem('prefix:3')).toBe('invalid scorer weights: unknown scorer "prefix"; allowed: prefix-affinity, queue-depth, kv-utilization, load-balance, precise-prefix-cache');
     expect(problem({ 'queue-depth': 1, lora: 2 })).toContain('lora: unknown scorer "lora"; allowed: prefix-affinity, queue-depth');
   });
 

@@ -162,7 +162,7 @@ describe('weighted', () => {
       return result.error!.issues.map((i) => ({ path: i.path, message: i.message }));
     };
     expect(issues({ weights: { 'prefix-afinity': 3 } })).toEqual([
-      { path: ['weights', 'prefix-afinity'], message: 'unknown scorer "prefix-afinity"; allowed: prefix-affinity, queue-depth, kv-utilization, load-balance' },
+      { path: ['weights', 'prefix-afinity'], message: 'unknown scorer "prefix-afinity"; allowed: prefix-affinity, queue-depth, kv-utilization, load-balance, precise-prefix-cache' },
     ]);
     expect(issues({ weights: 'queue-depth:-1' })).toEqual([{ path: ['weights'], message: 'the weight of "queue-depth" must be a non-negative finite number, got "-1"' }]);
     expect(issues({ weights: 42 })[0]!.path).toEqual(['weights']);
