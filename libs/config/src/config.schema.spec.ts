@@ -31,3 +31,20 @@ describe('ConfigSchema: nats.ackMarginMs', () => {
     expect(result.error?.issues[0]?.message).toMatch(/more than half of nats.ackTimeoutMs/);
   });
 });
+
+describe('ConfigSchema: the KV-event index keys', () => {
+  it('take a value with a policy that reads KV events', () => {
+    const router = ConfigSchema.parse({ router: { policy: 'weighted', policies: { weighted: { weights: 'precise-prefix-cache:2,queue-depth:1' } }, kvEventRefreshMs: 0 } }).router;
+    expect(router.kvEventRefreshMs).toBe(0);
+    expect(ConfigSchema.parse({ router: { policy: 'kv-router', kvEventIndexCapacity: 500 } }).router.kvEventIndexCapacity).toBe(500);
+  });
+
+  it('are refused, naming the key, with a policy that reads none: they would change nothing', () => {
+    for (const router of [{ policy: 'round-robin', kvEventRefreshMs: 10 }, { policy: 'weighted', kvEventIndexCapacity: 5 }, { policy: 'kv-router', policies: { 'kv-router': { useKvEvents: false } }, kvEventRefreshMs: 10 }]) {
+      const result = ConfigSchema.safeParse({ router });
+      expect(result.success, JSON.stringify(router)).toBe(false);
+      expect(result.error?.issues[0]?.path[0]).toBe('router');
+      expect(result.error?.issues[0]?.message).toMatch(/reads the workers' KV events/);
+    }
+  });
+});

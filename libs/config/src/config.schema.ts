@@ -10,6 +10,7 @@ import {
   ROUTING_POLICY_NAMES,
   ROUTING_POLICY_PARAMS,
   UTILIZATION_DETECTOR,
+  readsKvEvents,
 } from '@sluice/policies';
 import { TwinSectionSchema } from './twin-config.schema.js';
 import { GatewayAdminSchema } from './gateway-admin.schema.js';
@@ -262,15 +263,23 @@ const ConfigBody = z.strictObject({
       /**
        * The KV-event index (kept when the policy reads it: `precise-prefix-cache`): the workers'
        * events become visible to scorers once the index's view is this old, BLIS's cache-signal
-       * delay; 0 = at once (docs/behaviour.md §4, precise prefix).
+       * delay; 0 = at once (docs/behaviour.md §4, precise prefix). Default 50. Refused with a policy
+       * that reads no KV events: it would change nothing.
        */
-      kvEventRefreshMs: z.number().int().nonnegative().default(50),
-      /** Blocks the KV-event index remembers per instance, oldest stored dropped first beyond it (bounded memory). */
-      kvEventIndexCapacity: z.number().int().positive().default(10_000),
+      kvEventRefreshMs: z.number().int().nonnegative().optional(),
+      /** Blocks the KV-event index remembers per instance, oldest stored dropped first beyond it (bounded memory). Default 10,000; refused as above. */
+      kvEventIndexCapacity: z.number().int().positive().optional(),
       /** Candidates kept, with their scores and signals, on each decision's span. */
       counterfactualK: z.number().int().nonnegative().default(3),
       /** Seed of the tie-breaking random source; default: derived from the router's instance id. */
       seed: z.number().int().nonnegative().optional(),
+    })
+    .superRefine((router, ctx) => {
+      // The index exists only for a policy that reads the workers' KV events: its keys would change nothing otherwise.
+      if (readsKvEvents(router.policy, (router.policies as Record<string, unknown>)[router.policy])) return;
+      for (const key of ['kvEventRefreshMs', 'kvEventIndexCapacity'] as const) {
+        if (router[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `takes effect only with a policy that reads the workers' KV events (weighted with a precise-prefix-cache weight, or kv-router); router.policy is ${router.policy}` });
+      }
     })
     .prefault({}),
   worker: z
