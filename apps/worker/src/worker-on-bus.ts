@@ -248,8 +248,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     this.bus.publish(subjects.workerDone(instance.instanceId), done);
   }
 
-  kv(instance: Instance, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void {
-    const event: KvEvent = { instanceId: instance.instanceId, atUs: this.clock.wallUs(atUs), stored: [...stored], removed: [...removed] };
+  kv(instance: Instance, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros, cleared = false): void {
+    const event: KvEvent = { instanceId: instance.instanceId, atUs: this.clock.wallUs(atUs), stored: [...stored], removed: [...removed], ...(cleared ? { cleared: true as const } : {}) };
     this.bus.publish(subjects.workerKv(instance.instanceId), event);
   }
 

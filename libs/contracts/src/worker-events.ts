@@ -75,6 +75,12 @@ export const KvEventSchema = z.object({
   atUs: MicrosSchema,
   stored: z.array(BlockIdSchema).max(MAX_KV_EVENT_BLOCKS),
   removed: z.array(BlockIdSchema).max(MAX_KV_EVENT_BLOCKS),
+  /**
+   * Every block the instance held before this event is gone (vLLM's `AllBlocksCleared`): an
+   * instance starting with an empty cache says so, so a reader drops what it believed of an
+   * earlier life under the same id. Applied before `removed` and `stored`.
+   */
+  cleared: z.literal(true).optional(),
 });
 export type KvEvent = z.infer<typeof KvEventSchema>;
 

@@ -82,9 +82,9 @@ export class WorkerHops implements WorkerEffects<Flight> {
   }
 
   /** KV events feed each admission replica's prefix index at once, when one keeps it. */
-  kv(instance: InstanceCore<Flight>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void {
+  kv(instance: InstanceCore<Flight>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros, cleared = false): void {
     if (!this.signals.wantsKv) return;
-    this.signals.kv({ instanceId: instance.instanceId, atUs, stored: [...stored], removed: [...removed] });
+    this.signals.kv({ instanceId: instance.instanceId, atUs, stored: [...stored], removed: [...removed], ...(cleared ? { cleared: true as const } : {}) });
   }
 
   /**

@@ -38,7 +38,8 @@ export class AdmissionCluster {
    */
   onKv(event: KvEvent): void {
     if (!this.prefix || !this.state.knows(event.instanceId)) return;
-    // Removals first: a block evicted and re-stored in one batch is present afterwards.
+    // Cleared first (a restarted instance's cache is empty), then removals: a block evicted and re-stored in one batch is present afterwards.
+    if (event.cleared) this.prefix.dropInstance(event.instanceId);
     this.prefix.remove(event.instanceId, event.removed);
     this.prefix.record(event.instanceId, event.stored);
   }

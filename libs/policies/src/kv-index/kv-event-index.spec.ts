@@ -27,6 +27,20 @@ describe('KvEventIndex', () => {
     expect(index.matchedBlocks('i0', blocksNamed('a'))).toBe(1);
   });
 
+  it('a cleared event (an instance starting with an empty cache) drops what came before it, in its place in the queue', () => {
+    const index = new KvEventIndex(100, 50_000);
+    index.receive(event('i0', 1, blocksNamed('a', 'b')));
+    index.receive(event('i1', 1, blocksNamed('a')));
+    index.receive({ ...event('i0', 2, blocksNamed('c')), cleared: true });
+    index.receive(event('i0', 3, blocksNamed('d')));
+    index.refreshIfDue(at(100));
+    expect(index.matchedBlocks('i0', blocksNamed('a'))).toBe(0);
+    expect(index.matchedBlocks('i0', blocksNamed('c'))).toBe(1);
+    expect(index.matchedBlocks('i0', blocksNamed('d'))).toBe(1);
+    expect(index.matchedBlocksByInstance(blocksNamed('a'))).toEqual(new Map([['i1', 1]]));
+    expect(index.blockCount('i0')).toBe(2);
+  });
+
   it('forgets everything of an instance that is cleared, events still pending included', () => {
     const index = new KvEventIndex(100, 50_000);
     index.receive(event('i0', 1, blocksNamed('a', 'b')));

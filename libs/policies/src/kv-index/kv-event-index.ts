@@ -21,6 +21,8 @@ export interface KvBlockEvent {
   readonly atUs: Micros;
   readonly stored: readonly BlockId[];
   readonly removed: readonly BlockId[];
+  /** Everything the instance held before is gone (applied first, in the event's place in the queue). */
+  readonly cleared?: true;
 }
 
 /** What the index reports of itself: memory bounds and how stale the view a scorer reads is. */
@@ -164,6 +166,10 @@ export class KvEventIndex implements PrefixLookup {
   private apply(event: KvBlockEvent): void {
     const ordinal = this.ordinalFor(event.instanceId);
     const held = this.blocksOf[ordinal]!;
+    if (event.cleared) {
+      for (const block of held) this.unhold(block, ordinal);
+      held.clear();
+    }
     // Removed first: an engine step that evicts a block and stores it again ends holding it.
     for (const block of event.removed) {
       if (held.delete(block)) this.unhold(block, ordinal);

@@ -87,6 +87,18 @@ describe('AdmissionStage', () => {
     expect(cached).toEqual([0, 64]);
   });
 
+  it('a cleared KV event (the instance started again under its id) drops the prefix it had reported', () => {
+    const { core, recorder } = stage({ policy: ['slo-predictive'] });
+    core.onLifecycle(registered('i1'));
+    const request = stageRequest({ id: 'a', inputTokens: 64, blockHashes: [11, 12, 13, 14] });
+    core.onKv({ instanceId: 'i1', atUs: ms(1), stored: [11, 12, 13, 14], removed: [] });
+    core.submit(request, ms(2), 'before');
+    core.onKv({ instanceId: 'i1', atUs: ms(3), stored: [11], removed: [], cleared: true });
+    core.submit(request, ms(4), 'after');
+    const cached = recorder.of('decided').map(([, , , decision]) => (decision as { inputs: Record<string, unknown> }).inputs.cached_tokens);
+    expect(cached).toEqual([64, 16]);
+  });
+
   it('ignores KV events of an instance it does not know: it would never leave, nor would its blocks', () => {
     const { core, recorder } = stage({ policy: ['slo-predictive'] });
     core.onLifecycle(registered('i1'));

@@ -47,8 +47,11 @@ export interface WorkerEffects<H extends HeldRequest> {
   completing?(instance: InstanceCore<H>, requestIds: readonly string[], atUs: Micros): void;
   /** A step ended; its tokens are due at `tokenUs` (called before any `tokens` of the step). */
   stepEnded(instance: InstanceCore<H>, result: StepResult<H>, tokenUs: Micros): void;
-  /** Full prompt blocks cached / no longer cached by the step that starts at `atUs` (arrays valid during the call). */
-  kv(instance: InstanceCore<H>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros): void;
+  /**
+   * Full prompt blocks cached / no longer cached by the step that starts at `atUs` (arrays valid
+   * during the call); `cleared`: the cache was empty before them (the instance starts).
+   */
+  kv(instance: InstanceCore<H>, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros, cleared?: boolean): void;
   load(instance: InstanceCore<H>, snapshot: EngineSnapshot, atUs: Micros): void;
   lifecycle(instance: InstanceCore<H>, type: LifecycleEvent['type'], atUs: Micros): void;
 

@@ -55,6 +55,8 @@ export class WorkerStage<H extends HeldRequest> {
   /** Registers every instance and publishes its first load snapshot, then ticks snapshots and heartbeats. */
   start(nowUs: Micros): void {
     for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
+    // Its cache starts empty: readers drop whatever they believed of an earlier life under this id.
+    for (const instance of this.instances) this.effects.kv(instance, [], [], nowUs, true);
     for (const instance of this.instances) instance.publishLoad(nowUs);
     this.snapshots.start(nowUs);
     this.heartbeats.start(nowUs);
