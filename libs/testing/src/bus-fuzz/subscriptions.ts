@@ -88,7 +88,8 @@ export function subscriptionsOf(ids: ClusterIds): ReadonlyMap<string, readonly S
       [
         { pattern: subjects.routerSubmit(), schema: InferenceRequestSchema },
         { pattern: subjects.requestCancel(), schema: CancelRequestSchema },
-        ...workerEvents(['lifecycle', 'load', 'done']),
+        // kv: always subscribed (its KV-event index reads them when its policy does; ignored otherwise).
+        ...workerEvents(['lifecycle', 'load', 'done', 'kv']),
         { pattern: subjects.busyThresholds(), schema: BusyThresholdsAnnouncementSchema, changesState: true },
         ...busVerbs(),
       ],
