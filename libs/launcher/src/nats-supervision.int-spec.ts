@@ -25,7 +25,7 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: nu
   }
 }
 
-function supervised(): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: string[]; logFile: string; start: () => Promise<ClusterNats> } {
+function supervised(restartPolicy = policy): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: string[]; logFile: string; start: () => Promise<ClusterNats> } {
   const restarts: NatsRestartEvent[] = [];
   const ready: number[] = [];
   const gaveUp: string[] = [];
@@ -38,7 +38,7 @@ function supervised(): { restarts: NatsRestartEvent[]; ready: number[]; gaveUp: 
     start: () =>
       ClusterNats.start(
         { logFile, docker: false },
-        { policy, onRestart: (e) => restarts.push(e), onReady: (n) => ready.push(n.pid!), onGaveUp: (n) => gaveUp.push(n.how) },
+        { policy: restartPolicy, onRestart: (e) => restarts.push(e), onReady: (n) => ready.push(n.pid!), onGaveUp: (n) => gaveUp.push(n.how) },
       ),
   };
 }
@@ -79,7 +79,9 @@ describe.runIf(binary || process.env.CI === 'true')('the cluster NATS under supe
   });
 
   it('gives up after the restarts keep failing (its port taken), and says why', async () => {
-    const s = supervised();
+    // The first restart waits a second: time enough for the squatter to take the port on a loaded
+    // machine (with 100 ms the restart sometimes won, and the squatter's listen failed instead).
+    const s = supervised({ ...policy, initialDelayMs: 1_000 });
     const nats = await s.start();
     const [server] = parseNatsServers(nats.url);
     const squatter = createServer();
@@ -87,8 +89,12 @@ describe.runIf(binary || process.env.CI === 'true')('the cluster NATS under supe
       const pid = nats.pid!;
       process.kill(pid, 'SIGKILL');
       expect(await waitForPidExit(pid, 2_000)).toBe(true);
-      // Someone else takes the port before the restart (100 ms later).
-      await new Promise<void>((resolve) => squatter.listen(server!.port, server!.host, resolve));
+      // Someone else takes the port before the restart. Already taken (EADDRINUSE: another process
+      // on a busy machine took the freed port first) is the same case: the restarts find it taken.
+      await new Promise<void>((resolve, reject) => {
+        squatter.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
+        squatter.listen(server!.port, server!.host, resolve);
+      });
       await eventually(() => s.gaveUp.length === 1, 10_000, 'giving up');
       expect(s.restarts.map((e) => e.attempt)).toEqual([1, 2]);
       expect(s.restarts[1]!.how).toMatch(/^the restart failed: /);
