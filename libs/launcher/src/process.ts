@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -23,7 +23,14 @@ export function isPidAlive(pid: number): boolean {
     return true; // no /proc (not Linux), or the process just went: signal 0 had it
   }
   // "pid (comm) state …": comm may hold spaces and parentheses, the state follows the last ')'.
-  return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  if (stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return true;
+  // A zombie leader whose other threads are still exiting (a Go or Node process) still holds its
+  // files and ports: it is gone only once it is the last thread left.
+  try {
+    return readdirSync(`/proc/${pid}/task`).length > 1;
+  } catch {
+    return false;
+  }
 }
 
 export function isRunning(child: ChildProcess): boolean {
