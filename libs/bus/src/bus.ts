@@ -266,9 +266,8 @@ export class Bus {
     const subscription = this.subscribeValid(subject, schema, queue, this.nack, (msg, data) => {
       // Too late to ack in time: its sender re-submits it as a new attempt, so it is neither acked nor served.
       const ackBy = msg.headers?.get(busHeaders.ackBy);
-      const nowMs = Date.now();
-      if (ackBy && !senderStillWaits(Number(ackBy), nowMs, this.options.ackMarginMs ?? 0)) {
-        const line = this.rejections.refused(subject, 'abandoned', msg.subject, `its sender stopped waiting for the ack ${nowMs - Number(ackBy)} ms ago or does within ${this.options.ackMarginMs ?? 0} ms`);
+      if (ackBy && !senderStillWaits(Number(ackBy), Date.now(), this.options.ackMarginMs ?? 0)) {
+        const line = this.rejections.refused(subject, 'abandoned', msg.subject, `its sender stopped waiting for the ack at ${ackBy} (epoch ms) or does within ${this.options.ackMarginMs ?? 0} ms`);
         if (line) this.log(line);
         return;
       }
