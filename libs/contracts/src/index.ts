@@ -19,3 +19,4 @@ export * from './bus-faults.js';
 export * from './subject-matching.js';
 export * from './bus-identities.js';
 export * from './wire-limits.js';
+export * from './disaggregation.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BlockIdSchema } from './block-hashes.js';
+import { WorkerRoleSchema } from './disaggregation.js';
 import { OutcomeReasonSchema } from './outcomes.js';
 import { MicrosSchema } from './time.js';
 import { IdSchema, MAX_KV_EVENT_BLOCKS, NameSchema, SubjectIdSchema } from './wire-limits.js';
@@ -17,6 +18,8 @@ export const InstanceIdentitySchema = z.object({
   rank: Rank,
   model: NameSchema,
   totalKvBlocks: KvBlocks.min(1),
+  /** Absent from an aggregated instance, read as `both`: older workers keep registering unchanged. */
+  role: WorkerRoleSchema.optional(),
 });
 export type InstanceIdentity = z.infer<typeof InstanceIdentitySchema>;
 
