@@ -3,7 +3,7 @@ import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { BusyCount, HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
+import type { BusyCount, HandBack, HandoffFailure, PdPlacementInfo, RoutingEffects } from '@sluice/stages';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
@@ -45,7 +45,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     return { span, receivedAt: performance.now() };
   }
 
-  decided(request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView, busy?: BusyCount): void {
+  decided(request: InferenceRequest, { span, receivedAt }: RouteCarried, policy: string, decision: RoutingDecision | null, view: ClusterView, busy?: BusyCount, pd?: PdPlacementInfo): void {
     const seconds = (performance.now() - receivedAt) / 1000;
     this.metrics.decisionSeconds.observe({ policy }, seconds);
     this.metrics.scheduled(seconds, request.model, decision?.instance.instanceId);
@@ -53,13 +53,20 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     // The KV-event view's staleness: how long ago the caches' events were last made visible.
     if (view.kvCacheAgeUs !== undefined) span.setAttribute('sluice.router.kv_events.view_age_ms', millisFromMicros(micros(view.kvCacheAgeUs)));
     if (busy) span.setAttributes({ 'sluice.router.busy_instances': busy.busy, 'sluice.router.model_instances': busy.total });
+    if (pd) {
+      span.setAttributes({ 'sluice.pd.placement': pd.placement, 'sluice.pd.non_cached_tokens': pd.nonCachedTokens });
+      if (pd.prefillInstanceId !== undefined) span.setAttribute('sluice.pd.prefill_instance', pd.prefillInstanceId);
+    }
     if (decision) this.recordDecision(span, policy, decision, view);
     else span.setAttribute('sluice.router.decision', 'none');
   }
 
-  handOn(request: InferenceRequest, carried: RouteCarried, instanceId: string): void {
+  handOn(request: InferenceRequest, carried: RouteCarried, instanceId: string, prefillInstanceId?: string): void {
     const { span } = carried;
     request.timings.routingMs = performance.now() - carried.receivedAt;
+    // Routed again after a refusal, a request keeps no earlier prefill pick.
+    if (prefillInstanceId === undefined) delete request.prefillInstanceId;
+    else request.prefillInstanceId = prefillInstanceId;
     void handoffInSpan(this.service.bus, subjects.workerSubmit(instanceId), request, span).then((result) => {
       if (result.ok) return span.end();
       span.setStatus({ code: SpanStatusCode.ERROR, message: `instance ${instanceId} did not ack` });

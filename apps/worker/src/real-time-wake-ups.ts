@@ -9,14 +9,14 @@ export interface WakeableInstance {
 /** An instance's pending wake-ups, one per kind (a newer one replaces it); made once per instance. */
 type Pending = Record<InstanceWakeUp, Micros | undefined>;
 
-const KINDS: readonly InstanceWakeUp[] = ['step', 'ready'];
+const KINDS: readonly InstanceWakeUp[] = ['step', 'ready', 'transfer'];
 
 /** How early the timer fires before a deadline; the rest is a yield-spin (setImmediate polling). */
 const SPIN_WINDOW_US = 3_000;
 
 /**
  * The worker's instances' wake-ups in real time: a step's end, a request leaving its queueing
- * delay. One timer for the earliest deadline of all of them, fired a little early, then a short
+ * delay, a KV transfer landing. One timer for the earliest deadline of all of them, fired a little early, then a short
  * yield-spin to the deadline itself: per-instance timers measured p99 step errors of 1.45 ms
  * with 64 busy instances on 2 cores, this 0.012 ms (docs/benchmarks.md). Each wake-up is called
  * with the time it asked for, so the core starts its next step exactly where the last one ended
@@ -51,7 +51,7 @@ export class RealTimeWakeUps {
     if (this.stopped) return;
     let pending = this.due.get(instance);
     if (pending === undefined) {
-      pending = { step: undefined, ready: undefined };
+      pending = { step: undefined, ready: undefined, transfer: undefined };
       this.due.set(instance, pending);
     }
     pending[kind] = atUs;
@@ -66,10 +66,11 @@ export class RealTimeWakeUps {
 
   private earliest(): number {
     let earliest = Number.POSITIVE_INFINITY;
-    // Polled on every spin: the two kinds read directly.
-    for (const { step, ready } of this.due.values()) {
+    // Polled on every spin: the kinds read directly.
+    for (const { step, ready, transfer } of this.due.values()) {
       if (step !== undefined && step < earliest) earliest = step;
       if (ready !== undefined && ready < earliest) earliest = ready;
+      if (transfer !== undefined && transfer < earliest) earliest = transfer;
     }
     return earliest;
   }

@@ -10,6 +10,8 @@ import {
   type ErrorFrame,
   type KvEvent,
   type LifecycleEvent,
+  type PrefillJob,
+  type Prefilled,
   type LoadSnapshot,
   type Micros,
   type OutcomeReason,
@@ -18,7 +20,8 @@ import {
   type TokensFrame,
 } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
-import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
+import type { FinishedTransfer, InstanceCore, InstanceWakeUp, KvTransfer, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
+import { bindKvTransfer, type BoundKvTransferMetrics, type KvTransferMetrics } from './kv-transfer.metrics.js';
 import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
@@ -57,6 +60,10 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   private readonly unsentTokens = new Map<string, TokensFrame[]>();
   /** Each instance's series, bound once (see `bind`). */
   private readonly engines = new Map<Instance, EngineMetrics>();
+  /** Each instance's NIXL series, when the instances are disaggregated. */
+  private readonly transfers = new Map<Instance, BoundKvTransferMetrics>();
+  /** The failed transfers of each instance already counted. */
+  private readonly failedSeen = new Map<Instance, number>();
   private readonly http: HttpMetrics;
 
   constructor(
@@ -67,6 +74,11 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     private readonly wakeUps: RealTimeWakeUps,
     /** The worker's own ticks (load snapshots, heartbeats). */
     private readonly tick: (kind: WorkerWakeUp, atUs: Micros) => void,
+    /** Disaggregated: the NIXL families, and what to do when a prefill instance does not take a job. */
+    private readonly disaggregated?: {
+      readonly metrics: KvTransferMetrics;
+      readonly refused: (instance: Instance, requestId: string) => void;
+    },
   ) {
     this.http = bindHttp(metrics);
   }
@@ -78,20 +90,24 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
       const { model, totalKvBlocks } = instance.identity;
       bound = bindEngine(this.metrics, model, String(instance.rank), cacheConfigInfo(BLOCK_SIZE, totalKvBlocks));
       this.engines.set(instance, bound);
+      if (this.disaggregated) this.transfers.set(instance, bindKvTransfer(this.disaggregated.metrics, model, String(instance.rank)));
     }
     return bound;
   }
 
   received(instance: Instance, held: LiveHeld, atUs: Micros): void {
     const { request } = held;
+    const job = held.prefillFor !== undefined;
     held.span = this.tracer.startSpan(
-      'worker.request',
+      job ? 'worker.prefill_job' : 'worker.request',
       {
         kind: SpanKind.CONSUMER,
         startTime: this.wallMs(atUs),
         attributes: {
           'messaging.system': 'nats',
-          'messaging.destination.name': subjects.workerSubmit(instance.instanceId),
+          'messaging.destination.name': job ? subjects.workerPrefill(instance.instanceId) : subjects.workerSubmit(instance.instanceId),
+          ...(job && { 'sluice.pd.decode_instance': held.prefillFor }),
+          ...(held.prefillInstanceId !== undefined && { 'sluice.pd.prefill_instance': held.prefillInstanceId }),
           'sluice.request.id': request.id,
           'sluice.request.attempt': request.attempt,
           'sluice.worker.instance': instance.instanceId,
@@ -122,9 +138,12 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     m.prefixQueries.inc(held.inputTokens);
     m.prefixHits.inc(cachedTokens);
     if (!first) return;
+    // What a KV transfer brought counts as vLLM's external source (its connector's blocks).
+    const transferred = Math.min(cachedTokens, held.transferredBlocks * BLOCK_SIZE);
     m.promptTokens.inc(held.inputTokens);
     m.promptTokensCached.inc(cachedTokens);
-    m.promptTokensLocalCacheHit.inc(cachedTokens);
+    m.promptTokensLocalCacheHit.inc(cachedTokens - transferred);
+    m.promptTokensExternal.inc(transferred);
     m.promptTokensLocalCompute.inc(held.inputTokens - cachedTokens);
   }
 
@@ -230,6 +249,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
    */
   cancelled(instance: Instance, held: LiveHeld, atUs: Micros): void {
     this.aborted(instance, held, atUs);
+    this.countFailedTransfers(instance);
     held.span?.setAttribute('sluice.worker.outcome', 'cancelled');
     held.span?.end(this.wallMs(atUs));
   }
@@ -237,6 +257,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   /** The instance goes away with it unfinished: aborted here (it continues elsewhere). */
   handedBack(instance: Instance, held: LiveHeld, atUs: Micros): void {
     this.aborted(instance, held, atUs);
+    this.countFailedTransfers(instance);
     held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
     held.span?.end(this.wallMs(atUs));
     this.flushTokens();
@@ -244,8 +265,59 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   }
 
   done(instance: Instance, held: LiveHeld, reason: OutcomeReason, atUs: Micros): void {
-    const done: RequestDone = { requestId: held.id, instanceId: instance.instanceId, reason, atUs: this.clock.wallUs(atUs) };
+    const done: RequestDone = { requestId: held.id, instanceId: instance.instanceId, reason, atUs: this.clock.wallUs(atUs), ...(held.prefillFor !== undefined && { prefillOnly: true as const }) };
     this.bus.publish(subjects.workerDone(instance.instanceId), done);
+  }
+
+  /** The prompt goes to its prefill instance as a job, acked like any handoff; one not taken is prefilled here. */
+  prefillRequested(instance: Instance, held: LiveHeld, prefillInstanceId: string, atUs: Micros): void {
+    held.span?.addEvent('prefill_requested', { 'sluice.pd.prefill_instance': prefillInstanceId }, this.wallMs(atUs));
+    // The job is the request less its own remote-prefill pick: the prefill instance runs the prompt itself.
+    const { prefillInstanceId: _itself, ...request } = held.request;
+    const job: PrefillJob = { request, decodeInstanceId: instance.instanceId };
+    void this.bus.handoff(subjects.workerPrefill(prefillInstanceId), job, held.id, held.request.attempt).then((result) => {
+      if (!result.ok) this.disaggregated?.refused(instance, held.id);
+    });
+  }
+
+  /** Tells the decode instance its prompt is prefilled (or not); a finished job counts as a vLLM prefill pod counts it. */
+  prefilled(instance: Instance, job: LiveHeld, outcome: 'ok' | 'failed', atUs: Micros, completion?: WorkerCompletion): void {
+    const answer: Prefilled = { requestId: job.id, attempt: job.request.attempt, prefillInstanceId: instance.instanceId, decodeInstanceId: job.prefillFor!, outcome, atUs: this.clock.wallUs(atUs) };
+    this.bus.publish(subjects.workerPrefilled(job.prefillFor!), answer);
+    if (completion) this.finishedMetrics(instance, job, completion, atUs);
+    job.span?.setAttribute('sluice.worker.outcome', outcome === 'ok' ? 'prefilled' : 'prefill_failed');
+    job.span?.end(this.wallMs(atUs));
+  }
+
+  transferStarted(_instance: Instance, held: LiveHeld, transfer: KvTransfer): void {
+    held.span?.addEvent('kv_transfer_started', { 'sluice.pd.transfer_blocks': transfer.blocks }, this.wallMs(transfer.startUs));
+  }
+
+  /** The transfer as a child span of the request's (start → landing) and vLLM's NIXL observations on this, the pulling, instance. */
+  transferEnded(instance: Instance, held: LiveHeld, finished: FinishedTransfer, atUs: Micros): void {
+    const { transfer, observation } = finished;
+    if (observation) this.transfers.get(instance)?.observe(observation);
+    if (!held.span) return;
+    const parent = trace.setSpan(context.active(), held.span);
+    this.tracer
+      .startSpan(
+        'worker.kv_transfer',
+        {
+          startTime: this.wallMs(transfer.startUs),
+          attributes: {
+            'sluice.pd.prefill_instance': transfer.prefillInstanceId,
+            'sluice.pd.decode_instance': transfer.decodeInstanceId,
+            'sluice.pd.transfer_blocks': transfer.blocks,
+            'sluice.pd.transfer_bytes': observation?.bytesTransferred ?? 0,
+          },
+        },
+        parent,
+      )
+      .end(this.wallMs(atUs));
+  }
+
+  prefillLocally(instance: Instance, held: LiveHeld, why: 'prefill_failed' | 'prefill_refused', atUs: Micros): void {
+    held.span?.addEvent('prefill_local', { 'sluice.pd.why': why, 'sluice.worker.instance': instance.instanceId }, this.wallMs(atUs));
   }
 
   kv(instance: Instance, stored: readonly BlockId[], removed: readonly BlockId[], atUs: Micros, cleared = false): void {
@@ -309,6 +381,16 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     m.numPreemptions.observe(held.preemptions);
     m.prefillKvComputedTokens.observe(held.inputTokens - held.cachedTokens);
     this.http.served(HANDLER, '2xx', seconds(atUs - held.workerArrivalUs));
+  }
+
+  /** The instance's failed transfers (a request that went away mid-transfer), brought up to its core's count. */
+  private countFailedTransfers(instance: Instance): void {
+    const bound = this.transfers.get(instance);
+    if (!bound) return;
+    const missing = instance.failedTransfers - (this.failedSeen.get(instance) ?? 0);
+    if (missing <= 0) return;
+    bound.failedTransfers.inc(missing);
+    this.failedSeen.set(instance, instance.failedTransfers);
   }
 
   private aborted(instance: Instance, held: LiveHeld, atUs: Micros): void {

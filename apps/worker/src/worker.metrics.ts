@@ -250,6 +250,8 @@ export interface EngineMetrics {
   readonly promptTokens: BoundCounter;
   readonly promptTokensLocalCompute: BoundCounter;
   readonly promptTokensLocalCacheHit: BoundCounter;
+  /** Prompt tokens a KV transfer brought (disaggregated decode instances). */
+  readonly promptTokensExternal: BoundCounter;
   readonly promptTokensCached: BoundCounter;
   readonly generationTokens: BoundCounter;
   readonly finished: Readonly<Record<FinishedReason, BoundCounter>>;
@@ -314,6 +316,7 @@ export function bindEngine(m: WorkerMetrics, model: string, engine: string, cach
     promptTokens: counter(m.promptTokens),
     promptTokensLocalCompute: bySource[0]!,
     promptTokensLocalCacheHit: bySource[1]!,
+    promptTokensExternal: bySource[2]!,
     promptTokensCached: counter(m.promptTokensCached),
     generationTokens: counter(m.generationTokens),
     finished,

@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
 import { epochMicros, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, SetWorkerFaultsSchema, micros, subjects, type RequestDone, type WorkerFaults } from '@sluice/contracts';
+import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, PrefilledSchema, PrefillJobSchema, SetWorkerFaultsSchema, micros, subjects, type RequestDone, type WorkerFaults } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
-import { WorkerStage, workerSettingsFrom, type WorkerWakeUp } from '@sluice/stages';
+import { createLatencyModel, servesDecode, servesPrefill, type LatencyProfile } from '@sluice/engine';
+import { WorkerStage, workerSettingsFrom, type InstanceCore, type WorkerWakeUp } from '@sluice/stages';
 import { Coalesced } from './coalesced.js';
+import { createKvTransferMetrics } from './kv-transfer.metrics.js';
 import { liveHeld, type LiveHeld } from './live-held.js';
 import { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { WorkerOnBus, type EngineClock } from './worker-on-bus.js';
@@ -32,6 +33,8 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   /** Submit subjects only: unsubscribed first at a drain, so the router routes elsewhere at once. */
   private readonly submits: Subscription[] = [];
   private readonly intake: RequestIntake;
+  /** Some instances prefill for others (worker.roles). */
+  private readonly disaggregated: boolean;
   /** Answers to `discover`, at most one per 100 ms however many are asked. */
   private readonly announce = new Coalesced(100, () => this.stage.announce(this.scheduler.nowUs()));
 
@@ -58,8 +61,13 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       realSeconds: (engineUs) => engineUs / timeScale / 1e6,
     };
     this.ticks = new WakeUpTimers((kind, atUs, nowUs) => this.stage.wake(kind, atUs, nowUs), () => this.scheduler.nowUs(), timeScale);
-    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs));
+    const disaggregated = settings.kvTransfer && {
+      metrics: createKvTransferMetrics(service.metrics),
+      refused: (instance: InstanceCore<LiveHeld>, requestId: string) => void instance.prefillRefused(requestId, this.scheduler.nowUs()),
+    };
+    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs), disaggregated);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
+    this.disaggregated = settings.kvTransfer !== undefined;
     // Every instance's series exist from the start, at zero, as a vLLM pod's do.
     for (const instance of this.stage.instances) effects.bind(instance);
     this.intake = new RequestIntake(service, 'worker');
@@ -79,16 +87,39 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
           instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
         }),
       );
+      if (!this.disaggregated) continue;
+      const role = instance.identity.role ?? 'both';
+      if (servesPrefill(role)) {
+        // A job is no request of the gateway's: no intake (it would name this instance the holder).
+        // The prompt alone: max_tokens 1, as llm-d's sidecar and vLLM's P/D proxy send it.
+        this.submits.push(
+          bus.serve(subjects.workerPrefill(instance.instanceId), PrefillJobSchema, ({ data, traceContext }) => {
+            if (instance.holds(data.request.id)) return; // a duplicate copy of a job it runs
+            instance.accept({ ...liveHeld(data.request, traceContext), maxTokens: 1, prefillFor: data.decodeInstanceId }, this.scheduler.nowUs());
+          }),
+        );
+      }
+      if (servesDecode(role)) {
+        this.subscriptions.push(
+          bus.listen(subjects.workerPrefilled(instance.instanceId), PrefilledSchema, ({ data }) => {
+            const waiting = instance.holding(data.requestId);
+            if (waiting?.request.attempt !== data.attempt) return; // an answer for an attempt it no longer runs
+            instance.prefilled(data.requestId, data.outcome, data.prefillInstanceId, this.scheduler.nowUs());
+          }),
+        );
+      }
     }
     this.subscriptions.push(
       bus.listen(subjects.requestCancel(), CancelRequestSchema, ({ data }) => {
         this.intake.cancel(data);
         // A cancel names the attempts it ends: a newer attempt of the same request stays; one that
         // names a holder ends only that instance's copy (a second copy of the attempt).
-        const holding = this.stage.holding(data.requestId);
-        if (holding && data.holder !== undefined && holding.instance.instanceId !== data.holder) return;
-        if (holding && holding.request.request.attempt <= (data.attempt ?? Number.MAX_SAFE_INTEGER)) {
-          holding.instance.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
+        // A disaggregated request's prefill job goes with its decode copy (same id, same attempt).
+        for (const holding of this.stage.holdings(data.requestId)) {
+          if (data.holder !== undefined && holding.instance.instanceId !== data.holder && holding.request.prefillFor !== data.holder) continue;
+          if (holding.request.request.attempt <= (data.attempt ?? Number.MAX_SAFE_INTEGER)) {
+            holding.instance.cancel(data.requestId, cancelledAs(data.reason), this.scheduler.nowUs());
+          }
         }
       }),
       bus.listen(subjects.workerDiscover(), z.object({}), () => this.announce.request()),
@@ -107,15 +138,16 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
    * whose id a forged submit had used first, stayed in the router's in-flight count for good.
    */
   private notServed(requestId: string, instanceId: string): void {
-    if (this.stage.holding(requestId)?.instance.instanceId === instanceId) return;
+    if (this.stage.holdings(requestId).some((h) => h.instance.instanceId === instanceId)) return;
     const done: RequestDone = { requestId, instanceId, reason: 'cancelled', atUs: epochMicros() };
     this.service.bus.publish(subjects.workerDone(instanceId), done);
   }
 
   /** Lets go of a copy of the request older than `attempt`, wherever an instance of this process holds it. */
   private dropOlder(requestId: string, attempt: number): void {
-    const holding = this.stage.holding(requestId);
-    if (holding && holding.request.request.attempt < attempt) holding.instance.cancel(requestId, 'cancelled', this.scheduler.nowUs());
+    for (const holding of this.stage.holdings(requestId)) {
+      if (holding.request.request.attempt < attempt) holding.instance.cancel(requestId, 'cancelled', this.scheduler.nowUs());
+    }
   }
 
   /** Applies fault knobs to one instance or all of this process's; undefined when none is here. */

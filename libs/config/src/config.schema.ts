@@ -13,6 +13,7 @@ import {
   readsKvEvents,
 } from '@sluice/policies';
 import { TwinSectionSchema } from './twin-config.schema.js';
+import { KvTransferLinkSchema, RouterDisaggregationSchema, WorkerRolesSchema, checkDisaggregation } from './disaggregation.schema.js';
 import { GatewayAdminSchema } from './gateway-admin.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
 import { GatewayLimitsSchema } from './gateway-limits.schema.js';
@@ -269,6 +270,11 @@ const ConfigBody = z.strictObject({
       kvEventRefreshMs: z.number().int().nonnegative().optional(),
       /** Blocks the KV-event index remembers per instance, oldest stored dropped first beyond it (bounded memory). Default 10,000; refused as above. */
       kvEventIndexCapacity: z.number().int().positive().optional(),
+      /**
+       * Disaggregated prefill/decode (docs/behaviour.md §1): the router picks a decode instance,
+       * then, when the decider says so, a prefill instance. Requires `worker.roles`.
+       */
+      disaggregation: RouterDisaggregationSchema.optional(),
       /** Candidates kept, with their scores and signals, on each decision's span. */
       counterfactualK: z.number().int().nonnegative().default(3),
       /** Seed of the tie-breaking random source; default: derived from the router's instance id. */
@@ -321,6 +327,10 @@ const ConfigBody = z.strictObject({
        * `--kv-cache-metrics-sample` (default 0.01 there too); 0 = not measured.
        */
       kvCacheMetricsSample: z.number().min(0).max(1).default(0.01),
+      /** Disaggregated prefill/decode: how many of each process's instances prefill and decode (docs/behaviour.md §1). Absent: all do both. */
+      roles: WorkerRolesSchema.optional(),
+      /** The link KV blocks cross from a prefill to a decode instance: `nixl` (default with roles), `tcp`, or `{ setupUs, perBlockUs, bandwidthBytesPerSecond }`. */
+      kvTransfer: KvTransferLinkSchema.optional(),
     })
     .prefault({}),
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */
@@ -331,6 +341,7 @@ const ConfigBody = z.strictObject({
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {
   checkHeartbeatTimeouts(config, ctx);
+  checkDisaggregation(config, ctx);
   checkApiKeyObjectives(config.gateway.auth, config.inferenceObjectives, ctx);
   // A staleness threshold at or below the snapshot interval marks healthy instances stale, and
   // the utilization detector would then hold every request until its TTL.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { KvTransferEventSchema, WorkerRoleSchema } from './disaggregation.js';
+import { PrefilledSchema, WorkerRoleSchema } from './disaggregation.js';
 import { InstanceIdentitySchema } from './worker-events.js';
 
 const identity = { instanceId: 'w1-r0', workerId: 'w1', rank: 0, model: 'm', totalKvBlocks: 8 };
-const transfer = { type: 'started', requestId: 'r1', prefillInstanceId: 'w1-r0', decodeInstanceId: 'w2-r0', blocks: 3, bytes: 3 * 65_536, atUs: 1 };
+const prefilled = { requestId: 'r1', attempt: 0, prefillInstanceId: 'w1-r0', decodeInstanceId: 'w2-r0', outcome: 'ok', atUs: 1 };
 
 describe('disaggregation contracts', () => {
   it('takes the three roles and nothing else', () => {
@@ -17,11 +17,10 @@ describe('disaggregation contracts', () => {
     expect(InstanceIdentitySchema.safeParse({ ...identity, role: 'router' }).success).toBe(false);
   });
 
-  it('validates a transfer event and bounds its counts', () => {
-    expect(KvTransferEventSchema.parse(transfer)).toEqual(transfer);
-    expect(KvTransferEventSchema.safeParse({ ...transfer, type: 'paused' }).success).toBe(false);
-    expect(KvTransferEventSchema.safeParse({ ...transfer, blocks: -1 }).success).toBe(false);
-    expect(KvTransferEventSchema.safeParse({ ...transfer, bytes: 1.5 }).success).toBe(false);
-    expect(KvTransferEventSchema.safeParse({ ...transfer, decodeInstanceId: 'a.b' }).success).toBe(false);
+  it('validates a prefill answer and refuses an unknown outcome or an instance id that is no subject token', () => {
+    expect(PrefilledSchema.parse(prefilled)).toEqual(prefilled);
+    expect(PrefilledSchema.safeParse({ ...prefilled, outcome: 'partial' }).success).toBe(false);
+    expect(PrefilledSchema.safeParse({ ...prefilled, attempt: -1 }).success).toBe(false);
+    expect(PrefilledSchema.safeParse({ ...prefilled, decodeInstanceId: 'a.b' }).success).toBe(false);
   });
 });

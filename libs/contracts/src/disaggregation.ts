@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MicrosSchema } from './time.js';
-import { IdSchema, MAX_KV_EVENT_BLOCKS, SubjectIdSchema } from './wire-limits.js';
+import { InferenceRequestSchema } from './inference-request.js';
+import { IdSchema, SubjectIdSchema } from './wire-limits.js';
 
 /**
  * What an instance serves in a disaggregated deployment (docs/behaviour.md §1, "Disaggregated
@@ -13,20 +14,29 @@ export const WorkerRoleSchema = z.enum(WIRE_WORKER_ROLES);
 export type WireWorkerRole = z.infer<typeof WorkerRoleSchema>;
 
 /**
- * One request's KV hand-off from its prefill instance to its decode instance. `started` when the
- * prefill finished and the blocks begin to move, `ended` when the decode instance holds them (it
- * then enqueues the request), `failed` when either side was lost mid-transfer (the request migrates
- * like any other held by a lost instance).
+ * decode instance → prefill instance (a handoff, acked like every other): prefill this request's
+ * prompt for me. The decode instance the router chose orchestrates the hand-off, as llm-d's
+ * routing sidecar on the decode pod and Dynamo's decode worker do: it sends the prompt to the
+ * prefill instance, then pulls the KV blocks it lacks once the prefill is done.
  */
-export const KvTransferEventSchema = z.object({
-  type: z.enum(['started', 'ended', 'failed']),
+export const PrefillJobSchema = z.object({
+  request: InferenceRequestSchema,
+  decodeInstanceId: SubjectIdSchema,
+});
+export type PrefillJob = z.infer<typeof PrefillJobSchema>;
+
+/**
+ * prefill instance → decode instance: the prompt is prefilled (`ok`: its blocks are cached there,
+ * ready to be pulled) or it could not be (`failed`: an injected failure, an unservable prompt; the
+ * decode instance then prefills it itself).
+ */
+export const PrefilledSchema = z.object({
   requestId: IdSchema,
+  attempt: z.number().int().nonnegative(),
   prefillInstanceId: SubjectIdSchema,
   decodeInstanceId: SubjectIdSchema,
-  /** Blocks the decode instance lacked: only those move. */
-  blocks: z.number().int().nonnegative().max(MAX_KV_EVENT_BLOCKS),
-  bytes: z.number().int().nonnegative(),
-  /** When the sender observed it: epoch µs. */
+  outcome: z.enum(['ok', 'failed']),
+  /** When the prefill ended on its instance: epoch µs. */
   atUs: MicrosSchema,
 });
-export type KvTransferEvent = z.infer<typeof KvTransferEventSchema>;
+export type Prefilled = z.infer<typeof PrefilledSchema>;

@@ -75,6 +75,12 @@ export const InferenceRequestSchema = z
     /** The inbox subject of the gateway that owns the request: exactly `subjects.inbox(gatewayId, id)` (checked below). */
     replyTo: z.string().min(1).max(2 * MAX_ID_LENGTH + 32),
     timings: StageTimingsSchema.default({}),
+    /**
+     * Set by a router that disaggregates prefill from decode, on the handoff to the decode
+     * instance: the instance that prefills the prompt first (docs/behaviour.md §1, "Disaggregated
+     * prefill/decode"). Absent: the instance prefills it itself.
+     */
+    prefillInstanceId: SubjectIdSchema.optional(),
   })
   .superRefine((request, ctx) => {
     // Stages publish error, held and end frames to `replyTo`: anything but the owner's inbox for

@@ -47,6 +47,10 @@ export const subjects = {
   routerSubmit: () => `${PROTOCOL_ROOT}.router.submit`,
   /** router → one worker instance. */
   workerSubmit: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.submit`,
+  /** decode instance → prefill instance (disaggregated prefill/decode): a prompt to prefill. */
+  workerPrefill: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.prefill`,
+  /** prefill instance → the decode instance that asked: the prompt is prefilled, its KV blocks ready to pull. */
+  workerPrefilled: (instanceId: string) => `${PROTOCOL_ROOT}.worker.${token('instance id', instanceId)}.prefilled`,
   /** any stage → the gateway that owns the request: frames for one request. */
   inbox: (gatewayId: string, requestId: string) =>
     `${PROTOCOL_ROOT}.inbox.${token('gateway id', gatewayId)}.${token('request id', requestId)}`,

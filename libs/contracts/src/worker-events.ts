@@ -65,6 +65,11 @@ export const RequestDoneSchema = z.object({
   reason: OutcomeReasonSchema,
   /** When the request left the instance: epoch µs. */
   atUs: MicrosSchema,
+  /**
+   * A prefill instance is done with its part of a disaggregated request (its prompt); the request
+   * itself goes on on its decode instance. Only the router's count of that instance reads it.
+   */
+  prefillOnly: z.literal(true).optional(),
 });
 export type RequestDone = z.infer<typeof RequestDoneSchema>;
 

@@ -22,6 +22,19 @@ export const LatencyProfileSchema = z.strictObject({
   /** Longest prompt + output the model accepts, in tokens. */
   maxModelLen: z.number().int().positive().default(40960),
   latencyModel: z.enum(LATENCY_MODEL_NAMES).default('blackbox'),
+  /**
+   * The model's KV geometry (its config.json): sizes a KV block for a transfer between a prefill
+   * and a decode instance. Optional: only a disaggregated deployment needs it.
+   */
+  kvShape: z
+    .strictObject({
+      layers: z.number().int().positive(),
+      kvHeads: z.number().int().positive(),
+      headDim: z.number().int().positive(),
+      /** 2 for bf16/fp16, 1 for fp8. */
+      dtypeBytes: z.number().int().positive(),
+    })
+    .optional(),
 });
 export type LatencyProfile = z.infer<typeof LatencyProfileSchema>;
 export type LatencyProfileInput = z.input<typeof LatencyProfileSchema>;

@@ -138,6 +138,11 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     return this.kv.importBlocks(hashes);
   }
 
+  /** How many of the prompt's leading blocks the cache holds now: what a KV transfer need not move. */
+  cachedPrefixBlocks(hashes: readonly BlockId[]): number {
+    return this.kv.lookupPrefix(hashes).length;
+  }
+
   canStep(nowUs: Micros): boolean {
     return this.running.length > 0 || this.waiting.length > 0 || (this.delayed[0]?.queuedAtUs ?? Infinity) <= nowUs;
   }

@@ -34,6 +34,10 @@ export interface Flight extends StageRequest, HeldRequest {
   settled: boolean;
   /** When the client received the tokens of the earlier attempts, in ms (none: undefined). */
   readonly earlierTokensMs: readonly number[] | undefined;
+  /** Disaggregated: the router's prefill pick for this attempt (its decode instance sends the prompt there). */
+  prefillInstanceId: string | undefined;
+  /** On a prefill instance: the copy is a prefill job for that decode instance. */
+  readonly prefillFor: string | undefined;
 }
 
 /**
@@ -74,6 +78,7 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     lastTokenUs: unset,
     generated: 0,
     gone: false,
+    transferredBlocks: 0,
     request,
     position,
     servedBy: -1,
@@ -83,6 +88,8 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     attempt: 0,
     settled: false,
     earlierTokensMs: undefined,
+    prefillInstanceId: undefined,
+    prefillFor: undefined,
   };
 }
 
@@ -123,6 +130,7 @@ export function nextAttempt(flight: Flight, fields: {
     lastTokenUs: unset,
     generated: 0,
     gone: false,
+    transferredBlocks: 0,
     request,
     position: flight.position,
     servedBy: -1,
@@ -132,5 +140,16 @@ export function nextAttempt(flight: Flight, fields: {
     attempt: fields.attempt,
     settled: false,
     earlierTokensMs: sent > 0 ? fields.tokensMs : undefined,
+    prefillInstanceId: undefined,
+    prefillFor: undefined,
   };
+}
+
+/**
+ * The prompt of a disaggregated request, as its decode instance sends it to its prefill instance:
+ * a copy of its own (the prefill instance marks it, the decode instance marks the request), with
+ * max_tokens 1 as llm-d's sidecar sends it. It gives the client nothing.
+ */
+export function prefillJob(flight: Flight, decodeInstanceId: string): Flight {
+  return { ...flight, maxTokens: 1, prefillInstanceId: undefined, prefillFor: decodeInstanceId };
 }

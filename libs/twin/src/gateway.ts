@@ -194,6 +194,9 @@ export class TwinGateway implements GatewayEffects<Flight, undefined, TwinEnd>, 
       // A cancel naming a holder is for a second copy of the attempt, which the twin never makes.
       if (cancel.holder !== undefined && instance?.core.instanceId !== cancel.holder) return;
       if (instance && instance.process.state !== 'gone' && instance.core.holding(flight.id) === flight) instance.core.cancel(flight.id, cancelledAs(cancel.reason), network.nowUs);
+      // Its prefill job goes with it (the live workers cancel every copy of the attempt).
+      const prefill = flight.prefillInstanceId === undefined ? undefined : this.workers.instances.get(flight.prefillInstanceId);
+      if (prefill && prefill.process.state !== 'gone' && prefill.core.holding(flight.id)?.attempt === flight.attempt) prefill.core.cancel(flight.id, cancelledAs(cancel.reason), network.nowUs);
     });
   }
 

@@ -20,9 +20,10 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
 
   decided(_request: Flight, _carried: undefined, _policy: string, _decision: RoutingDecision | null, _view: ClusterView): void {}
 
-  handOn(flight: Flight, _carried: undefined, instanceId: string): void {
+  handOn(flight: Flight, _carried: undefined, instanceId: string, prefillInstanceId?: string): void {
     const { network, workers, refused } = this.wiring;
     const instance = workers.instances.get(instanceId)!;
+    flight.prefillInstanceId = prefillInstanceId;
     flight.timings.routingMs = network.hops.routerUs / 1000;
     flight.servedBy = instance.index;
     network.handOff(

@@ -7,7 +7,7 @@ import { TwinNetwork } from './network.js';
 import type { TwinObserver } from './observer.js';
 import type { GatewayInbox, WorkerSignals } from './ports.js';
 import { StageGroups, type StageGroupsConfig } from './stage-groups.js';
-import { WorkerFleet } from './worker-fleet.js';
+import { WorkerFleet, type TwinInstance } from './worker-fleet.js';
 import { WorkerProcess } from './worker-process.js';
 
 /** Everything a twin run is built from, settled before the run (twin.ts reads it off the config). */
@@ -62,7 +62,7 @@ export function buildWorld(settings: TwinWorldSettings, requests: number): TwinW
     done: (done) => stages.done(done),
     completing: (instanceId, requestIds, atUs) => stages.completing(instanceId, requestIds, atUs),
   };
-  const workers = new WorkerFleet(
+  const workers: WorkerFleet = new WorkerFleet(
     settings.workers.map(
       (worker, p) =>
         new WorkerProcess(`worker-${p}`, worker, {
@@ -73,6 +73,7 @@ export function buildWorld(settings: TwinWorldSettings, requests: number): TwinW
           checkInvariants: settings.checkInvariants,
           blis: settings.stages.compat === 'blis',
           outstanding: () => records.outstanding,
+          instance: (instanceId): TwinInstance | undefined => workers.instances.get(instanceId),
         }),
     ),
   );

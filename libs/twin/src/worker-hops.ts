@@ -2,7 +2,7 @@ import { subjects, type BlockId, type InstanceIdentity, type LifecycleEvent, typ
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { InstanceCore, InstanceWakeUp, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
 import { countToken } from './client-records.js';
-import type { Flight } from './flight.js';
+import { prefillJob, type Flight } from './flight.js';
 import type { TwinNetwork } from './network.js';
 import type { GatewayInbox, WorkerSignals } from './ports.js';
 import { TwinStalledError } from './stalled.js';
@@ -44,6 +44,38 @@ export class WorkerHops implements WorkerEffects<Flight> {
   admitted(): void {}
   preempted(): void {}
   cancelled(): void {}
+  transferStarted(): void {}
+  transferEnded(): void {}
+  prefillLocally(): void {}
+
+  /**
+   * The prompt reaches its prefill instance one transit later, as a job of its own. A prefill
+   * instance whose process is gone or draining has no responder: the decode instance hears so one
+   * transit after that and prefills the prompt itself.
+   */
+  prefillRequested(instance: InstanceCore<Flight>, flight: Flight, prefillInstanceId: string, atUs: Micros): void {
+    const { network } = this;
+    network.queue.at(atUs + network.hops.transitUs, 'workerArrive', () => {
+      const prefill = this.wiring.instance(prefillInstanceId);
+      if (prefill?.process.state === 'up') {
+        if (!prefill.core.holds(flight.id)) prefill.core.accept(prefillJob(flight, instance.instanceId), network.nowUs);
+        return;
+      }
+      network.queue.at(network.nowUs + network.hops.transitUs, 'workerArrive', () => {
+        if (this.process.state !== 'gone') instance.prefillRefused(flight.id, network.nowUs);
+      });
+    });
+  }
+
+  /** The prefill instance's answer reaches the decode instance one transit later, if it still waits for this attempt. */
+  prefilled(instance: InstanceCore<Flight>, job: Flight, outcome: 'ok' | 'failed', atUs: Micros): void {
+    const { network } = this;
+    const decode = this.wiring.instance(job.prefillFor!);
+    network.queue.at(atUs + network.hops.transitUs, 'workerArrive', () => {
+      if (!decode || decode.process.state === 'gone' || decode.core.holding(job.id)?.attempt !== job.attempt) return;
+      decode.core.prefilled(job.id, outcome, instance.instanceId, network.nowUs);
+    });
+  }
 
   /** Its drain ran past the grace period: back to the gateway, which continues it elsewhere. */
   handedBack(instance: InstanceCore<Flight>, flight: Flight, atUs: Micros): void {
@@ -77,7 +109,7 @@ export class WorkerHops implements WorkerEffects<Flight> {
    * of each (a replica that did not dispatch the request finds nothing to take off its books).
    */
   done(instance: InstanceCore<Flight>, flight: Flight, reason: OutcomeReason, atUs: Micros): void {
-    const done = { requestId: flight.id, instanceId: instance.instanceId, reason, atUs };
+    const done = { requestId: flight.id, instanceId: instance.instanceId, reason, atUs, ...(flight.prefillFor !== undefined && { prefillOnly: true as const }) };
     this.network.queue.at(atUs + this.network.hops.transitUs, 'done', () => this.signals.done(done));
   }
 
@@ -115,6 +147,12 @@ export class WorkerHops implements WorkerEffects<Flight> {
 
   wakeInstance(instance: InstanceCore<Flight>, kind: InstanceWakeUp, atUs: Micros): void {
     const { network, process } = this;
+    if (kind === 'transfer') {
+      network.queue.at(atUs, 'workerReady', () => {
+        if (process.state !== 'gone') instance.wake('transfer', atUs);
+      });
+      return;
+    }
     if (kind === 'ready') {
       network.queue.at(atUs, 'workerReady', () => {
         if (process.state !== 'gone') instance.wake('ready', atUs);

@@ -1,5 +1,6 @@
 import type { TwinNetwork } from './network.js';
 import type { GatewayInbox, WorkerSignals } from './ports.js';
+import type { TwinInstance } from './worker-fleet.js';
 
 /** `up`: serving; `draining`: finishing what it holds, taking nothing new; `gone`: killed, or left after its drain. */
 export type ProcessState = 'up' | 'draining' | 'gone';
@@ -17,4 +18,6 @@ export interface WorkerProcessWiring {
   readonly blis: boolean;
   /** Requests without a record yet (for a stall's message). */
   readonly outstanding: () => number;
+  /** Any instance of the twin by id (a decode instance's prefill instance, and back). */
+  readonly instance: (instanceId: string) => TwinInstance | undefined;
 }

@@ -48,6 +48,16 @@ describe('KvTransferLedger', () => {
     expect(ledger.failedTransfers).toBe(2);
   });
 
+  it('fails a transfer whose request went away, once, and leaves the others to finish', () => {
+    const ledger = new KvTransferLedger(nixl, bytesPerBlock);
+    ledger.start(transfer('r1', 10), micros(0));
+    ledger.start(transfer('r2', 10), micros(0));
+    expect(ledger.abort('r1')).toBe(true);
+    expect(ledger.abort('r1')).toBe(false);
+    expect(ledger.failedTransfers).toBe(1);
+    expect(ledger.finish(micros(1e9)).map((d) => d.transfer.requestId)).toEqual(['r2']);
+  });
+
   it('refuses a second transfer for a request already moving', () => {
     const ledger = new KvTransferLedger(nixl, bytesPerBlock);
     ledger.start(transfer('r1', 10), micros(0));

@@ -73,6 +73,13 @@ export class KvTransferLedger {
     return next;
   }
 
+  /** The request went away mid-transfer (cancelled, handed back): its transfer fails. False if none was in flight. */
+  abort(requestId: string): boolean {
+    if (!this.inFlight.delete(requestId)) return false;
+    this.failed += 1;
+    return true;
+  }
+
   /** An instance is lost: the transfers it was part of fail, and their requests are the caller's to migrate. */
   instanceLost(instanceId: string): KvTransfer[] {
     const failed = [...this.inFlight.values()].filter((t) => t.decodeInstanceId === instanceId || t.prefillInstanceId === instanceId);

@@ -166,6 +166,8 @@ export class FlowControlStage<R extends StageRequest, C = undefined> {
   }
 
   onDone(done: RequestDone, nowUs: Micros): void {
+    // A prefill instance's part ends; the request goes on decoding elsewhere and still counts.
+    if (done.prefillOnly) return;
     if (this.pool.done(done.requestId)) this.dispatch(nowUs);
   }
 

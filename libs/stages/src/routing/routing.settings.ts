@@ -1,5 +1,6 @@
 import { microsFromMillis, type BusyThresholdSettings, type Micros } from '@sluice/contracts';
 import type { EngineCompat } from '@sluice/engine';
+import type { PdDeciderRule } from './pd-decider.js';
 import { DEFAULT_KV_EVENT_INDEX_CAPACITY, DEFAULT_KV_SNAPSHOT_REFRESH_US, readsKvEvents, type RoutingPolicyName } from '@sluice/policies';
 
 /** The keys of the config's `router` section the core reads (a parsed sluice.yaml fits). */
@@ -11,6 +12,8 @@ export interface RouterConfig {
   readonly seed?: number | undefined;
   readonly kvEventRefreshMs?: number;
   readonly kvEventIndexCapacity?: number;
+  /** `router.disaggregation`: the decider of a disaggregated deployment. */
+  readonly disaggregation?: { readonly decider: 'dynamo'; readonly maxLocalPrefillLength: number } | { readonly decider: 'llm-d'; readonly nonCachedTokens: number } | { readonly decider: 'always' } | undefined;
 }
 
 const DEFAULT_KV_EVENT_REFRESH_MS = DEFAULT_KV_SNAPSHOT_REFRESH_US / 1000;
@@ -38,6 +41,8 @@ export interface RoutingSettings {
   readonly compat?: EngineCompat;
   /** Present when the policy reads the workers' KV events: the router then keeps a KV-event index. */
   readonly kvEvents?: KvEventSettings;
+  /** Disaggregated prefill/decode: picks a decode and, when this rule says so, a prefill instance (docs/behaviour.md §1). */
+  readonly disaggregation?: PdDeciderRule;
 }
 
 /**
@@ -52,10 +57,23 @@ export function routingSettingsFrom(config: RouterConfig, defaultSeed: number, b
   return {
     ...(busyThresholds && { busyThresholds }),
     ...kvEvents,
+    ...(config.disaggregation && { disaggregation: deciderRule(config.disaggregation) }),
     policy: config.policy,
     params,
     heartbeatTimeoutUs: microsFromMillis(config.heartbeatTimeoutMs),
     snapshotRefreshIntervalUs: microsFromMillis(config.snapshotRefreshIntervalMs),
     seed: config.seed ?? defaultSeed,
   };
+}
+
+/** The config's decider as the pick's rule. */
+function deciderRule(config: NonNullable<RouterConfig['disaggregation']>): PdDeciderRule {
+  switch (config.decider) {
+    case 'dynamo':
+      return { kind: 'dynamo', maxLocalPrefillLength: config.maxLocalPrefillLength };
+    case 'llm-d':
+      return { kind: 'llm-d', nonCachedTokens: config.nonCachedTokens };
+    case 'always':
+      return { kind: 'always' };
+  }
 }

@@ -1,5 +1,5 @@
 import { seededRandom } from '@sluice/collections';
-import { ALL_WORKERS_BUSY_BODY, micros, type BusyThresholdsAnnouncement, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
+import { ALL_WORKERS_BUSY_BODY, BLOCK_SIZE, micros, type BusyThresholdsAnnouncement, type KvEvent, type LifecycleEvent, type LoadSnapshot, type Micros, type RequestDone } from '@sluice/contracts';
 import {
   BusyThresholdBook,
   ClusterState,
@@ -13,7 +13,9 @@ import {
   type RoutingPolicy,
   type RoutingPolicyRegistry,
 } from '@sluice/policies';
+import type { WorkerRole } from '@sluice/engine';
 import { copyMayBeTaken, worthHandingBack, type HandoffFailure } from '../hand-back.js';
+import { pickPrefillAndDecode } from './pd-pick.js';
 import type { StageRequest } from '../stage-request.js';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import type { RoutingEffects } from './routing.effects.js';
@@ -55,9 +57,14 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly heartbeatTimeoutUs: Micros;
   /** Dynamo's busy thresholds: configured, then as admission announces them. */
   private readonly busy: BusyThresholdBook;
+  /** Disaggregated: each instance's role as it registered (absent: `both`). */
+  private readonly roles = new Map<string, WorkerRole>();
+  /** Disaggregated: the prefill instance of each request whose prompt is being prefilled remotely, until it reports done. */
+  private readonly prefillOwners = new Map<string, string>();
+  private readonly roleOf = (instance: InstanceView): WorkerRole => this.roles.get(instance.instanceId) ?? 'both';
 
   constructor(
-    settings: RoutingSettings,
+    private readonly settings: RoutingSettings,
     registry: RoutingPolicyRegistry,
     private readonly effects: RoutingEffects<R, C>,
     wakeUps: WakeUps<RoutingWakeUp>,
@@ -94,6 +101,10 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   }
 
   route(request: R, nowUs: Micros, carried: C): void {
+    if (this.settings.disaggregation) {
+      this.routeDisaggregated(request, nowUs, carried);
+      return;
+    }
     const all = this.withoutRefusals(request, this.viewAt(nowUs));
     const { view, total, busy } = freeInstances(all, request.model, this.busy.thresholdsFor(request.model));
     if (busy > 0 && busy === total) {
@@ -104,22 +115,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     const decision = this.policy.route(request, view, nowUs);
     this.effects.decided(request, carried, this.policy.name, decision, view, total > 0 ? { busy, total } : undefined);
     if (!decision) {
-      // No instance, before or just after start-up or just after the last one left: a restart, not
-      // an empty cluster. (Before `start`, the window is not open yet: a request that comes that
-      // early on a busy machine is no proof that no worker exists.)
-      const refilling = this.refillUntilUs === undefined || nowUs < this.refillUntilUs;
-      if (this.effects.handBack && refilling && this.cluster.size() === 0) {
-        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has no instance right now: it has just started, or its last instance has just left' });
-        return;
-      }
-      // Every instance of the model is draining: a restart under way, whose replacements register
-      // soon; not an empty cluster either (a request dispatched as the last instance announced its
-      // drain ended as no_worker before).
-      if (this.effects.handBack && this.cluster.onlyDraining(request.model)) {
-        this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `every instance serving "${request.model}" is draining` });
-        return;
-      }
-      this.effects.reject(request, carried, 'no_worker', this.noWorkerMessage(request));
+      this.noInstance(request, carried, nowUs);
       return;
     }
     const instanceId = decision.instance.instanceId;
@@ -128,6 +124,55 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.prefix.record(instanceId, request.blockHashes);
     this.owners.set(request.id, { request, instanceId });
     this.effects.handOn(request, carried, instanceId);
+  }
+
+  /**
+   * Disaggregated prefill/decode (docs/behaviour.md §1): the decode instance first, then, when the
+   * decider says so, a prefill instance (`pickPrefillAndDecode`). Both count the request in flight
+   * and both record its prompt blocks: the prefill instance caches the prompt it computes.
+   */
+  private routeDisaggregated(request: R, nowUs: Micros, carried: C): void {
+    const view = this.withoutRefusals(request, this.viewAt(nowUs));
+    const busy = this.busy.thresholdsFor(request.model);
+    const pick = pickPrefillAndDecode(request, view, this.roleOf, this.policy, { rule: this.settings.disaggregation!, blockSize: BLOCK_SIZE, busy }, nowUs);
+    if (typeof pick === 'string') {
+      this.effects.decided(request, carried, this.policy.name, null, view);
+      if (pick === 'all-busy') this.effects.reject(request, carried, 'all_workers_busy', ALL_WORKERS_BUSY_BODY.message);
+      else this.noInstance(request, carried, nowUs);
+      return;
+    }
+    const decodeId = pick.decode.instance.instanceId;
+    const prefillId = pick.prefill?.instance.instanceId;
+    this.effects.decided(request, carried, this.policy.name, pick.decode, view, undefined, { placement: pick.placement, nonCachedTokens: pick.nonCachedTokens, ...(prefillId !== undefined && { prefillInstanceId: prefillId }) });
+    this.cluster.dispatched(decodeId, request.id);
+    this.prefix.record(decodeId, request.blockHashes);
+    this.owners.set(request.id, { request, instanceId: decodeId });
+    if (prefillId !== undefined) {
+      this.cluster.dispatched(prefillId, request.id);
+      this.prefix.record(prefillId, request.blockHashes);
+      this.prefillOwners.set(request.id, prefillId);
+    }
+    this.effects.handOn(request, carried, decodeId, prefillId);
+  }
+
+  /** The policy found no instance: a restart under way (handed back) or no worker at all. */
+  private noInstance(request: R, carried: C, nowUs: Micros): void {
+    // No instance, before or just after start-up or just after the last one left: a restart, not
+    // an empty cluster. (Before `start`, the window is not open yet: a request that comes that
+    // early on a busy machine is no proof that no worker exists.)
+    const refilling = this.refillUntilUs === undefined || nowUs < this.refillUntilUs;
+    if (this.effects.handBack && refilling && this.cluster.size() === 0) {
+      this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: 'the router has no instance right now: it has just started, or its last instance has just left' });
+      return;
+    }
+    // Every instance of the model is draining: a restart under way, whose replacements register
+    // soon; not an empty cluster either (a request dispatched as the last instance announced its
+    // drain ended as no_worker before).
+    if (this.effects.handBack && this.cluster.onlyDraining(request.model)) {
+      this.effects.handBack(request, carried, { resumeAt: 'router', reason: 'next_unavailable', message: `every instance serving "${request.model}" is draining` });
+      return;
+    }
+    this.effects.reject(request, carried, 'no_worker', this.noWorkerMessage(request));
   }
 
   /**
@@ -140,6 +185,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
    */
   handoffRefused(request: R, carried: C, instanceId: string, message: string, nowUs: Micros, why: HandoffFailure = 'nack'): void {
     this.cluster.done(instanceId, request.id);
+    this.releasePrefill(request.id);
     if (this.owners.get(request.id)?.instanceId === instanceId) this.owners.delete(request.id);
     const refused = this.refusedBy.get(request) ?? new Set<string>();
     refused.add(instanceId);
@@ -175,6 +221,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   onLifecycle(event: LifecycleEvent): void {
     if (event.type === 'register') this.effects.instanceJoined(event.instanceId, event.workerId);
+    if (event.role !== undefined && event.role !== 'both') this.roles.set(event.instanceId, event.role);
     const held = this.cluster.onLifecycle(event);
     if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered', event.atUs);
   }
@@ -206,7 +253,22 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   /** Idempotent; a late done from an instance that no longer holds the request (it migrated) leaves the new owner alone. */
   onDone(done: RequestDone): void {
     this.cluster.done(done.instanceId, done.requestId);
-    if (this.owners.get(done.requestId)?.instanceId === done.instanceId) this.owners.delete(done.requestId);
+    if (done.prefillOnly) {
+      if (this.prefillOwners.get(done.requestId) === done.instanceId) this.prefillOwners.delete(done.requestId);
+      return;
+    }
+    if (this.owners.get(done.requestId)?.instanceId !== done.instanceId) return;
+    this.owners.delete(done.requestId);
+    // Its prefill instance never reported (the job was refused and the prompt prefilled locally): its count goes too.
+    this.releasePrefill(done.requestId);
+  }
+
+  /** The request no longer counts on its prefill instance. */
+  private releasePrefill(requestId: string): void {
+    const prefillId = this.prefillOwners.get(requestId);
+    if (prefillId === undefined) return;
+    this.prefillOwners.delete(requestId);
+    this.cluster.done(prefillId, requestId);
   }
 
   wake(kind: RoutingWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
@@ -258,11 +320,16 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     this.prefix.dropInstance(instanceId);
     this.kvCache?.clear(instanceId);
     if (this.cluster.size() === 0) this.refillUntilUs = micros(Math.max(this.refillUntilUs ?? 0, nowUs + this.heartbeatTimeoutUs));
+    this.roles.delete(instanceId);
     const held: R[] = [];
     for (const id of requestIds) {
       const owner = this.owners.get(id);
-      if (owner?.instanceId !== instanceId) continue;
+      // A request whose prompt the lost instance was prefilling is lost with it, as is one it decoded.
+      const prefilling = this.prefillOwners.get(id) === instanceId;
+      if (prefilling) this.prefillOwners.delete(id);
+      if (!owner || (owner.instanceId !== instanceId && !prefilling)) continue;
       this.owners.delete(id);
+      if (owner.instanceId !== instanceId) this.cluster.done(owner.instanceId, id);
       held.push(owner.request);
     }
     this.effects.instanceLost(instanceId, held, why);

@@ -20,9 +20,22 @@ export interface WorkerMarks {
   generated: number;
   /** Cancelled: a step already under way that includes it sends none of its tokens. */
   gone: boolean;
+  /** Prompt blocks a KV transfer brought from its prefill instance (disaggregated; else 0). */
+  transferredBlocks: number;
 }
 
-export interface HeldRequest extends EngineRequest, WorkerMarks {}
+/**
+ * Disaggregated prefill/decode (docs/behaviour.md §1): what the driver's request object says of
+ * its part. Both absent: an aggregated request, served whole where it lands.
+ */
+export interface DisaggregatedPart {
+  /** On a decode instance: the instance that prefills the prompt first (the router's pick). */
+  readonly prefillInstanceId?: string | undefined;
+  /** On a prefill instance: this is a prefill job for that decode instance (its prompt only; no token streams). */
+  readonly prefillFor?: string | undefined;
+}
+
+export interface HeldRequest extends EngineRequest, WorkerMarks, DisaggregatedPart {}
 
 /** The marks of a request no instance has taken yet: a driver spreads them into its request object. */
 export const UNMARKED: Readonly<WorkerMarks> = Object.freeze({
@@ -33,6 +46,7 @@ export const UNMARKED: Readonly<WorkerMarks> = Object.freeze({
   lastTokenUs: undefined,
   generated: 0,
   gone: false,
+  transferredBlocks: 0,
 });
 
 /** A request's time on its instance, for the end frame and the client's record (engine µs). */

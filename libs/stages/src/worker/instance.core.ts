@@ -1,7 +1,9 @@
 import { WorkerFaultsSchema, micros, type InstanceIdentity, type Micros, type OutcomeReason, type WorkerFaults } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult, VllmEngine } from '@sluice/engine';
 import type { HeldRequest } from './held-request.js';
+import { RemotePrefills } from './remote-prefills.js';
 import type { InstanceWakeUp, WorkerEffects } from './worker.effects.js';
+import type { KvTransferSettings } from './worker.settings.js';
 
 const INJECTED: Record<WorkerFaults['failureTypes'][number], { reason: OutcomeReason; message: string }> = {
   rate_limit: { reason: 'injected_rate_limit', message: 'injected failure: rate limit exceeded' },
@@ -27,6 +29,10 @@ export class InstanceCore<H extends HeldRequest> {
   private stepEndUs: Micros | undefined;
   /** The pending wake-up for a request leaving its queueing delay. */
   private readyAtUs: Micros | undefined;
+  /** Requests prefilled elsewhere, before they reach the engine (a decode instance); none unless disaggregated. */
+  private readonly remote: RemotePrefills<H> | undefined;
+  /** The pending wake-up for the next KV transfer to land. */
+  private landingAtUs: Micros | undefined;
 
   constructor(
     readonly identity: InstanceIdentity,
@@ -35,7 +41,11 @@ export class InstanceCore<H extends HeldRequest> {
     private readonly random: () => number,
     /** Publish a load snapshot on every change (loadIntervalMs = 0): each arrival, step start and cancel. */
     private readonly publishOnChange: boolean,
-  ) {}
+    /** What a KV transfer here costs: present when the deployment is disaggregated. */
+    kvTransfer?: KvTransferSettings,
+  ) {
+    this.remote = kvTransfer && new RemotePrefills<H>(kvTransfer);
+  }
 
   get instanceId(): string {
     return this.identity.instanceId;
@@ -68,6 +78,7 @@ export class InstanceCore<H extends HeldRequest> {
     request.lastTokenUs = undefined;
     request.generated = 0;
     request.gone = false;
+    request.transferredBlocks = 0;
     this.effects.received(this, request, nowUs);
     if (this.faults.failureRate > 0 && this.random() < this.faults.failureRate) {
       const type = this.faults.failureTypes[Math.floor(this.random() * this.faults.failureTypes.length)] ?? 'server_error';
@@ -79,6 +90,18 @@ export class InstanceCore<H extends HeldRequest> {
       this.effects.hung(this, request);
       return;
     }
+    if (this.remote && request.prefillInstanceId !== undefined && request.prefillFor === undefined) {
+      // Disaggregated: its prompt is prefilled on the router's prefill pick first (llm-d's
+      // sidecar and Dynamo's decode worker send it there from the decode side, as here).
+      this.remote.await(request);
+      this.effects.prefillRequested(this, request, request.prefillInstanceId, nowUs);
+      return;
+    }
+    this.enqueue(request, nowUs);
+  }
+
+  /** Into the engine's queue (its queueing delay starts now), or a clear refusal. */
+  private enqueue(request: H, nowUs: Micros): void {
     const result = this.engine.enqueue(request, nowUs);
     if (!result.accepted) {
       this.fail(request, 'unservable', result.message, nowUs);
@@ -90,6 +113,52 @@ export class InstanceCore<H extends HeldRequest> {
     if (this.step === undefined) this.plan(nowUs);
   }
 
+  /**
+   * Its prefill instance answered for a request waiting here (docs/behaviour.md §1,
+   * "Disaggregated prefill/decode"): prefilled, so the prompt blocks this instance lacks start
+   * moving and the request joins the queue when they land; failed, so it is prefilled here. The
+   * prefix this instance already holds is not moved (Dynamo and llm-d both transfer only the
+   * blocks the decode side misses). False if nothing here waits for it (cancelled meanwhile).
+   */
+  prefilled(requestId: string, outcome: 'ok' | 'failed', prefillInstanceId: string, nowUs: Micros): boolean {
+    const request = this.remote?.takeAwaiting(requestId);
+    if (!request || !this.remote) return false;
+    if (outcome === 'failed') {
+      this.effects.prefillLocally(this, request, 'prefill_failed', nowUs);
+      this.enqueue(request, nowUs);
+      return true;
+    }
+    const blocks = request.blockHashes.length - this.engine.cachedPrefixBlocks(request.blockHashes);
+    const transfer = this.remote.startTransfer(request, prefillInstanceId, this.instanceId, blocks, nowUs);
+    this.effects.transferStarted(this, request, transfer);
+    this.land(nowUs);
+    return true;
+  }
+
+  /** The prefill instance did not take the job (no responder, a nack): this instance prefills the prompt itself. */
+  prefillRefused(requestId: string, nowUs: Micros): boolean {
+    const request = this.remote?.takeAwaiting(requestId);
+    if (!request) return false;
+    this.effects.prefillLocally(this, request, 'prefill_refused', nowUs);
+    this.enqueue(request, nowUs);
+    return true;
+  }
+
+  /** Transfers due by now land (their blocks become cached prefix, their requests queue); then the next landing is awaited. */
+  private land(nowUs: Micros): void {
+    if (!this.remote) return;
+    for (const { request, finished } of this.remote.landed(nowUs)) {
+      this.engine.importKvBlocks(request.blockHashes);
+      request.transferredBlocks = finished.transfer.blocks;
+      this.effects.transferEnded(this, request, finished, nowUs);
+      this.enqueue(request, nowUs);
+    }
+    const next = this.remote.nextLandingUs();
+    if (next === undefined || next === this.landingAtUs) return;
+    this.landingAtUs = next;
+    this.effects.wakeInstance(this, 'transfer', next);
+  }
+
   /** The gateway let the request go: it leaves the engine (its KV blocks freed). False if not held here. */
   cancel(requestId: string, reason: OutcomeReason, nowUs: Micros): boolean {
     const hung = this.hung.get(requestId);
@@ -97,6 +166,13 @@ export class InstanceCore<H extends HeldRequest> {
       this.hung.delete(requestId);
       this.effects.cancelled(this, hung, nowUs);
       this.effects.done(this, hung, reason, nowUs);
+      return true;
+    }
+    const handingOff = this.remote?.remove(requestId);
+    if (handingOff) {
+      handingOff.gone = true;
+      this.effects.cancelled(this, handingOff, nowUs);
+      this.effects.done(this, handingOff, reason, nowUs);
       return true;
     }
     const request = this.held.get(requestId);
@@ -111,12 +187,17 @@ export class InstanceCore<H extends HeldRequest> {
   }
 
   holds(requestId: string): boolean {
-    return this.held.has(requestId) || this.hung.has(requestId);
+    return this.holding(requestId) !== undefined;
   }
 
-  /** The request it holds under that id (running, waiting or hung), if any. */
+  /** The request it holds under that id (running, waiting, hung, or in a prefill hand-off), if any. */
   holding(requestId: string): H | undefined {
-    return this.held.get(requestId) ?? this.hung.get(requestId);
+    return this.held.get(requestId) ?? this.hung.get(requestId) ?? this.remote?.holding(requestId);
+  }
+
+  /** Transfers here that did not complete (`vllm:nixl_num_failed_transfers`). */
+  get failedTransfers(): number {
+    return this.remote?.failedTransfers ?? 0;
   }
 
   /**
@@ -124,22 +205,24 @@ export class InstanceCore<H extends HeldRequest> {
    * its engine and goes back to its gateway to continue elsewhere. Returns how many.
    */
   handBackAll(nowUs: Micros): number {
-    const leaving = [...this.held.values(), ...this.hung.values()];
+    const leaving = [...this.held.values(), ...this.hung.values(), ...(this.remote?.removeAll() ?? [])];
     for (const request of leaving) {
       if (this.held.has(request.id)) this.engine.cancel(request.id, nowUs);
       this.held.delete(request.id);
       this.hung.delete(request.id);
       request.gone = true;
-      this.effects.handedBack(this, request, nowUs);
+      // A prefill job is not its gateway's to continue: its decode instance prefills the prompt itself.
+      if (request.prefillFor !== undefined) this.effects.prefilled(this, request, 'failed', nowUs);
+      else this.effects.handedBack(this, request, nowUs);
       this.effects.done(this, request, 'cancelled', nowUs);
     }
     if (leaving.length > 0) this.loadChanged(nowUs);
     return leaving.length;
   }
 
-  /** Anything in its queues or batch (hung requests excepted: they never run). */
+  /** Anything in its queues or batch, or in a prefill hand-off (hung requests excepted: they never run). */
   hasWork(): boolean {
-    return this.engine.hasWork();
+    return this.engine.hasWork() || (this.remote?.size ?? 0) > 0;
   }
 
   /** A wake-up it asked for: a step's end, or a request leaving its queueing delay. Stale ones are ignored. */
@@ -154,6 +237,11 @@ export class InstanceCore<H extends HeldRequest> {
         if (atUs !== this.readyAtUs) return;
         this.readyAtUs = undefined;
         if (this.step === undefined) this.plan(atUs);
+        return;
+      case 'transfer':
+        if (atUs !== this.landingAtUs) return;
+        this.landingAtUs = undefined;
+        this.land(atUs);
         return;
     }
   }
@@ -220,7 +308,8 @@ export class InstanceCore<H extends HeldRequest> {
     const tokenUs = micros(endUs + result.outputDelayUs);
     this.effects.stepEnded(this, result, tokenUs);
     for (const { request, count } of result.tokens) {
-      if (count === 0 || request.gone) continue; // a prefill chunk, or cancelled during the step
+      // A prefill chunk, a request cancelled during the step, or a prefill job (its token is not the client's).
+      if (count === 0 || request.gone || request.prefillFor !== undefined) continue;
       const previous = request.lastTokenUs;
       if (request.firstTokenUs === undefined) request.firstTokenUs = tokenUs;
       request.lastTokenUs = tokenUs;
@@ -237,17 +326,16 @@ export class InstanceCore<H extends HeldRequest> {
     const admitted = request.admittedUs ?? atUs;
     // With max_tokens 0 a request is served by its prefill alone: no token, so its "first" is its end.
     const firstToken = request.firstTokenUs ?? atUs;
-    this.effects.completed(
-      this,
-      request,
-      { outputTokens: request.generated, workerQueueUs: admitted - request.workerArrivalUs, prefillUs: firstToken - admitted, decodeUs: atUs - firstToken },
-      atUs,
-    );
+    const completion = { outputTokens: request.generated, workerQueueUs: admitted - request.workerArrivalUs, prefillUs: firstToken - admitted, decodeUs: atUs - firstToken };
+    if (request.prefillFor !== undefined) this.effects.prefilled(this, request, 'ok', atUs, completion);
+    else this.effects.completed(this, request, completion, atUs);
     this.effects.done(this, request, 'ok', atUs);
   }
 
   private fail(request: H, reason: OutcomeReason, message: string, nowUs: Micros): void {
-    this.effects.failed(this, request, reason, message, nowUs);
+    // A prefill job that fails is its decode instance's to prefill, not an error for the client.
+    if (request.prefillFor !== undefined) this.effects.prefilled(this, request, 'failed', nowUs);
+    else this.effects.failed(this, request, reason, message, nowUs);
     this.effects.done(this, request, reason, nowUs);
   }
 

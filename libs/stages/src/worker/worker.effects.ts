@@ -1,9 +1,10 @@
 import type { BlockId, LifecycleEvent, Micros, OutcomeReason } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
+import type { FinishedTransfer, KvTransfer } from '../disaggregation/kv-transfer-ledger.js';
 import type { HeldRequest, WorkerCompletion } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
 
-export type InstanceWakeUp = 'step' | 'ready';
+export type InstanceWakeUp = 'step' | 'ready' | 'transfer';
 export type WorkerWakeUp = 'snapshot' | 'heartbeat';
 
 /**
@@ -35,8 +36,27 @@ export interface WorkerEffects<H extends HeldRequest> {
    * gateway, which re-submits it with the tokens already sent appended to its prompt.
    */
   handedBack(instance: InstanceCore<H>, request: H, atUs: Micros): void;
-  /** It left the instance, whatever the reason: the done event that in-flight accounting waits for. */
+  /**
+   * It left the instance, whatever the reason: the done event that in-flight accounting waits for.
+   * A prefill job's done (`request.prefillFor` set) ends only that instance's part of the request.
+   */
   done(instance: InstanceCore<H>, request: H, reason: OutcomeReason, atUs: Micros): void;
+
+  // ── disaggregated prefill/decode (docs/behaviour.md §1) ───────────────────────────────────
+  /** On a decode instance: send the request's prompt to `prefillInstanceId` as a prefill job. */
+  prefillRequested(instance: InstanceCore<H>, request: H, prefillInstanceId: string, atUs: Micros): void;
+  /**
+   * On a prefill instance: a prefill job ended, `ok` (its blocks cached here, `completion` its
+   * times) or `failed` (an injected failure, an unservable prompt, the instance going away): tell
+   * its decode instance (`job.prefillFor`).
+   */
+  prefilled(instance: InstanceCore<H>, job: H, outcome: 'ok' | 'failed', atUs: Micros, completion?: WorkerCompletion): void;
+  /** On a decode instance: the request's missing blocks start moving from its prefill instance. */
+  transferStarted(instance: InstanceCore<H>, request: H, transfer: KvTransfer): void;
+  /** They landed (the request joins the instance's queue next). */
+  transferEnded(instance: InstanceCore<H>, request: H, finished: FinishedTransfer, atUs: Micros): void;
+  /** Its remote prefill failed or its prefill instance did not take it: the instance prefills it itself. */
+  prefillLocally(instance: InstanceCore<H>, request: H, why: 'prefill_failed' | 'prefill_refused', atUs: Micros): void;
 
   // ── what an instance reports ──────────────────────────────────────────────────────────────
   /**
@@ -56,7 +76,7 @@ export interface WorkerEffects<H extends HeldRequest> {
   lifecycle(instance: InstanceCore<H>, type: LifecycleEvent['type'], atUs: Micros): void;
 
   // ── wake-ups ──────────────────────────────────────────────────────────────────────────────
-  /** Call `instance.wake(kind, atUs)` then: a step's end, or a request leaving its queueing delay. */
+  /** Call `instance.wake(kind, atUs)` then: a step's end, a request leaving its queueing delay, a KV transfer landing. */
   wakeInstance(instance: InstanceCore<H>, kind: InstanceWakeUp, atUs: Micros): void;
   /** Call the worker's `wake(kind, atUs)` then: the load snapshot and heartbeat ticks. */
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void;

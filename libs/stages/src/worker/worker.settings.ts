@@ -1,5 +1,5 @@
-import { IDLE_SNAPSHOT_REFRESH_MS, microsFromMillis, type Micros } from '@sluice/contracts';
-import type { EngineCompat, InstanceSchedulerName, LatencyModel } from '@sluice/engine';
+import { BLOCK_SIZE, IDLE_SNAPSHOT_REFRESH_MS, microsFromMillis, type Micros } from '@sluice/contracts';
+import { KV_TRANSFER_PROFILES, kvBytesPerBlock, type EngineCompat, type InstanceSchedulerName, type KvTransferModel, type KvTransferProfileName, type LatencyModel, type WorkerRole } from '@sluice/engine';
 
 /** The keys of the config's `worker` section the core reads (a parsed sluice.yaml fits). */
 export interface WorkerConfig {
@@ -15,12 +15,25 @@ export interface WorkerConfig {
   readonly timeScale: number;
   /** `worker.compat`: `blis` runs BLIS parity mode (docs/behaviour.md §1); absent: `vllm`. */
   readonly compat?: EngineCompat;
+  /** Disaggregated: how many of the instances prefill and how many decode (the first ranks prefill, the next decode, the rest do both). */
+  readonly roles?: { readonly prefill: number; readonly decode: number } | undefined;
+  /** The link KV blocks cross between a prefill and a decode instance: a named profile or its three numbers. */
+  readonly kvTransfer?: KvTransferProfileName | KvTransferModel | undefined;
 }
 
 /** What the worker core needs of the instances' profile (libs/engine's LatencyProfile fits). */
 export interface WorkerProfile {
+  readonly name?: string;
   readonly totalKvBlocks: number;
   readonly maxModelLen: number;
+  /** The model's KV geometry: sizes a KV block for a transfer. */
+  readonly kvShape?: { readonly layers: number; readonly kvHeads: number; readonly headDim: number; readonly dtypeBytes: number } | undefined;
+}
+
+/** The link and block size of a decode instance's KV transfers. */
+export interface KvTransferSettings {
+  readonly model: KvTransferModel;
+  readonly bytesPerBlock: number;
 }
 
 export interface WorkerSettings {
@@ -47,6 +60,10 @@ export interface WorkerSettings {
    * `kvResidency`); absent or 0: none. Only a driver that reads the observations sets it.
    */
   readonly kvResidencySample?: number;
+  /** Each instance's role, by rank (docs/behaviour.md §1, "Disaggregated prefill/decode"); absent: all `both`. */
+  readonly roles?: readonly WorkerRole[];
+  /** What a KV transfer to one of these instances costs; absent when no instance is disaggregated. */
+  readonly kvTransfer?: KvTransferSettings;
 }
 
 /**
@@ -72,5 +89,21 @@ export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, pr
     loadIntervalUs: microsFromMillis((onChange ? IDLE_SNAPSHOT_REFRESH_MS : config.loadIntervalMs) * config.timeScale),
     publishOnChange: onChange,
     compat: config.compat,
+    roles: rolesByRank(config.instances, config.roles),
+    ...(config.roles && { kvTransfer: kvTransferSettings(config.kvTransfer ?? 'nixl', profile) }),
   };
+}
+
+/** Ranks 0…prefill−1 prefill, the next `decode` ranks decode, the rest do both. */
+export function rolesByRank(instances: number, roles: WorkerConfig['roles']): WorkerRole[] {
+  const prefill = roles?.prefill ?? 0;
+  const decode = roles?.decode ?? 0;
+  if (prefill + decode > instances) throw new RangeError(`worker.roles: ${prefill} prefill + ${decode} decode instances is more than worker.instances (${instances})`);
+  return Array.from({ length: instances }, (_, rank): WorkerRole => (rank < prefill ? 'prefill' : rank < prefill + decode ? 'decode' : 'both'));
+}
+
+/** The link's model and the profile's block size in bytes; a profile without its KV geometry cannot size a transfer. */
+export function kvTransferSettings(link: KvTransferProfileName | KvTransferModel, profile: WorkerProfile): KvTransferSettings {
+  if (!profile.kvShape) throw new RangeError(`worker.roles: profile ${profile.name ?? ''} has no kvShape (layers, kvHeads, headDim, dtypeBytes), so a KV transfer cannot be sized`);
+  return { model: typeof link === 'string' ? KV_TRANSFER_PROFILES[link] : link, bytesPerBlock: kvBytesPerBlock({ ...profile.kvShape, blockSize: BLOCK_SIZE }) };
 }

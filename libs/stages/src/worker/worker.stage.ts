@@ -26,7 +26,9 @@ export class WorkerStage<H extends HeldRequest> {
   ) {
     const instances: InstanceCore<H>[] = [];
     for (let rank = 0; rank < settings.instances; rank++) {
-      const identity = { instanceId: `${settings.workerId}-r${rank}`, workerId: settings.workerId, rank, model: settings.model, totalKvBlocks: settings.totalKvBlocks };
+      const role = settings.roles?.[rank] ?? 'both';
+      // An aggregated instance registers without a role, as before roles existed.
+      const identity = { instanceId: `${settings.workerId}-r${rank}`, workerId: settings.workerId, rank, model: settings.model, totalKvBlocks: settings.totalKvBlocks, ...(role !== 'both' && { role }) };
       const engine = new VllmEngine<H>({
         model: settings.latency,
         totalKvBlocks: settings.totalKvBlocks,
@@ -38,7 +40,7 @@ export class WorkerStage<H extends HeldRequest> {
         kvResidencySample: settings.kvResidencySample,
         random: settings.kvResidencySample ? randomFor(`${identity.instanceId}/kv`) : undefined,
       });
-      const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange);
+      const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange, settings.kvTransfer);
       instances.push(instance);
       this.byId.set(identity.instanceId, instance);
     }
@@ -83,19 +85,29 @@ export class WorkerStage<H extends HeldRequest> {
     }
   }
 
-  /** The gateway let a request go: the instance holding it drops it. False if none here holds it. */
+  /**
+   * The gateway let a request go: every instance holding it drops it (two can: a disaggregated
+   * request's decode instance and its prefill job). False if none here holds it.
+   */
   cancel(requestId: string, reason: OutcomeReason, nowUs: Micros): boolean {
-    for (const instance of this.instances) if (instance.cancel(requestId, reason, nowUs)) return true;
-    return false;
+    let cancelled = false;
+    for (const instance of this.instances) if (instance.cancel(requestId, reason, nowUs)) cancelled = true;
+    return cancelled;
   }
 
-  /** The request under that id and the instance holding it, if one of this worker's instances does. */
-  holding(requestId: string): { readonly instance: InstanceCore<H>; readonly request: H } | undefined {
+  /** The requests under that id and the instances holding them: one, or two for a request prefilled and decoded here. */
+  holdings(requestId: string): { readonly instance: InstanceCore<H>; readonly request: H }[] {
+    const found: { instance: InstanceCore<H>; request: H }[] = [];
     for (const instance of this.instances) {
       const request = instance.holding(requestId);
-      if (request) return { instance, request };
+      if (request) found.push({ instance, request });
     }
-    return undefined;
+    return found;
+  }
+
+  /** A prefill instance answered the decode instance `decodeInstanceId` of this worker; false if it waits for nothing of the kind. */
+  prefilled(decodeInstanceId: string, requestId: string, outcome: 'ok' | 'failed', prefillInstanceId: string, nowUs: Micros): boolean {
+    return this.byId.get(decodeInstanceId)?.prefilled(requestId, outcome, prefillInstanceId, nowUs) ?? false;
   }
 
   /** Every instance gives back what it still holds (a drain past its grace). Returns how many. */
