@@ -23,6 +23,9 @@ export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
     maxTokens: request.maxTokens,
     blockHashes: request.blockHashes,
     priority: request.priority,
+    // Disaggregated: the router's prefill pick (its prompt is prefilled there first).
+    prefillInstanceId: request.prefillInstanceId,
+    prefillFor: undefined,
     request,
     parent,
     span: undefined,

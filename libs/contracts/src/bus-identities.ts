@@ -34,6 +34,9 @@ const worker = {
   kv: subjectPatterns.allWorkerKv,
   lifecycle: subjectPatterns.allWorkerLifecycle,
   done: subjectPatterns.allWorkerDone,
+  /** Disaggregated prefill/decode: a decode instance's prompt to its prefill instance, and the answer. */
+  prefill: `${PROTOCOL_ROOT}.worker.*.prefill`,
+  prefilled: `${PROTOCOL_ROOT}.worker.*.prefilled`,
 };
 /** Any gateway's request inboxes: the stages that end, hand back or stream a request write there. */
 const anyInbox = `${PROTOCOL_ROOT}.inbox.>`;
@@ -86,8 +89,8 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
       };
     case 'worker':
       return {
-        publish: [worker.load, worker.kv, worker.lifecycle, worker.done, anyInbox, presenceOf('worker')],
-        subscribe: [worker.submit, subjects.requestCancel(), subjects.workerDiscover(), controlOf('worker'), busFaultControl, ownInbox(identity)],
+        publish: [worker.load, worker.kv, worker.lifecycle, worker.done, worker.prefill, worker.prefilled, anyInbox, presenceOf('worker')],
+        subscribe: [worker.submit, worker.prefill, worker.prefilled, subjects.requestCancel(), subjects.workerDiscover(), controlOf('worker'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'control':
