@@ -308,13 +308,13 @@ export class InstanceCore<H extends HeldRequest> {
     const tokenUs = micros(endUs + result.outputDelayUs);
     this.effects.stepEnded(this, result, tokenUs);
     for (const { request, count } of result.tokens) {
-      // A prefill chunk, a request cancelled during the step, or a prefill job (its token is not the client's).
-      if (count === 0 || request.gone || request.prefillFor !== undefined) continue;
+      if (count === 0 || request.gone) continue; // a prefill chunk, or cancelled during the step
       const previous = request.lastTokenUs;
       if (request.firstTokenUs === undefined) request.firstTokenUs = tokenUs;
       request.lastTokenUs = tokenUs;
       request.generated += count;
-      this.effects.tokens(this, request, count, tokenUs, previous);
+      // A prefill job's token is sampled and dropped, as a vLLM prefill instance's is: not the client's.
+      if (request.prefillFor === undefined) this.effects.tokens(this, request, count, tokenUs, previous);
     }
     for (const requestId of result.completed) this.complete(requestId, tokenUs);
   }
