@@ -46,6 +46,8 @@ describe('FlowControlStage: the gated dispatch cycle', () => {
     expect(core.queuedByModel()).toEqual(new Map([['qwen3-14b', 1]]));
     core.onDone(done('never-dispatched'), ms(20)); // not ours: frees nothing
     expect(released(recorder)).toEqual(['a']);
+    core.onDone({ ...done('a'), instanceId: 'prefill-1', prefillOnly: true }, ms(30)); // its prompt is done; it still decodes
+    expect(released(recorder)).toEqual(['a']);
     core.onDone(done('a'), ms(40));
     expect(released(recorder)).toEqual(['a', 'b']);
     expect(b.timings.flowQueueMs).toBe(28);

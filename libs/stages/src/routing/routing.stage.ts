@@ -221,7 +221,9 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
 
   onLifecycle(event: LifecycleEvent): void {
     if (event.type === 'register') this.effects.instanceJoined(event.instanceId, event.workerId);
+    // Every lifecycle event carries the instance's identity: its role is what the newest one says.
     if (event.role !== undefined && event.role !== 'both') this.roles.set(event.instanceId, event.role);
+    else this.roles.delete(event.instanceId);
     const held = this.cluster.onLifecycle(event);
     if (event.type === 'deregister') this.instanceGone(event.instanceId, held, 'deregistered', event.atUs);
   }
