@@ -171,10 +171,11 @@ function example(file: string) {
         for (const line of c.figures) expectFigures(figuresOf(line, c.run.summary), `${file} ${c.flags.join(' ') || '(defaults)'}`);
       }
     },
-    /** The run whose flags mention `marker` (null: the run with no flags). */
-    run(marker: string | null): Run {
-      const found = ran.filter((c) => (marker === null ? c.flags.length === 0 : c.flags.some((f) => f.includes(marker))));
-      expect(found, `${file}: one command ${marker === null ? 'without flags' : `with ${marker}`}`).toHaveLength(1);
+    /** The run whose flags mention `marker` (null: the run with no flags) and, given `without`, none mention that. */
+    run(marker: string | null, without?: string): Run {
+      const mentions = (c: Command, word: string) => c.flags.some((f) => f.includes(word));
+      const found = ran.filter((c) => (marker === null ? c.flags.length === 0 : mentions(c, marker)) && (without === undefined || !mentions(c, without)));
+      expect(found, `${file}: one command ${marker === null ? 'without flags' : `with ${marker}`}${without === undefined ? '' : ` and without ${without}`}`).toHaveLength(1);
       return found[0]!.run;
     },
   };
@@ -311,6 +312,22 @@ describe('examples/workloads: each shows the effect its comment promises, with t
     // Not by finding a prefix more often, but more of it: fewer requests sent where theirs was evicted.
     expect(Math.abs(cacheHits(precise.records).hitRate! - cacheHits(approximate.records).hitRate!)).toBeLessThan(0.05);
     expect(cacheHits(precise.records).meanCachedTokens!).toBeGreaterThan(cacheHits(approximate.records).meanCachedTokens!);
+  });
+
+  it('disaggregated: at equal GPU count, two prefill and two decode instances trade a higher TTFT for a steadier stream', () => {
+    const ex = example('examples/workloads/disaggregated.yaml');
+    expect(ex.commands).toHaveLength(2);
+    expectUpMatchesSimulate(ex);
+    ex.checkFigures();
+    const aggregated = ex.run('least-loaded', 'roles').summary.overall;
+    const disaggregated = ex.run('--worker.roles.prefill=2').summary.overall;
+    expect(disaggregated.completed).toBe(aggregated.completed);
+    // The first token costs more: half the instances prefill, then the blocks move.
+    expect(ttft(disaggregated, 'p50') / ttft(aggregated, 'p50')).toBeGreaterThan(1.1);
+    // No prefill chunk in a decode step: the stream's worst gaps go from a prefill step's to a decode step's.
+    expect(disaggregated.itl.p99! / aggregated.itl.p99!).toBeLessThan(0.3);
+    expect(disaggregated.tpot.p50!).toBeLessThan(aggregated.tpot.p50! * 0.95);
+    expect(disaggregated.e2e.p50!).toBeLessThan(aggregated.e2e.p50!);
   });
 
   it('predictive-admission: slo-predictive admits about as many, mostly critical and standard, at a higher critical p99', () => {
