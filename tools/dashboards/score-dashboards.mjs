@@ -6,8 +6,11 @@
  * `examples/workloads/quickstart.yaml` (two tenants, a shared system prompt) and then
  * `overload-shedding.yaml` (twice the capacity: queuing, 429s, preemption) through the gateway
  * with one request in 20 failing at its worker, then runs `panels-with-data.mjs` on each dashboard.
+ * With `--disaggregated` the cluster's four instances are two prefill and two decode ones
+ * (`worker.roles`, `router.disaggregation`) and `examples/workloads/disaggregated.yaml` runs too,
+ * so the KV-transfer panels (vLLM's NIXL metrics) have transfers to show.
  *
- *   npm run build && node tools/dashboards/score-dashboards.mjs [--json FILE] dashboard.json …
+ *   npm run build && node tools/dashboards/score-dashboards.mjs [--json FILE] [--disaggregated] dashboard.json …
  *
  * The dashboards are not in this repository (they are vLLM's and the Endpoint Picker's): download
  * them first (docs/metrics.md, "Dashboards you already have", says from where).
@@ -20,9 +23,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { FREE_PORT_ARGS, REPO_ROOT, freePort, startLocalCluster } from '@sluice/launcher';
 
-const { values: options, positionals: dashboards } = parseArgs({ allowPositionals: true, options: { json: { type: 'string' } } });
+const { values: options, positionals: dashboards } = parseArgs({ allowPositionals: true, options: { json: { type: 'string' }, disaggregated: { type: 'boolean' } } });
 if (dashboards.length === 0) {
-  console.error('usage: node tools/dashboards/score-dashboards.mjs [--json FILE] dashboard.json …');
+  console.error('usage: node tools/dashboards/score-dashboards.mjs [--json FILE] [--disaggregated] dashboard.json …');
   process.exit(2);
 }
 const log = (line) => console.error(`[score-dashboards] ${line}`);
@@ -31,7 +34,11 @@ const cli = (args) => spawnSync(process.execPath, [join(REPO_ROOT, 'apps/cli/dis
 log('starting a cluster');
 const cluster = await startLocalCluster({
   rootDir: REPO_ROOT,
-  configArgs: [...FREE_PORT_ARGS, '--flowController.priorityBands=[{priority: -2, maxRequests: 20}]'],
+  configArgs: [
+    ...FREE_PORT_ARGS,
+    '--flowController.priorityBands=[{priority: -2, maxRequests: 20}]',
+    ...(options.disaggregated ? ['--worker.roles.prefill=2', '--worker.roles.decode=2', '--router.disaggregation.decider=always'] : []),
+  ],
   parallel: true,
 });
 const dir = mkdtempSync(join(tmpdir(), 'sluice-score-'));
@@ -50,7 +57,7 @@ try {
   const faults = cli(['worker', 'faults', ...nats, '--failure-rate=0.05']);
   if (faults.status !== 0) throw new Error(`sluice worker faults: ${faults.stderr}`);
 
-  for (const workload of ['quickstart.yaml', 'overload-shedding.yaml']) {
+  for (const workload of ['quickstart.yaml', 'overload-shedding.yaml', ...(options.disaggregated ? ['disaggregated.yaml'] : [])]) {
     log(`sluice run examples/workloads/${workload}`);
     const run = cli(['run', join('examples/workloads', workload), '--gateway', cluster.gatewayUrl, '--out', join(dir, workload)]);
     if (run.status !== 0) log(`sluice run exited ${run.status}: ${run.stderr.slice(-500)}`);
