@@ -284,7 +284,13 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   prefilled(instance: Instance, job: LiveHeld, outcome: 'ok' | 'failed', atUs: Micros, completion?: WorkerCompletion): void {
     const answer: Prefilled = { requestId: job.id, attempt: job.request.attempt, prefillInstanceId: instance.instanceId, decodeInstanceId: job.prefillFor!, outcome, atUs: this.clock.wallUs(atUs) };
     this.bus.publish(subjects.workerPrefilled(job.prefillFor!), answer);
-    if (completion) this.finishedMetrics(instance, job, completion, atUs);
+    if (completion) {
+      // Its one sampled token, as a vLLM prefill instance counts the max_tokens=1 request it serves.
+      const m = this.bind(instance);
+      m.ttft.observe(this.clock.realSeconds(completion.workerQueueUs + completion.prefillUs));
+      m.generationTokens.inc(completion.outputTokens);
+      this.finishedMetrics(instance, job, completion, atUs);
+    }
     job.span?.setAttribute('sluice.worker.outcome', outcome === 'ok' ? 'prefilled' : 'prefill_failed');
     job.span?.end(this.wallMs(atUs));
   }
