@@ -305,3 +305,19 @@ describe('twin chaos: determinism', () => {
     for (const r of a.records) expectWholeStream(r, 200);
   });
 });
+
+describe('twin chaos: a decode worker killed mid-transfer (disaggregated prefill/decode)', () => {
+  // Two processes of one prefill and one decode instance each; every prompt prefilled remotely
+  // over a link slowed to 2 s a transfer, so at 1 s every request is mid-transfer.
+  const argv = ['--worker.instances=2', '--worker.roles.prefill=1', '--worker.roles.decode=1', '--router.disaggregation.decider=always', '--router.policy=least-loaded', '--worker.kvTransfer={setupUs: 2000000, perBlockUs: 0, bandwidthBytesPerSecond: 1000000000000}'];
+  const requests = [0, 1, 2, 3].map((i) => req(i, { output: 32 }));
+  const result = run(requests, argv, faults({ atMs: 1_000, action: 'kill', target: 'worker-1' }));
+
+  it('its requests migrate like any other held by a lost instance and complete whole on the survivor', () => {
+    for (const r of result.records) expectWholeStream(r, 32);
+    expect(result.records.map((r) => r.instance)).toEqual(['twin-0-r1', 'twin-0-r1', 'twin-0-r1', 'twin-0-r1']);
+    const migrated = result.migrations.map((m) => [m.attempt, m.reason]);
+    expect(migrated.length).toBeGreaterThanOrEqual(1);
+    for (const m of migrated) expect(m).toEqual([1, 'worker_lost']);
+  });
+});
