@@ -31,23 +31,6 @@ describe('KvTransferLedger', () => {
     expect(done[0]?.observation).toBeUndefined();
   });
 
-  it('fails the transfers of a lost decode instance and hands their requests back to migrate', () => {
-    const ledger = new KvTransferLedger(nixl, bytesPerBlock);
-    ledger.start(transfer('r1', 10, 'd1'), micros(0));
-    ledger.start(transfer('r2', 10, 'd2'), micros(0));
-    expect(ledger.instanceLost('d1').map((t) => t.requestId)).toEqual(['r1']);
-    expect(ledger.failedTransfers).toBe(1);
-    expect(ledger.finish(micros(1e9)).map((d) => d.transfer.requestId)).toEqual(['r2']);
-  });
-
-  it('fails every transfer out of a lost prefill instance', () => {
-    const ledger = new KvTransferLedger(nixl, bytesPerBlock);
-    ledger.start(transfer('r1', 10, 'd1'), micros(0));
-    ledger.start(transfer('r2', 10, 'd2'), micros(0));
-    expect(ledger.instanceLost('p1')).toHaveLength(2);
-    expect(ledger.failedTransfers).toBe(2);
-  });
-
   it('fails a transfer whose request went away, once, and leaves the others to finish', () => {
     const ledger = new KvTransferLedger(nixl, bytesPerBlock);
     ledger.start(transfer('r1', 10), micros(0));

@@ -2,18 +2,17 @@ import { micros, type Micros } from '@sluice/contracts';
 import { kvTransferDurationUs, kvTransferObservation, type KvTransferModel, type KvTransferObservation } from '@sluice/engine';
 
 /**
- * The KV transfers between a deployment's prefill and decode instances, in flight and finished
- * (docs/behaviour.md §1, "Disaggregated prefill/decode"). A transfer starts when the prefill is
- * done and the decode instance pulls the blocks it lacks; it ends `kvTransferDurationUs` later,
- * when the decode instance lands them and the request decodes there. A decode instance lost
- * mid-transfer fails its transfers: the requests migrate like any other a lost instance held
- * (their prompt is prefilled again wherever the router sends them). A prefill instance lost
- * mid-transfer fails them too: the blocks were in its memory.
+ * The KV transfers a decode instance is pulling from prefill instances, one ledger per decode
+ * instance (docs/behaviour.md §1, "Disaggregated prefill/decode"). A transfer starts when the
+ * prefill is done and the decode instance pulls the blocks it lacks; it ends
+ * `kvTransferDurationUs` later, when the decode instance lands them and the request decodes there.
+ * A request that goes away first (cancelled, migrated, handed back) fails its transfer. A lost
+ * decode instance takes its ledger with it: its requests migrate like any other a lost instance
+ * held (their prompt is prefilled again wherever the router sends them).
  *
- * Counts the three NIXL counters vLLM exports (failed transfers, failed notifications, expired
- * KV leases) as sluice can produce them: failed transfers only, the two others stay 0 (no
- * notification channel, no lease: a decode instance always pulls what it was sent for).
- * Pure: every call takes the time.
+ * Of the three NIXL counters vLLM exports (failed transfers, failed notifications, expired KV
+ * leases) sluice produces failed transfers only; the two others stay 0 (no notification channel,
+ * no lease: a decode instance always pulls what it was sent for). Pure: every call takes the time.
  */
 export interface KvTransfer {
   readonly requestId: string;
@@ -78,13 +77,5 @@ export class KvTransferLedger {
     if (!this.inFlight.delete(requestId)) return false;
     this.failed += 1;
     return true;
-  }
-
-  /** An instance is lost: the transfers it was part of fail, and their requests are the caller's to migrate. */
-  instanceLost(instanceId: string): KvTransfer[] {
-    const failed = [...this.inFlight.values()].filter((t) => t.decodeInstanceId === instanceId || t.prefillInstanceId === instanceId);
-    for (const t of failed) this.inFlight.delete(t.requestId);
-    this.failed += failed.length;
-    return failed;
   }
 }
