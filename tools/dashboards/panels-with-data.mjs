@@ -5,8 +5,9 @@
  *   node tools/dashboards/panels-with-data.mjs --prometheus http://127.0.0.1:9090 dashboard.json …
  *
  * For public dashboards (vLLM's, the Endpoint Picker's) downloaded as JSON: each variable is
- * given a value as Grafana would (its current value, or the first value Prometheus has for a
- * `label_values` query), each plotted panel's queries run as instant queries, and a panel has
+ * given a value as Grafana would (its current value; for a `label_values` query saved as "All",
+ * every value Prometheus has, otherwise the first), each plotted panel's queries run as instant
+ * queries, and a panel has
  * data when one of them returns a finite sample. Prints, per dashboard, `N / M panels with data`
  * and the panels without, with the metric names they ask for. `--json` prints the same as JSON.
  * `--range 5m` sets `$__range`; `--rate-interval 1m` sets `$__rate_interval`.
@@ -38,6 +39,9 @@ async function prometheus(path, params) {
   return body.data;
 }
 
+/** A label value as a literal inside a PromQL regex, as Grafana escapes multi-value variables. */
+const escapeRegex = (value) => value.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+
 /** One value per variable, in the dashboard's order (later variables may use earlier ones). */
 async function chooseValues(dashboard) {
   const values = new Map();
@@ -54,7 +58,11 @@ async function chooseValues(dashboard) {
     const params = new URLSearchParams();
     if (query.selector) params.append('match[]', substitute(query.selector, values, { rateInterval: options['rate-interval'], range: options.range }));
     const found = await prometheus(`/api/v1/label/${query.label}/values`, params).catch(() => []);
-    if (found.length > 0) values.set(name, found[0]);
+    if (found.length === 0) continue;
+    // Saved as "All": Grafana queries every value (its allValue, or the values as one regex
+    // alternation); otherwise the first value, as a user picking one would.
+    if (fixed === '$__all' && variable.includeAll) values.set(name, variable.allValue ?? `(${found.map(escapeRegex).join('|')})`);
+    else values.set(name, found[0]);
   }
   return values;
 }

@@ -61,6 +61,7 @@ try {
     log(`sluice run examples/workloads/${workload}`);
     const run = cli(['run', join('examples/workloads', workload), '--gateway', cluster.gatewayUrl, '--out', join(dir, workload)]);
     if (run.status !== 0) log(`sluice run exited ${run.status}: ${run.stderr.slice(-500)}`);
+    for (const line of run.stdout.split('\n').filter((l) => /^(all|outcomes) /.test(l))) log(`  ${line}`);
   }
   await sleep(6_000); // three more scrapes, so the last requests are in every rate() window
 

@@ -35,8 +35,9 @@ function cached(blocksByInstance: Record<string, number>): PrefixLookup {
 
 function pick(view: ClusterView, roles: Record<string, WorkerRole>, req: PolicyRequest, settings: Partial<PdPickSettings> = {}) {
   const policy = createRoutingRegistry().create('least-loaded', {}, { random: () => 0 });
+  const policies = { decode: policy, prefill: policy };
   const full: PdPickSettings = { rule: { kind: 'dynamo', maxLocalPrefillLength: 256 }, blockSize: 16, busy: {}, ...settings };
-  return pickPrefillAndDecode(req, view, (i) => roles[i.instanceId] ?? 'both', policy, full, now);
+  return pickPrefillAndDecode(req, view, (i) => roles[i.instanceId] ?? 'both', policies, full, now);
 }
 
 function placed(result: ReturnType<typeof pick>): PdPick {

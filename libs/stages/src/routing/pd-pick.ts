@@ -52,11 +52,22 @@ export function thresholdsForRole(busy: BusyThresholds, role: WorkerRole): BusyT
   return busy;
 }
 
+/**
+ * The decode and the prefill pick each have a policy of their own, as llm-d's `decode` and
+ * `prefill` scheduling profiles each have their own plugins: one policy's state (a round-robin
+ * cursor, a prefix index's belief) shared by both picks would couple them (a round-robin cursor
+ * that alternates between the two lists lands on the same instance of each every time).
+ */
+export interface PdPolicies {
+  readonly decode: RoutingPolicy;
+  readonly prefill: RoutingPolicy;
+}
+
 export function pickPrefillAndDecode(
   request: PolicyRequest,
   view: ClusterView,
   roleOf: (instance: InstanceView) => WorkerRole,
-  policy: RoutingPolicy,
+  policies: PdPolicies,
   settings: PdPickSettings,
   nowUs: Micros,
 ): PdPick | PdPickFailure {
@@ -64,7 +75,7 @@ export function pickPrefillAndDecode(
   const decoders = ofModel.filter((instance) => servesDecode(roleOf(instance)));
   if (decoders.length === 0) return 'no-decode-instance';
   const freeDecoders = decoders.filter((instance) => !isInstanceBusy(instance, thresholdsForRole(settings.busy, roleOf(instance))));
-  const decode = policy.route(request, { ...view, instances: freeDecoders }, nowUs);
+  const decode = policies.decode.route(request, { ...view, instances: freeDecoders }, nowUs);
   if (!decode) return 'all-busy';
 
   const decodeRole = roleOf(decode.instance);
@@ -76,7 +87,7 @@ export function pickPrefillAndDecode(
   const prefillers = ofModel.filter((instance) => instance.instanceId !== decode.instance.instanceId && servesPrefill(roleOf(instance)));
   if (prefillers.length === 0 && mustTransfer) return 'no-prefill-instance';
   const freePrefillers = prefillers.filter((instance) => !isInstanceBusy(instance, thresholdsForRole(settings.busy, roleOf(instance))));
-  const prefill = freePrefillers.length > 0 ? policy.route(request, { ...view, instances: freePrefillers }, nowUs) : null;
+  const prefill = freePrefillers.length > 0 ? policies.prefill.route(request, { ...view, instances: freePrefillers }, nowUs) : null;
   if (prefill) return { decode, prefill, placement: 'remote', nonCachedTokens: nonCached, cachedBlocks };
   return mustTransfer ? 'all-busy' : { decode, placement: 'local-no-prefill-free', nonCachedTokens: nonCached, cachedBlocks };
 }

@@ -33,6 +33,15 @@ describe('RoutingStage, disaggregated prefill/decode', () => {
     expect(pd).toEqual({ placement: 'remote', prefillInstanceId: 'p1', nonCachedTokens: 1_024 });
   });
 
+  it('round-robin spreads both picks: each has its own cursor (one shared cursor would land on the same instance of each list every time)', () => {
+    const { core, recorder } = stage({ policy: 'round-robin' });
+    for (const id of ['a', 'b', 'c', 'd']) core.route(stageRequest({ id }), ms(1), id);
+    const decodes = recorder.of('handOn').map(([, , decode]) => decode);
+    const prefills = recorder.of('handOn').map(([, , , prefill]) => prefill);
+    expect(new Set(decodes)).toEqual(new Set(['d1', 'd2']));
+    expect(new Set(prefills)).toEqual(new Set(['p1', 'p2']));
+  });
+
   it("takes a prefill instance's done off that instance only, and the decode instance's done off both", () => {
     const { core, recorder } = stage();
     core.route(stageRequest({ id: 'a' }), ms(1), 'a');

@@ -36,6 +36,7 @@ export type RoutingWakeUp = 'sweep' | 'refresh';
  */
 export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly policy: RoutingPolicy;
+  private readonly prefillPolicy: RoutingPolicy | undefined;
   private readonly cluster: ClusterState;
   private readonly prefix = new PrefixIndex();
   /** What the caches reported holding (their KV events), kept only when the policy reads it. */
@@ -71,6 +72,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   ) {
     const random = seededRandom(settings.seed);
     this.policy = registry.create(settings.policy, settings.params, settings.compat === 'blis' ? { random, tieBreak: blisTieBreak(settings.seed) } : { random });
+    // The prefill pick's own policy, with its own seeded tie-breaks (see PdPolicies).
+    this.prefillPolicy = settings.disaggregation && registry.create(settings.policy, settings.params, { random: seededRandom(settings.seed + 1) });
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;
     this.heartbeatTimeoutUs = settings.heartbeatTimeoutUs;
     this.busy = new BusyThresholdBook(settings.busyThresholds ?? {});
@@ -134,7 +137,8 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private routeDisaggregated(request: R, nowUs: Micros, carried: C): void {
     const view = this.withoutRefusals(request, this.viewAt(nowUs));
     const busy = this.busy.thresholdsFor(request.model);
-    const pick = pickPrefillAndDecode(request, view, this.roleOf, this.policy, { rule: this.settings.disaggregation!, blockSize: BLOCK_SIZE, busy }, nowUs);
+    const policies = { decode: this.policy, prefill: this.prefillPolicy! };
+    const pick = pickPrefillAndDecode(request, view, this.roleOf, policies, { rule: this.settings.disaggregation!, blockSize: BLOCK_SIZE, busy }, nowUs);
     if (typeof pick === 'string') {
       this.effects.decided(request, carried, this.policy.name, null, view);
       if (pick === 'all-busy') this.effects.reject(request, carried, 'all_workers_busy', ALL_WORKERS_BUSY_BODY.message);
