@@ -39,8 +39,12 @@ async function prometheus(path, params) {
   return body.data;
 }
 
-/** A label value as a literal inside a PromQL regex, as Grafana escapes multi-value variables. */
-const escapeRegex = (value) => value.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+/**
+ * A label value as a literal inside a PromQL regex string, as Grafana's Prometheus data source
+ * escapes multi-value variables: each metacharacter behind a backslash that is itself escaped
+ * for the PromQL string (`127\\.0\\.0\\.1`).
+ */
+const escapeRegex = (value) => value.replace(/\\/g, '\\\\\\\\').replace(/[$^*{}[\]'+?.()|]/g, '\\\\$&');
 
 /** One value per variable, in the dashboard's order (later variables may use earlier ones). */
 async function chooseValues(dashboard) {
