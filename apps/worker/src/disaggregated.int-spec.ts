@@ -54,6 +54,7 @@ describe('disaggregated prefill/decode on a live cluster', () => {
     expect(await sumOverWorkers('vllm:nixl_xfer_time_seconds_sum')).toBeCloseTo(count * (TRANSFER_US / 1e6 + wireSeconds), 6);
     expect(await sumOverWorkers('vllm:nixl_num_descriptors_sum')).toBe(count * BLOCKS);
     expect(await sumOverWorkers('vllm:prompt_tokens_by_source_total', 'source="external_kv_transfer"')).toBe(count * BLOCKS * 16);
+    expect(await sumOverWorkers('vllm:external_prefix_cache_hits_total')).toBe(count * BLOCKS * 16);
     expect(await sumOverWorkers('vllm:nixl_num_failed_transfers_total')).toBe(0);
   });
 

@@ -144,6 +144,11 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     m.promptTokensCached.inc(cachedTokens);
     m.promptTokensLocalCacheHit.inc(cachedTokens - transferred);
     m.promptTokensExternal.inc(transferred);
+    // With a KV connector (disaggregated), vLLM asks it for every prompt: the hits are what it loaded.
+    if (this.disaggregated) {
+      m.externalPrefixQueries.inc(held.inputTokens);
+      m.externalPrefixHits.inc(transferred);
+    }
     m.promptTokensLocalCompute.inc(held.inputTokens - cachedTokens);
   }
 

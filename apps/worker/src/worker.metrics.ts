@@ -171,8 +171,8 @@ export function createWorkerMetrics(registers: Registry, options: WorkerMetricsO
     cacheConfig: new LeanGauge({ name: 'vllm:cache_config_info', help: 'Information of the LLMEngine CacheConfig', labelNames: CACHE_CONFIG_LABELS, registers: r }),
     prefixQueries: counter('vllm:prefix_cache_queries_total', 'Prefix cache queries, in terms of number of queried tokens.'),
     prefixHits: counter('vllm:prefix_cache_hits_total', 'Prefix cache hits, in terms of number of cached tokens.'),
-    externalPrefixQueries: counter('vllm:external_prefix_cache_queries_total', 'External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens (sluice has no KV connector: 0).'),
-    externalPrefixHits: counter('vllm:external_prefix_cache_hits_total', 'External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens (sluice has no KV connector: 0).'),
+    externalPrefixQueries: counter('vllm:external_prefix_cache_queries_total', 'External prefix cache queries from KV connector cross-instance cache sharing, in terms of number of queried tokens (disaggregated instances: each prompt at its first admission; otherwise 0).'),
+    externalPrefixHits: counter('vllm:external_prefix_cache_hits_total', 'External prefix cache hits from KV connector cross-instance cache sharing, in terms of number of cached tokens (disaggregated instances: the prompt tokens a KV transfer brought; otherwise 0).'),
     mmCacheQueries: counter('vllm:mm_cache_queries_total', 'Multi-modal cache queries, in terms of number of queried items (sluice models text only: 0).'),
     mmCacheHits: counter('vllm:mm_cache_hits_total', 'Multi-modal cache hits, in terms of number of cached items (sluice models text only: 0).'),
     preemptions: counter('vllm:num_preemptions_total', 'Cumulative number of preemption from the engine.'),
@@ -245,6 +245,9 @@ export interface EngineMetrics {
   readonly kvUsage: BoundGauge;
   readonly prefixQueries: BoundCounter;
   readonly prefixHits: BoundCounter;
+  /** Looked up at the KV connector (disaggregated instances only; else they stay 0). */
+  readonly externalPrefixQueries: BoundCounter;
+  readonly externalPrefixHits: BoundCounter;
   readonly preemptions: BoundCounter;
   readonly kvAllocationFailures: BoundCounter;
   readonly promptTokens: BoundCounter;
@@ -292,7 +295,7 @@ export function bindEngine(m: WorkerMetrics, model: string, engine: string, cach
   };
   // A series exists, empty, from its first labels() on.
   const histogram = (h: LeanHistogram<L>) => h.labels(l);
-  for (const c of [m.externalPrefixQueries, m.externalPrefixHits, m.mmCacheQueries, m.mmCacheHits]) c.inc(l, 0);
+  for (const c of [m.mmCacheQueries, m.mmCacheHits]) c.inc(l, 0);
   for (const state of SLEEP_STATES) m.sleepState.set({ ...l, sleep_state: state }, state === 'awake' ? 1 : 0);
   m.cacheConfig.set({ engine, ...cache }, 1);
   const finished = {} as Record<FinishedReason, BoundCounter>;
@@ -311,6 +314,8 @@ export function bindEngine(m: WorkerMetrics, model: string, engine: string, cach
     kvUsage: gauge(m.kvUsage),
     prefixQueries: counter(m.prefixQueries),
     prefixHits: counter(m.prefixHits),
+    externalPrefixQueries: counter(m.externalPrefixQueries),
+    externalPrefixHits: counter(m.externalPrefixHits),
     preemptions: counter(m.preemptions),
     kvAllocationFailures: counter(m.kvAllocationFailures),
     promptTokens: counter(m.promptTokens),
