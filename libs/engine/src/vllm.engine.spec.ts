@@ -100,6 +100,20 @@ describe('VllmEngine: timing (hand-computed, qwen3-14b on H100)', () => {
     expect(engine.snapshot()).toMatchObject({ activePrefillTokens: 0, activeDecodeBlocks: 313 }); // ceil(5000/16)
   });
 
+  it('counts a prompt block that several decoding requests share once, as Dynamo counts active blocks per worker', () => {
+    const engine = small();
+    // Two 360-token prompts sharing a 320-token document (blocks 0-19), each with 2 full blocks of
+    // its own and an 8-token partial block; a third on another document.
+    const onDocument = (id: string, doc: string) => request(id, 360, 4, { blockHashes: [...hashes(doc, 0, 20), ...hashes(id, 20, 22)] });
+    engine.enqueue(onDocument('a', 'doc'), micros(0));
+    engine.enqueue(onDocument('b', 'doc'), micros(0));
+    engine.enqueue(onDocument('c', 'other'), micros(0));
+    engine.step(micros(0));
+    // Each holds ceil(360/16) = 23 blocks (per request: 69). Unique: the shared 20 once, then
+    // a's and b's 2 full + 1 partial each (6), and c's 23: 20 + 6 + 23 = 49.
+    expect(engine.snapshot()).toMatchObject({ activePrefillTokens: 0, batchSize: 3, activeDecodeBlocks: 49 });
+  });
+
   it('completes a max_tokens = 0 request at the end of its prefill, with no token', () => {
     const engine = small();
     engine.enqueue(request('zero', 40, 0), micros(0));

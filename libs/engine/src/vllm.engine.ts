@@ -205,6 +205,27 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   }
 
   /**
+   * Blocks held by the requests past their prefill, each distinct block once, as Dynamo's active
+   * sequence tracker counts them per worker (ai-dynamo/dynamo
+   * `lib/kv-router/src/sequences/block_tracker.rs` at 057096c31e3cb60ed3bc7c62ceb6846fbdb29ad0:
+   * prompt block hashes live in one tree per worker, so a prefix shared by several requests counts
+   * once; output blocks are the request's own). Here a prompt block is its hash; the blocks past
+   * the prompt's full ones (its partial last block, the output) belong to the request alone.
+   */
+  private uniqueDecodeBlocks(): number {
+    const promptBlocks = new Set<BlockId>();
+    let ownBlocks = 0;
+    for (const seq of this.running) {
+      if (isPrefilling(seq)) continue;
+      const held = blocksFor(seq.computed, this.limits.blockSize);
+      const shared = Math.min(seq.promptHashes.length, held);
+      for (let i = 0; i < shared; i++) promptBlocks.add(seq.promptHashes[i]!);
+      ownBlocks += held - shared;
+    }
+    return promptBlocks.size + ownBlocks;
+  }
+
+  /**
    * The instance's load now. `nowUs`, in BLIS parity mode, is the time of a router's live read:
    * BLIS's QueueDepth leaves out requests still in their queueing delay (docs/behaviour.md §1), and
    * one whose delay ends exactly at `nowUs` is still out (BLIS routes before an instance's queued
@@ -212,11 +233,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
    */
   snapshot(nowUs?: Micros): EngineSnapshot {
     let activePrefillTokens = 0;
-    let activeDecodeBlocks = 0;
-    for (const seq of this.running) {
-      if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
-      else activeDecodeBlocks += blocksFor(seq.computed, this.limits.blockSize);
-    }
+    for (const seq of this.running) if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
+    const activeDecodeBlocks = this.uniqueDecodeBlocks();
     // As Dynamo counts active prefill tokens: every request at the instance whose prefill is not
     // done, queued ones included (its router adds a request's prompt when it routes it and removes
     // it at the first token). Queued requests have not been looked up in the prefix cache yet, so
