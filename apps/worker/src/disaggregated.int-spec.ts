@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer } from '@sluice/testing';
+import { eventually, metricSum, metricValue, parseExposition, postCompletion, readMetricsDoc, streamCompletion, type StreamedAnswer } from '@sluice/testing';
 
 /**
  * Disaggregated prefill/decode on real processes and a real nats-server (docs/behaviour.md §1):
@@ -56,6 +56,19 @@ describe('disaggregated prefill/decode on a live cluster', () => {
     expect(await sumOverWorkers('vllm:prompt_tokens_by_source_total', 'source="external_kv_transfer"')).toBe(count * BLOCKS * 16);
     expect(await sumOverWorkers('vllm:external_prefix_cache_hits_total')).toBe(count * BLOCKS * 16);
     expect(await sumOverWorkers('vllm:nixl_num_failed_transfers_total')).toBe(0);
+  });
+
+  it('exposes every family docs/metrics.md says only a disaggregated worker has, with the documented type and labels', async () => {
+    const families = parseExposition(await (await fetch(`${workers()[0]}/metrics`)).text());
+    const rows = readMetricsDoc().filter((row) => row.disaggregatedOnly);
+    expect(rows.length).toBeGreaterThanOrEqual(7);
+    const wrong = rows.flatMap((row) => {
+      const family = families.get(row.name);
+      if (!family) return [`${row.name}: not exposed`];
+      const labels = [...family.labels].filter((l) => l !== 'service' && l !== 'instance_id').sort().join();
+      return family.type === row.type && labels === [...row.labels].sort().join() ? [] : [`${row.name}: ${family.type} [${labels}], documented ${row.type} [${row.labels.join()}]`];
+    });
+    expect(wrong).toEqual([]);
   });
 
   it('a decode worker killed mid-transfer: its requests migrate like any other and complete whole', async () => {

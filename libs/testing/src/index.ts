@@ -13,3 +13,5 @@ export * from './nats-identities.js';
 export * from './architecture-doc.js';
 export * from './readme-doc.js';
 export * from './doc-paths.js';
+export { readMetricsDoc, type DocumentedMetric } from './metrics-doc.js';
+export { parseExposition, type MetricFamily } from './prometheus-exposition.js';

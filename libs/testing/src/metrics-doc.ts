@@ -14,6 +14,8 @@ export interface DocumentedMetric {
   readonly labels: readonly string[];
   /** A `prefix_*` row documents a group (prom-client's process_* and nodejs_*), not one family. */
   readonly prefix: boolean;
+  /** Its meaning starts "disaggregated only": exposed only by a worker with `worker.roles` (vLLM's NIXL families). */
+  readonly disaggregatedOnly: boolean;
 }
 
 /**
@@ -34,7 +36,8 @@ export function readMetricsDoc(text = readFileSync(METRICS_DOC, 'utf8')): Docume
       .split(',')
       .map((l) => l.replace(/`/g, '').trim())
       .filter((l) => l !== '' && l !== '—');
-    for (const name of names) rows.push({ section, name, type: cells[1]!, labels, prefix: name.endsWith('*') });
+    const disaggregatedOnly = /^disaggregated only\b/.test(cells[3]!);
+    for (const name of names) rows.push({ section, name, type: cells[1]!, labels, prefix: name.endsWith('*'), disaggregatedOnly });
   }
   return rows;
 }
