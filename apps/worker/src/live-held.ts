@@ -23,6 +23,7 @@ export function liveHeld(request: InferenceRequest, parent: Context): LiveHeld {
     maxTokens: request.maxTokens,
     blockHashes: request.blockHashes,
     priority: request.priority,
+    attempt: request.attempt,
     // Disaggregated: the router's prefill pick (its prompt is prefilled there first).
     prefillInstanceId: request.prefillInstanceId,
     prefillFor: undefined,

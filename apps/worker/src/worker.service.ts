@@ -94,8 +94,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
         // The prompt alone: max_tokens 1, as llm-d's sidecar and vLLM's P/D proxy send it.
         this.submits.push(
           bus.serve(subjects.workerPrefill(instance.instanceId), PrefillJobSchema, ({ data, traceContext }) => {
-            if (instance.holds(data.request.id)) return; // a duplicate copy of a job it runs
-            instance.accept({ ...liveHeld(data.request, traceContext), maxTokens: 1, prefillFor: data.decodeInstanceId }, this.scheduler.nowUs());
+            instance.acceptPrefillJob({ ...liveHeld(data.request, traceContext), maxTokens: 1, prefillFor: data.decodeInstanceId }, this.scheduler.nowUs());
           }),
         );
       }

@@ -58,7 +58,7 @@ export class WorkerHops implements WorkerEffects<Flight> {
     network.queue.at(atUs + network.hops.transitUs, 'workerArrive', () => {
       const prefill = this.wiring.instance(prefillInstanceId);
       if (prefill?.process.state === 'up') {
-        if (!prefill.core.holds(flight.id)) prefill.core.accept(prefillJob(flight, instance.instanceId), network.nowUs);
+        prefill.core.acceptPrefillJob(prefillJob(flight, instance.instanceId), network.nowUs);
         return;
       }
       network.queue.at(network.nowUs + network.hops.transitUs, 'workerArrive', () => {

@@ -18,8 +18,8 @@ const BYTES_PER_BLOCK = 2 * 40 * 8 * 128 * 2 * 16;
 
 type Held = HeldRequest;
 
-function held(id: string, prefillInstanceId?: string): Held {
-  return { id, inputTokens: 512, maxTokens: 4, priority: 0, blockHashes: Array.from({ length: 32 }, (_, i) => 7_000 + i), prefillInstanceId, ...UNMARKED };
+function held(id: string, prefillInstanceId?: string, attempt = 0): Held {
+  return { id, inputTokens: 512, maxTokens: 4, priority: 0, attempt, blockHashes: Array.from({ length: 32 }, (_, i) => 7_000 + i), prefillInstanceId, ...UNMARKED };
 }
 
 /** What a driver sends the prefill instance: the prompt alone. */
@@ -158,6 +158,17 @@ describe('disaggregated prefill/decode: what goes wrong', () => {
     expect(recorder.of('prefilled')).toEqual([]);
     expect(recorder.of('cancelled').map(([instance, request]) => `${(instance as InstanceCore<Held>).instanceId}:${(request as Held).id}`)).toEqual(['w-r1:a', 'w-r0:b', 'w-r1:b']);
     expect(stage.hasWork()).toBe(false);
+  });
+
+  it('a copy of a job it runs is not run twice; a newer attempt’s job drops the older one first', () => {
+    const { prefill, recorder } = disaggregatedWorker();
+    expect(prefill.acceptPrefillJob(jobOf(held('a'), 'w-r1'), micros(0))).toBe(true);
+    expect(prefill.acceptPrefillJob(jobOf(held('a'), 'w-r1'), micros(10))).toBe(false);
+    expect(recorder.of('accepted')).toHaveLength(1);
+    const newer = jobOf(held('a', undefined, 1), 'w-r1');
+    expect(prefill.acceptPrefillJob(newer, micros(20))).toBe(true);
+    expect(recorder.of('cancelled').map(([, request]) => (request as Held).attempt)).toEqual([0]);
+    expect(prefill.holding('a')).toBe(newer);
   });
 
   it('an instance going away: its prefill jobs are failed back to their decode instances, the requests it decodes go back to their gateways', () => {

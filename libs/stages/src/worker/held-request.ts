@@ -29,6 +29,8 @@ export interface WorkerMarks {
  * its part. Both absent: an aggregated request, served whole where it lands.
  */
 export interface DisaggregatedPart {
+  /** Which attempt of the request this copy is (0, then one more per re-submission): a newer job supersedes an older one. */
+  readonly attempt: number;
   /** On a decode instance: the instance that prefills the prompt first (the router's pick). */
   readonly prefillInstanceId?: string | undefined;
   /** On a prefill instance: this is a prefill job for that decode instance (its prompt only; no token streams). */

@@ -100,6 +100,22 @@ export class InstanceCore<H extends HeldRequest> {
     this.enqueue(request, nowUs);
   }
 
+  /**
+   * A prefill job reached this instance (disaggregated prefill/decode). A copy of a job it already
+   * runs is not run twice; a job of a newer attempt supersedes the older attempt's, which is
+   * dropped first (its cancel may come after the new job: the two travel by different paths).
+   * False when it was not taken.
+   */
+  acceptPrefillJob(job: H, nowUs: Micros): boolean {
+    const held = this.holding(job.id);
+    if (held) {
+      if (held.attempt >= job.attempt) return false;
+      this.cancel(job.id, 'cancelled', nowUs);
+    }
+    this.accept(job, nowUs);
+    return true;
+  }
+
   /** Into the engine's queue (its queueing delay starts now), or a clear refusal. */
   private enqueue(request: H, nowUs: Micros): void {
     const result = this.engine.enqueue(request, nowUs);

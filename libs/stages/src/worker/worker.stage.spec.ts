@@ -22,6 +22,7 @@ function held(id: string, inputTokens = 512, maxTokens = 64): Held {
     inputTokens,
     maxTokens,
     priority: 3,
+    attempt: 0,
     blockHashes: Array.from({ length: Math.floor(inputTokens / 16) }, (_, i) => id.charCodeAt(0) * 1_000 + i),
     tag: `driver's own field of ${id}`,
     ...UNMARKED,
