@@ -62,8 +62,6 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   private readonly engines = new Map<Instance, EngineMetrics>();
   /** Each instance's NIXL series, when the instances are disaggregated. */
   private readonly transfers = new Map<Instance, BoundKvTransferMetrics>();
-  /** The failed transfers of each instance already counted. */
-  private readonly failedSeen = new Map<Instance, number>();
   private readonly http: HttpMetrics;
 
   constructor(
@@ -254,7 +252,6 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
    */
   cancelled(instance: Instance, held: LiveHeld, atUs: Micros): void {
     this.aborted(instance, held, atUs);
-    this.countFailedTransfers(instance);
     held.span?.setAttribute('sluice.worker.outcome', 'cancelled');
     held.span?.end(this.wallMs(atUs));
   }
@@ -262,7 +259,6 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   /** The instance goes away with it unfinished: aborted here (it continues elsewhere). */
   handedBack(instance: Instance, held: LiveHeld, atUs: Micros): void {
     this.aborted(instance, held, atUs);
-    this.countFailedTransfers(instance);
     held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
     held.span?.end(this.wallMs(atUs));
     this.flushTokens();
@@ -325,6 +321,11 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
         parent,
       )
       .end(this.wallMs(atUs));
+  }
+
+  transferFailed(instance: Instance, held: LiveHeld, atUs: Micros): void {
+    this.transfers.get(instance)?.failedTransfers.inc();
+    held.span?.addEvent('kv_transfer_failed', {}, this.wallMs(atUs));
   }
 
   prefillLocally(instance: Instance, held: LiveHeld, why: 'prefill_failed' | 'prefill_refused', atUs: Micros): void {
@@ -392,16 +393,6 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     m.numPreemptions.observe(held.preemptions);
     m.prefillKvComputedTokens.observe(held.inputTokens - held.cachedTokens);
     this.http.served(HANDLER, '2xx', seconds(atUs - held.workerArrivalUs));
-  }
-
-  /** The instance's failed transfers (a request that went away mid-transfer), brought up to its core's count. */
-  private countFailedTransfers(instance: Instance): void {
-    const bound = this.transfers.get(instance);
-    if (!bound) return;
-    const missing = instance.failedTransfers - (this.failedSeen.get(instance) ?? 0);
-    if (missing <= 0) return;
-    bound.failedTransfers.inc(missing);
-    this.failedSeen.set(instance, instance.failedTransfers);
   }
 
   private aborted(instance: Instance, held: LiveHeld, atUs: Micros): void {

@@ -46,6 +46,7 @@ export class WorkerHops implements WorkerEffects<Flight> {
   cancelled(): void {}
   transferStarted(): void {}
   transferEnded(): void {}
+  transferFailed(): void {}
   prefillLocally(): void {}
 
   /**

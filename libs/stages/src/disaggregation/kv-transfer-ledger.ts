@@ -10,9 +10,7 @@ import { kvTransferDurationUs, kvTransferObservation, type KvTransferModel, type
  * decode instance takes its ledger with it: its requests migrate like any other a lost instance
  * held (their prompt is prefilled again wherever the router sends them).
  *
- * Of the three NIXL counters vLLM exports (failed transfers, failed notifications, expired KV
- * leases) sluice produces failed transfers only; the two others stay 0 (no notification channel,
- * no lease: a decode instance always pulls what it was sent for). Pure: every call takes the time.
+ * Pure: every call takes the time.
  */
 export interface KvTransfer {
   readonly requestId: string;
@@ -32,16 +30,11 @@ export interface FinishedTransfer {
 
 export class KvTransferLedger {
   private readonly inFlight = new Map<string, KvTransfer>();
-  private failed = 0;
 
   constructor(
     private readonly model: KvTransferModel,
     private readonly bytesPerBlock: number,
   ) {}
-
-  get failedTransfers(): number {
-    return this.failed;
-  }
 
   get size(): number {
     return this.inFlight.size;
@@ -74,8 +67,6 @@ export class KvTransferLedger {
 
   /** The request went away mid-transfer (cancelled, handed back): its transfer fails. False if none was in flight. */
   abort(requestId: string): boolean {
-    if (!this.inFlight.delete(requestId)) return false;
-    this.failed += 1;
-    return true;
+    return this.inFlight.delete(requestId);
   }
 }

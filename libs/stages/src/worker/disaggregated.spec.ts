@@ -110,7 +110,7 @@ describe('disaggregated prefill/decode on the worker (hand-computed)', () => {
     const times = recorder.of('tokens').map(([, , , atUs]) => atUs);
     expect(times).toEqual([67_983, 81_588, 95_193, 108_798]);
     expect(recorder.of('completed').map(([instance, request]) => [instance, request])).toEqual([[decode, a]]);
-    expect(decode.failedTransfers).toBe(0);
+    expect(recorder.of('transferFailed')).toEqual([]);
     expect(stage.hasWork()).toBe(false);
   });
 });
@@ -150,7 +150,7 @@ describe('disaggregated prefill/decode: what goes wrong', () => {
     prefill.accept(jobOf(held('b'), 'w-r1'), micros(1_000));
     decode.accept(held('b', 'w-r0'), micros(1_000));
     expect(stage.cancel('a', 'cancelled', micros(2_000))).toBe(true);
-    expect(decode.failedTransfers).toBe(1);
+    expect(recorder.of('transferFailed').map(([instance, request, atUs]) => [instance, (request as Held).id, atUs])).toEqual([[decode, 'a', 2_000]]);
     expect(recorder.of('cancelled').map(([, request]) => (request as Held).id)).toEqual(['a']);
     expect(stage.cancel('b', 'cancelled', micros(3_000))).toBe(true);
     agenda.runUntil(1e9); // the landing and the step they had asked for find nothing
@@ -178,5 +178,14 @@ describe('disaggregated prefill/decode: what goes wrong', () => {
     expect(stage.handBackAll(micros(10))).toBe(2);
     expect(recorder.of('prefilled').map(([, request, outcome]) => [(request as Held).id, outcome])).toEqual([['a', 'failed']]);
     expect(recorder.of('handedBack').map(([, request]) => (request as Held).id)).toEqual(['b']);
+  });
+
+  it('a request handed back mid-transfer (its instance going away) fails its transfer too', () => {
+    const { stage, decode, recorder } = disaggregatedWorker();
+    decode.accept(held('a', 'w-r0'), micros(0));
+    decode.prefilled('a', 'ok', 'w-r0', micros(100));
+    expect(stage.handBackAll(micros(200))).toBe(1);
+    expect(recorder.of('transferFailed').map(([, request, atUs]) => [(request as Held).id, atUs])).toEqual([['a', 200]]);
+    expect(recorder.of('handedBack').map(([, request]) => (request as Held).id)).toEqual(['a']);
   });
 });

@@ -186,9 +186,11 @@ export class InstanceCore<H extends HeldRequest> {
     }
     const handingOff = this.remote?.remove(requestId);
     if (handingOff) {
-      handingOff.gone = true;
-      this.effects.cancelled(this, handingOff, nowUs);
-      this.effects.done(this, handingOff, reason, nowUs);
+      const { request, midTransfer } = handingOff;
+      request.gone = true;
+      if (midTransfer) this.effects.transferFailed(this, request, nowUs);
+      this.effects.cancelled(this, request, nowUs);
+      this.effects.done(this, request, reason, nowUs);
       return true;
     }
     const request = this.held.get(requestId);
@@ -211,17 +213,15 @@ export class InstanceCore<H extends HeldRequest> {
     return this.held.get(requestId) ?? this.hung.get(requestId) ?? this.remote?.holding(requestId);
   }
 
-  /** Transfers here that did not complete (`vllm:nixl_num_failed_transfers`). */
-  get failedTransfers(): number {
-    return this.remote?.failedTransfers ?? 0;
-  }
 
   /**
    * The instance goes away (a drain past its grace period): every request it still holds leaves
    * its engine and goes back to its gateway to continue elsewhere. Returns how many.
    */
   handBackAll(nowUs: Micros): number {
-    const leaving = [...this.held.values(), ...this.hung.values(), ...(this.remote?.removeAll() ?? [])];
+    const handingOff = this.remote?.removeAll() ?? [];
+    for (const { request, midTransfer } of handingOff) if (midTransfer) this.effects.transferFailed(this, request, nowUs);
+    const leaving = [...this.held.values(), ...this.hung.values(), ...handingOff.map((h) => h.request)];
     for (const request of leaving) {
       if (this.held.has(request.id)) this.engine.cancel(request.id, nowUs);
       this.held.delete(request.id);

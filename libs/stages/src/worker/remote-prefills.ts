@@ -24,11 +24,6 @@ export class RemotePrefills<H extends HeldRequest> {
     return this.awaiting.size + this.moving.size;
   }
 
-  /** Transfers that did not complete: their request was cancelled or handed back mid-transfer (`vllm:nixl_num_failed_transfers`). */
-  get failedTransfers(): number {
-    return this.ledger.failedTransfers;
-  }
-
   await(request: H): void {
     this.awaiting.set(request.id, request);
   }
@@ -66,21 +61,19 @@ export class RemotePrefills<H extends HeldRequest> {
     return this.awaiting.get(requestId) ?? this.moving.get(requestId);
   }
 
-  /** Lets the request go wherever it is in the hand-off (a cancel); a transfer under way fails. */
-  remove(requestId: string): H | undefined {
+  /** Lets the request go wherever it is in the hand-off (a cancel); `midTransfer`: its transfer was under way and fails. */
+  remove(requestId: string): { readonly request: H; readonly midTransfer: boolean } | undefined {
     const waiting = this.takeAwaiting(requestId);
-    if (waiting) return waiting;
+    if (waiting) return { request: waiting, midTransfer: false };
     const moving = this.moving.get(requestId);
     if (!moving) return undefined;
     this.moving.delete(requestId);
     this.ledger.abort(requestId);
-    return moving;
+    return { request: moving, midTransfer: true };
   }
 
-  /** Every request in the hand-off, taken out (the instance goes away); transfers under way fail. */
-  removeAll(): H[] {
-    const all = [...this.awaiting.values(), ...this.moving.values()];
-    for (const request of all) this.remove(request.id);
-    return all;
+  /** Every request in the hand-off, taken out (the instance goes away), as `remove` gives each. */
+  removeAll(): { readonly request: H; readonly midTransfer: boolean }[] {
+    return [...this.awaiting.keys(), ...this.moving.keys()].map((id) => this.remove(id)!);
   }
 }

@@ -53,6 +53,8 @@ export interface WorkerEffects<H extends HeldRequest> {
   prefilled(instance: InstanceCore<H>, job: H, outcome: 'ok' | 'failed', atUs: Micros, completion?: WorkerCompletion): void;
   /** On a decode instance: the request's missing blocks start moving from its prefill instance. */
   transferStarted(instance: InstanceCore<H>, request: H, transfer: KvTransfer): void;
+  /** Its request went away mid-transfer (cancelled, handed back): the transfer fails (`vllm:nixl_num_failed_transfers`). */
+  transferFailed(instance: InstanceCore<H>, request: H, atUs: Micros): void;
   /** They landed (the request joins the instance's queue next). */
   transferEnded(instance: InstanceCore<H>, request: H, finished: FinishedTransfer, atUs: Micros): void;
   /** Its remote prefill failed or its prefill instance did not take it: the instance prefills it itself. */
