@@ -24,6 +24,7 @@ describe('ConfigSchema: disaggregated prefill/decode', () => {
   it('refuses more roles than instances, decoders with nothing to prefill for them, BLIS mode, and an unknown link or decider', () => {
     expect(problems({ ...disaggregated, worker: { instances: 2, roles: { prefill: 2, decode: 2 } } })).toEqual([expect.stringMatching(/^worker\.roles: 2 prefill \+ 2 decode instances is more than worker\.instances \(2\)/)]);
     expect(problems({ ...disaggregated, worker: { instances: 2, roles: { decode: 2 } } })).toEqual([expect.stringMatching(/^worker\.roles: every instance decodes only/)]);
+    expect(problems({ ...disaggregated, worker: { instances: 2, roles: { prefill: 2 } } })).toEqual([expect.stringMatching(/^worker\.roles: every instance prefills only/)]);
     expect(problems({ ...disaggregated, worker: { ...disaggregated.worker, compat: 'blis' } })).toEqual([expect.stringMatching(/^worker\.roles: BLIS parity mode/)]);
     expect(problems({ ...disaggregated, worker: { ...disaggregated.worker, kvTransfer: 'infiniband' } })[0]).toMatch(/^worker\.kvTransfer/);
     expect(problems({ ...disaggregated, router: { disaggregation: { decider: 'dynamo' } } })[0]).toMatch(/^router\.disaggregation\.maxLocalPrefillLength/);

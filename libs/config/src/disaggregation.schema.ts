@@ -46,5 +46,6 @@ export function checkDisaggregation(config: DisaggregationKeys, ctx: z.Refinemen
   if (!roles) return;
   if (roles.prefill + roles.decode > instances) ctx.addIssue({ code: 'custom', path: ['worker', 'roles'], message: `${roles.prefill} prefill + ${roles.decode} decode instances is more than worker.instances (${instances})` });
   if (roles.prefill === 0 && roles.decode === instances) ctx.addIssue({ code: 'custom', path: ['worker', 'roles'], message: 'every instance decodes only and none prefills: name some prefill instances' });
+  if (roles.decode === 0 && roles.prefill === instances) ctx.addIssue({ code: 'custom', path: ['worker', 'roles'], message: 'every instance prefills only and none decodes: every request would end no_worker; name some decode instances' });
   if (compat === 'blis') ctx.addIssue({ code: 'custom', path: ['worker', 'roles'], message: 'BLIS parity mode (worker.compat: blis) has no disaggregated prefill/decode' });
 }
