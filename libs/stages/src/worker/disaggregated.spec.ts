@@ -1,19 +1,15 @@
-import { micros, type Micros } from '@sluice/contracts';
-import { createBlackboxModel, KV_TRANSFER_PROFILES } from '@sluice/engine';
+import { micros } from '@sluice/contracts';
+import { KV_TRANSFER_PROFILES } from '@sluice/engine';
 import { describe, expect, it } from 'vitest';
-import { Agenda, Recorder } from '../testing/recorder.js';
+import { workerHarness } from '../testing/worker-harness.js';
 import { UNMARKED, type HeldRequest } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
-import type { InstanceWakeUp, WorkerEffects, WorkerWakeUp } from './worker.effects.js';
-import { WorkerStage } from './worker.stage.js';
 
 /**
  * A disaggregated worker: rank 0 prefills, rank 1 decodes, over the `nixl` link with Qwen3-14B's
- * 2.5 MiB blocks. qwen3-14b's coefficients in whole µs: queueing delay of 512 tokens 8982;
- * prefill of 512 = 33773; of 16 = 14209; one decode = 13605. A transfer of 32 blocks:
+ * 2.5 MiB blocks (qwen3-14b's step times: ../testing/worker-harness.ts). A transfer of 32 blocks:
  * 50 + 32 × 2 + 32 × 2 621 440 B / 50 GB/s = 50 + 64 + 1677.7 = 1791.7, so 1792 µs.
  */
-const qwen = createBlackboxModel({ alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] });
 const BYTES_PER_BLOCK = 2 * 40 * 8 * 128 * 2 * 16;
 
 type Held = HeldRequest;
@@ -26,35 +22,11 @@ function held(id: string, prefillInstanceId?: string, attempt = 0): Held {
 const jobOf = (request: Held, decodeInstanceId: string): Held => ({ ...request, maxTokens: 1, prefillInstanceId: undefined, prefillFor: decodeInstanceId });
 
 function disaggregatedWorker() {
-  const recorder = new Recorder();
-  const agenda = new Agenda<InstanceWakeUp | WorkerWakeUp>();
-  const effects = recorder.port<WorkerEffects<Held>>({
-    wakeInstance: (instance: InstanceCore<Held>, kind: InstanceWakeUp, atUs: Micros) =>
-      agenda.add(kind, atUs, () => {
-        instance.wake(kind, atUs);
-        instance.checkInvariants();
-      }),
+  const { stage, recorder, agenda } = workerHarness<Held>({
+    instances: 2,
+    roles: ['prefill', 'decode'],
+    kvTransfer: { model: KV_TRANSFER_PROFILES.nixl, bytesPerBlock: BYTES_PER_BLOCK },
   });
-  const stage = new WorkerStage<Held>(
-    {
-      workerId: 'w',
-      instances: 2,
-      model: 'qwen3-14b',
-      latency: qwen,
-      totalKvBlocks: 17_600,
-      maxModelLen: 40_960,
-      maxRunning: 256,
-      maxBatchTokens: 2_048,
-      scheduler: 'fcfs',
-      heartbeatIntervalUs: micros(1_000_000),
-      loadIntervalUs: micros(50_000),
-      publishOnChange: false,
-      roles: ['prefill', 'decode'],
-      kvTransfer: { model: KV_TRANSFER_PROFILES.nixl, bytesPerBlock: BYTES_PER_BLOCK },
-    },
-    effects,
-    () => () => 0.5,
-  );
   const [prefill, decode] = stage.instances as [InstanceCore<Held>, InstanceCore<Held>];
   return { stage, prefill, decode, recorder, agenda };
 }

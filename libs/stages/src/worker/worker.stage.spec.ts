@@ -1,18 +1,12 @@
-import { micros, type Micros } from '@sluice/contracts';
-import { createBlackboxModel } from '@sluice/engine';
+import { micros } from '@sluice/contracts';
 import { describe, expect, it } from 'vitest';
-import { Agenda, Recorder } from '../testing/recorder.js';
+import type { Recorder } from '../testing/recorder.js';
+import { workerHarness } from '../testing/worker-harness.js';
 import { UNMARKED, type HeldRequest, type WorkerCompletion } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
-import type { InstanceWakeUp, WorkerEffects, WorkerWakeUp } from './worker.effects.js';
-import { WorkerStage } from './worker.stage.js';
 import type { WorkerSettings } from './worker.settings.js';
 
-/**
- * qwen3-14b on H100 (its profile's coefficients), all in whole µs:
- *   queueing delay α0 + α1·512 = 8982; prefill of 512 = 33773; one decode = 13605; two = 13632.
- */
-const qwen = createBlackboxModel({ alpha: [8888.089034, 0.18489, 0.0], beta: [13578.186663, 39.444656, 27.322775] });
+// The qwen3-14b times the cases below compute by hand are in ../testing/worker-harness.ts.
 
 type Held = HeldRequest & { readonly tag: string };
 
@@ -29,35 +23,7 @@ function held(id: string, inputTokens = 512, maxTokens = 64): Held {
   };
 }
 
-function worker(overrides: Partial<WorkerSettings> = {}) {
-  const recorder = new Recorder();
-  const agenda = new Agenda<InstanceWakeUp | WorkerWakeUp>();
-  const settings: WorkerSettings = {
-    workerId: 'w',
-    instances: 1,
-    model: 'qwen3-14b',
-    latency: qwen,
-    totalKvBlocks: 17_600,
-    maxModelLen: 40_960,
-    maxRunning: 256,
-    maxBatchTokens: 2_048,
-    scheduler: 'fcfs',
-    heartbeatIntervalUs: micros(1_000_000),
-    loadIntervalUs: micros(50_000),
-    publishOnChange: false,
-    ...overrides,
-  };
-  const effects = recorder.port<WorkerEffects<Held>>({
-    wakeInstance: (instance: InstanceCore<Held>, kind: InstanceWakeUp, atUs: Micros) =>
-      agenda.add(kind, atUs, () => {
-        instance.wake(kind, atUs);
-        instance.checkInvariants(); // work and KV conservation after every wake-up
-      }),
-    wakeWorker: (kind: WorkerWakeUp, atUs: Micros) => agenda.add(kind, atUs, () => stage.wake(kind, atUs)),
-  });
-  const stage = new WorkerStage<Held>(settings, effects, () => () => 0.5);
-  return { stage, instance: stage.instances[0]!, recorder, agenda };
-}
+const worker = (overrides: Partial<WorkerSettings> = {}) => workerHarness<Held>(overrides);
 
 const tokenTimes = (recorder: Recorder, id: string) => recorder.of('tokens').filter(([, r]) => (r as Held).id === id).map(([, , , atUs]) => atUs);
 
