@@ -7,7 +7,7 @@ import { simulate } from './twin.js';
 
 /** A live record as `sluice run` writes one, with the stage timings its answer carried (ms). */
 function liveRecord(id: string, ttftMs: number, timings: Record<string, number>): RunRecord {
-  return { id, fairnessId: 't', sloClass: 'standard', arrivalMs: 100, endMs: 100 + ttftMs + 50, firstTokenMs: 100 + ttftMs, outputTokens: 4, outcome: 'completed', status: 200, priority: 0, attempts: 1, timings } as RunRecord;
+  return { id, fairnessId: 't', sloClass: 'standard', arrivalMs: 100, endMs: 100 + ttftMs + 50, firstTokenMs: 100 + ttftMs, outputTokens: 4, outcome: 'completed', status: 200, priority: 0, attempts: 1, timings };
 }
 
 const TIMED = { gatewayInMs: 1, toAdmissionMs: 0.5, admissionMs: 0.04, toFlowMs: 0.6, flowQueueMs: 2, toRouterMs: 0.7, routingMs: 0.15, toWorkerMs: 0.8, workerQueueMs: 9, prefillMs: 28.7, decodeMs: 50 };
