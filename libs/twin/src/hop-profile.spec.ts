@@ -90,6 +90,6 @@ describe('twin: each request takes its drawn path', () => {
     const [a, b] = records as [RunRecord, RunRecord];
     const gaps = (r: RunRecord) => r.tokenTimesMs!.slice(1).map((t, i) => Math.round((t - r.tokenTimesMs![i]!) * 1000));
     expect(gaps(b)).toEqual(gaps(a));
-    expect(b.endMs - b.tokenTimesMs!.at(-1)!).toBeCloseTo(a.endMs - a.tokenTimesMs!.at(-1)!, 6);
+    expect(b.endMs! - b.tokenTimesMs!.at(-1)!).toBeCloseTo(a.endMs! - a.tokenTimesMs!.at(-1)!, 6);
   });
 });
