@@ -20,6 +20,12 @@ describe('hop profile: one live request, one whole path', () => {
     expect(sample).toEqual({ position: 7, gatewayUs: 1000, toAdmissionUs: 500, admissionUs: 40, toFlowUs: 600, toRouterUs: 700, routerUs: 150, toWorkerUs: 800, returnUs: 3510 });
   });
 
+  it('puts the client\'s own send, when the gateway timed it, on the way in: it moves the request\'s arrival', () => {
+    // 43.49 ms timed as above plus 2.5 ms of the client's send: 47 ms leaves 1.01 ms for the way back.
+    const [sample] = hopSamplesFromRecords([liveRecord('r3', 47, { ...TIMED, clientSendMs: 2.5 })]);
+    expect(sample).toMatchObject({ gatewayUs: 3500, returnUs: 1010 });
+  });
+
   it('leaves out requests not served or without the per-hop timings (an older gateway)', () => {
     const { toWorkerMs: _none, ...withoutHop } = TIMED;
     const failed = { ...liveRecord('r1', 47, TIMED), outcome: 'failed' } as RunRecord;

@@ -9,7 +9,10 @@ import type { HopLatencies, SubmitHop } from './hops.js';
 export interface HopSample {
   /** The workload place of the live request it was measured on (its record's `r<index>` id), when known. */
   readonly position?: number;
-  /** HTTP request received → handed to admission (`gatewayInMs`). */
+  /**
+   * The client's send → handed to admission: `clientSendMs` (the connection and the wait for the
+   * gateway's event loop, when the client stamped its send on the gateway's host) + `gatewayInMs`.
+   */
   readonly gatewayUs: number;
   readonly toAdmissionUs: number;
   readonly admissionUs: number;
@@ -56,12 +59,15 @@ export function hopSamplesFromRecords(records: readonly RunRecord[]): HopSample[
     const parts = [t['gatewayInMs'], t['toAdmissionMs'], t['admissionMs'], t['toFlowMs'], t['flowQueueMs'], t['toRouterMs'], t['routingMs'], t['toWorkerMs'], t['workerQueueMs'], t['prefillMs']];
     if (parts.some((p) => p === undefined)) continue;
     const [gatewayIn, toAdmission, admission, toFlow, , toRouter, routing, toWorker] = parts as number[];
-    const timed = (parts as number[]).reduce((sum, p) => sum + p, 0);
+    // The client's own send, when the gateway could time it: it comes before the pipeline, so
+    // it moves the request's arrival everywhere after it (on a busy machine, tens of ms).
+    const clientSend = t['clientSendMs'] ?? 0;
+    const timed = (parts as number[]).reduce((sum, p) => sum + p, clientSend);
     const residual = Math.max(0, r.firstTokenMs - r.arrivalMs - timed);
     const index = /^r(\d+)$/.exec(r.id);
     samples.push({
       ...(index ? { position: Number(index[1]) } : {}),
-      gatewayUs: round(gatewayIn! * 1000),
+      gatewayUs: round((clientSend + gatewayIn!) * 1000),
       toAdmissionUs: round(toAdmission! * 1000),
       admissionUs: round(admission! * 1000),
       toFlowUs: round(toFlow! * 1000),

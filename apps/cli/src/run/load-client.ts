@@ -1,3 +1,4 @@
+import { sendStamp } from '@sluice/bus';
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
 import { schedulingHeadersOf, type WorkloadRequest } from '@sluice/workload';
 import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
@@ -64,6 +65,8 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
           'content-type': 'application/json',
           ...schedulingHeadersOf(request),
           [httpHeaders.reportTimings]: '1',
+          // The gateway times the send itself when it shares this host's clock (the twin's hop profiles read it).
+          [httpHeaders.sentAt]: sendStamp(),
           ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),
         },
         // include_usage: the gateway's own count of the tokens it sent, checked against the client's (sluice chaos).
