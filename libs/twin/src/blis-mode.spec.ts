@@ -62,3 +62,23 @@ describe('twin, BLIS parity mode under KV pressure', () => {
     expect(engine.reduce((n, e) => n + e.preemptions, 0)).toBeGreaterThan(0);
   });
 });
+
+describe("twin, BLIS parity mode: BLIS's end beside the wall clock's", () => {
+  // libs/engine blis-compat.spec.ts's case on one instance of 4 KV blocks, with zero hops: a runs
+  // to the end without a restart, b is preempted twice (steps 17 and 19). First tokens at
+  // 8891 + 14840 = 23731 µs. a: BLIS's end = 23731 + 259558 = 283289 = its wall-clock end.
+  // b: wall-clock end 555993; BLIS's = 23731 + 19·13605 (its decode steps after the last restart) = 282226.
+  const pair = [req(0, 0, 20), req(1, 0, 20)];
+  const run = (argv: readonly string[]) =>
+    simulate(pair, { config: loadConfig({ argv: ['--worker.instances=1', '--worker.kvBlocks=4', ...argv] }), profile, hops: ZERO_HOP_LATENCIES, checkInvariants: true }).records;
+
+  it('records BLIS last_chunk_time (first token + ITL sum after the last preemption) and keeps endMs as the wall clock', () => {
+    const [a, b] = run(['--worker.compat=blis']);
+    expect(a).toMatchObject({ firstTokenMs: 23.731, endMs: 283.289, blisLastChunkMs: 283.289 });
+    expect(b).toMatchObject({ firstTokenMs: 23.731, endMs: 555.993, blisLastChunkMs: 282.226 });
+  });
+
+  it('records no BLIS end by default', () => {
+    expect(run([]).some((r) => 'blisLastChunkMs' in r)).toBe(false);
+  });
+});
