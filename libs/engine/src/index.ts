@@ -1,6 +1,6 @@
 export * from './engine.types.js';
 export { VllmEngine, DuplicateRequestError, type VllmEngineOptions } from './vllm.engine.js';
-export type { LatencyModel } from './latency/latency-model.js';
+export { batchOfCounts, type LatencyModel, type StepBatch } from './latency/latency-model.js';
 export { BLACKBOX, createBlackboxModel, type BlackboxCoefficients } from './latency/blackbox.model.js';
 export { LATENCY_MODEL_NAMES, type LatencyModelName } from './latency/latency-model-names.js';
 export { createLatencyModel, UnknownLatencyModelError } from './latency/latency-model.registry.js';

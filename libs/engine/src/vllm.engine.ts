@@ -171,14 +171,22 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
 
     let prefillTokens = 0;
     let decodeTokens = 0;
+    // What a model of the GPU's work reads of the batch (StepBatch), taken before the step advances it.
+    let prefillAttentionTokens = 0;
+    let decodeContextTokens = 0;
     const tokens: StepTokens<R>[] = [];
     const completed: string[] = [];
     // BLIS parity mode: the completed sequences, whose ITL sums the result carries.
     const completedSeqs: Sequence<R>[] = [];
     for (let i = 0; i < batch.workCount; i++) {
       const seq = batch.work[i]!;
-      if (seq.workKind === 'prefill') prefillTokens += seq.workTokens;
-      else decodeTokens += seq.workTokens;
+      if (seq.workKind === 'prefill') {
+        prefillTokens += seq.workTokens;
+        prefillAttentionTokens += seq.workTokens * (seq.prefillTarget + seq.workTokens / 2);
+      } else {
+        decodeTokens += seq.workTokens;
+        decodeContextTokens += seq.computed;
+      }
       const produced = this.advance(seq);
       tokens.push({ request: seq.request, count: produced });
       if (!isPrefilling(seq) && seq.generated >= seq.maxTokens) {
@@ -191,7 +199,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
 
     this.kvAllocationFailures += kvAllocationFailures;
     const events = this.kv.drainEvents();
-    const durationUs = this.model.stepTimeUs(prefillTokens, decodeTokens);
+    const durationUs = this.model.stepTimeUs(prefillTokens, decodeTokens, { requests: batch.workCount, decodeContextTokens, prefillAttentionTokens });
     const outputDelayUs = this.model.outputTokenDelayUs();
     if (this.compat === 'blis') this.appendItl(batch.work, batch.workCount, micros(durationUs + outputDelayUs));
     return {
