@@ -82,3 +82,32 @@ describe("twin, BLIS parity mode: BLIS's end beside the wall clock's", () => {
     expect(run([]).some((r) => 'blisLastChunkMs' in r)).toBe(false);
   });
 });
+
+describe("twin, BLIS parity mode: weighted routing's queue-depth scorer reads the queue alone", () => {
+  // prefix-affinity:2, queue-depth:1, kv-utilization:1 on 2 instances; 16-token prompts (one block)
+  // of 100 tokens. r0, r1, r2 share prompt A, r3 and r4 prompt B, r5 has its own:
+  //   r0 (t = 0) → P, whichever (all tied); r1 (1 ms), r2 (2 ms) → P (prefix 0.5 outweighs the rest).
+  //   r3 (10 ms) → Q: P holds r0 running and r1 past its delay, Q nothing, in either reading.
+  //   r4 (12 ms) → Q (prefix). Q's first step runs r3 in [18.891, 33.100) ms, so r4, ready at
+  //   20.891 ms, waits in Q's queue; P's step at 23.100 ms took r1 and r2 into its batch.
+  //   r5 (26 ms): P has queue 0, batch 3, in flight 3; Q queue 1, batch 1, in flight 2.
+  //     BLIS (queue alone): P 0.25·1 + 0.25·(1 − kv) beats Q 0 + 0.25·(1 − kv) → P.
+  //     default (effective load P 6, Q 4): Q 0.25·1 + 0.25·(1 − kv) beats P 0 + 0.25·(1 − kv) → Q.
+  const prompt = (tag: number) => Uint32Array.from({ length: 16 }, (_, i) => tag * 1_000_000 + i);
+  const at = (index: number, arrivalMs: number, tag: number): WorkloadRequest => ({ ...req(index, arrivalMs, 100), inputTokens: prompt(tag) });
+  const workload = [at(0, 0, 1), at(1, 1, 1), at(2, 2, 1), at(3, 10, 2), at(4, 12, 2), at(5, 26, 3)];
+  const served = (argv: readonly string[]) => {
+    const config = loadConfig({ argv: ['--worker.instances=2', '--router.policy=weighted', '--router.policies.weighted.weights=prefix-affinity:2,queue-depth:1,kv-utilization:1', '--worker.loadIntervalMs=0', '--router.snapshotRefreshIntervalMs=0', ...argv] });
+    return simulate(workload, { config, profile, hops: ZERO_HOP_LATENCIES, seed: 42, checkInvariants: true }).records.map((r) => r.instance);
+  };
+
+  it('sends r5 to the instance with the shorter queue (P), where the default sends it to the less loaded (Q)', () => {
+    const blis = served(['--worker.compat=blis']);
+    expect(blis.slice(0, 5)).toEqual([blis[0], blis[0], blis[0], blis[3], blis[3]]);
+    expect(blis[3]).not.toBe(blis[0]);
+    expect(blis[5]).toBe(blis[0]);
+    const byDefault = served([]);
+    expect(byDefault.slice(0, 5)).toEqual([byDefault[0], byDefault[0], byDefault[0], byDefault[3], byDefault[3]]);
+    expect(byDefault[5]).toBe(byDefault[3]);
+  });
+});
