@@ -68,5 +68,7 @@ describe('LatencyProfileSchema', () => {
     expect(withTp({ ...tp, beta: [1, 1, 1, 1, 1, 1] })).toBe(false);
     expect(withTp({ ...tp, alpha: [-1, 0, 0] })).toBe(false);
     expect(withTp({ ...tp, model: { ...tp.model, numExperts: 8 } })).toBe(false);
+    const tp3 = LatencyProfileSchema.safeParse({ ...builtIn('qwen3-14b-trained-physics'), tp: 3 });
+    expect(tp3.error?.issues.map((i) => i.path.join('.'))).toEqual(['trainedPhysics.model.heads', 'trainedPhysics.model.kvHeads']);
   });
 });

@@ -45,11 +45,17 @@ export const LatencyProfileSchema = z
      */
     trainedPhysics: TrainedPhysicsCoefficientsSchema.optional(),
   })
-  // A model chosen without its coefficients would have nothing to compute with: refused at load,
-  // naming the key, rather than falling back to another model.
-  .refine((profile) => profile.latencyModel !== TRAINED_PHYSICS || profile.trainedPhysics !== undefined, {
-    path: ['trainedPhysics'],
-    message: `latencyModel ${TRAINED_PHYSICS} needs its coefficients here (alpha, beta, model, hardware)`,
+  .superRefine((profile, ctx) => {
+    // A model chosen without its coefficients would have nothing to compute with: refused at load,
+    // naming the key, rather than falling back to another model.
+    if (profile.latencyModel === TRAINED_PHYSICS && profile.trainedPhysics === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['trainedPhysics'], message: `latencyModel ${TRAINED_PHYSICS} needs its coefficients here (alpha, beta, model, hardware)` });
+    }
+    // Attention heads are split over the tensor-parallel ranks (BLIS refuses the same).
+    for (const key of ['heads', 'kvHeads'] as const) {
+      const heads = profile.trainedPhysics?.model[key];
+      if (heads !== undefined && heads % profile.tp !== 0) ctx.addIssue({ code: 'custom', path: ['trainedPhysics', 'model', key], message: `${heads} ${key} do not divide over tp ${profile.tp}` });
+    }
   });
 export type LatencyProfile = z.infer<typeof LatencyProfileSchema>;
 export type LatencyProfileInput = z.input<typeof LatencyProfileSchema>;
