@@ -72,4 +72,10 @@ export interface RunRecord extends RequestRecord {
    * `stream_options.include_usage`), so the tokens received can be checked against the server's count.
    */
   readonly usageCompletionTokens?: number;
+  /**
+   * BLIS parity mode, in the twin: when BLIS would say the last token came (its
+   * `last_chunk_time_us`): the first token plus BLIS's ITL sum after the last preemption, which
+   * leaves out the time lost to preemption (docs/blis-mode.md). `endMs` stays the wall-clock end.
+   */
+  readonly blisLastChunkMs?: number;
 }

@@ -127,7 +127,9 @@ export class ClientRecords {
       this.records[flight.position] = withoutFirstToken;
       return;
     }
-    this.records[flight.position] = record;
+    // BLIS parity mode only (the engine gives the ITL sum then): BLIS's end beside the wall-clock one.
+    const itlUs = completion.itlSinceRestartUs;
+    this.records[flight.position] = itlUs === undefined ? record : { ...record, blisLastChunkMs: tokenTimesMs[0]! + ms(itlUs) };
   }
 }
 
