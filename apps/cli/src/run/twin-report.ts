@@ -13,6 +13,8 @@ export interface TwinRunOptions {
   readonly faults?: readonly Fault[];
   /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
   readonly fitnessWeights?: FitnessWeights;
+  /** Hears the stages' decisions as they are made (`--decision-trace`). */
+  readonly observer?: TwinOptions['observer'];
 }
 
 /**
@@ -21,13 +23,14 @@ export interface TwinRunOptions {
  */
 export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
   const { requests } = workload;
-  const { config, profile, hops, seed, faults, fitnessWeights } = options;
+  const { config, profile, hops, seed, faults, fitnessWeights, observer } = options;
   const result = simulate(requests, {
     config,
     profile,
     ...(hops ? { hops } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(faults ? { chaos: { faults } } : {}),
+    ...(observer ? { observer } : {}),
   });
   const report: RunReportFile = {
     version: 1,
