@@ -26,6 +26,15 @@ export interface DecisionComparison {
    */
   readonly sameSignals: number;
   readonly agreeSameSignals: number;
+  /**
+   * The opening run of decisions made in step: the same requests in the same order on both sides,
+   * each on the same signals. Within it the two routers' seeded tie-breaks have drawn alike, so a
+   * same-policy, same-seed pair must agree on every one of them (`agreeInStep` = `inStep`). Past
+   * it they need not, even on equal signals: a tie on one side draws a number the other does not,
+   * and every later tie is broken from a different place in the stream.
+   */
+  readonly inStep: number;
+  readonly agreeInStep: number;
   /** The first matched pair that disagreed, in A's decision order: both sides' lines. */
   readonly firstDisagreement: { readonly a: DecisionTraceLine; readonly b: DecisionTraceLine } | null;
 }
@@ -89,6 +98,19 @@ export function compareDecisions(a: readonly DecisionTraceLine[], b: readonly De
       firstDisagreement = { a: lineA, b: lineB };
     }
   }
+  // The in-step run: matched requests in each side's decision order (each at its last decision).
+  const inOrder = (byKeyLast: ReadonlyMap<string, DecisionTraceLine>, lines: readonly DecisionTraceLine[]) =>
+    lines.filter((line) => byKeyLast.get(keyOf(line)) === line && byKey.has(keyOf(line)) && lastB.has(keyOf(line)));
+  const seqA = inOrder(byKey, a);
+  const seqB = inOrder(lastB, b);
+  let inStep = 0;
+  let agreeInStep = 0;
+  for (; inStep < seqA.length; inStep++) {
+    const lineA = seqA[inStep]!;
+    const lineB = seqB[inStep]!;
+    if (keyOf(lineA) !== keyOf(lineB) || !sameCandidates(lineA, lineB, keysA, keysB)) break;
+    if (chosenKey(lineA, keysA) === chosenKey(lineB, keysB)) agreeInStep++;
+  }
   return {
     a: sideOf(a),
     b: sideOf(b),
@@ -99,6 +121,8 @@ export function compareDecisions(a: readonly DecisionTraceLine[], b: readonly De
     agreeShare: matched === 0 ? null : agree / matched,
     sameSignals,
     agreeSameSignals,
+    inStep,
+    agreeInStep,
     firstDisagreement,
   };
 }

@@ -11,8 +11,10 @@ Compares two decision traces (the live router's, router.decisionTrace; the twin'
 --decision-trace) decision by decision: aligned by request id and attempt, a pair agrees when both
 chose the same instance (and the same prefill instance, disaggregated). Instances are matched by
 their rank within their worker process, processes in sorted order of worker id. Prints the
-agreement (count and share), the agreement where both routers saw the same signals, the first
-disagreement with both sides' top candidates, and each side's regret.
+agreement (count and share), the agreement where both routers saw the same signals and over the
+opening run of decisions made in step (same requests, same order, same signals: there a
+same-policy, same-seed pair must agree), the first disagreement with both sides' top candidates,
+and each side's regret.
 
 The live router names requests by the gateway's ids, the twin by the workload's (r0, r1, …): with
 --ids, a live run's report.json (its records carry both) renames the gateway's ids of either trace
@@ -80,6 +82,7 @@ function printComparison(out: Output, [nameA, nameB]: readonly [string, string],
   out.line(`matched by request and attempt: ${c.matched} (only in A ${c.onlyA}, only in B ${c.onlyB})`);
   out.line(`agree: ${c.agree} of ${c.matched} (${share(c.agreeShare)})`);
   out.line(`  where both saw the same signals: ${c.agreeSameSignals} of ${c.sameSignals}`);
+  out.line(`  in step (same order, same signals, from the first decision on): ${c.agreeInStep} of ${c.inStep}`);
   out.line(`regret A: ${regretText(c.a.regret)}`);
   out.line(`regret B: ${regretText(c.b.regret)}`);
   if (!c.firstDisagreement) return;
