@@ -25,25 +25,34 @@ describe('compareDecisions', () => {
     expect(c.firstDisagreement?.b.instance).toBe('twin-r1');
   });
 
-  it('reports the first disagreement in A\'s decision order, and counts those made on the same signals', () => {
+  it('reports the first disagreement in A\'s decision order, and counts those made on the same scores', () => {
     const a = [decision('a', 'r0', 0, {}, [0, 0]), decision('a', 'r1', 0, {}, [1, 2]), decision('a', 'r2', 1, {}, [0, 0])];
     const b = [decision('b', 'r2', 0, {}, [0, 0]), decision('b', 'r1', 1, {}, [2, 1]), decision('b', 'r0', 0, {}, [0, 0])];
     const c = compareDecisions(a, b);
     expect(c.agree).toBe(1);
     expect(c.firstDisagreement?.a.requestId).toBe('r1');
-    // r0 and r2 were decided on equal signals (r2 disagreeing: a tie broken differently); r1 was not.
-    expect(c.sameSignals).toBe(2);
-    expect(c.agreeSameSignals).toBe(1);
+    // r0 and r2 were decided on equal scores (r2 disagreeing: a tie broken differently); r1 was not.
+    expect(c.sameScores).toBe(2);
+    expect(c.agreeSameScores).toBe(1);
   });
 
-  it('counts the opening run in step: the same requests in the same order on the same signals', () => {
+  it('counts the opening run in step: the same requests in the same order on the same scores', () => {
     const a = [decision('a', 'r0', 0), decision('a', 'r1', 1), decision('a', 'r2', 0, {}, [1, 0]), decision('a', 'r3', 0)];
-    // B decides r0, r1 alike, then r2 on other signals: the run ends there, though r3 is decided on equal ones.
+    // B decides r0, r1 alike, then r2 on other scores: the run ends there, though r3 is decided on equal ones.
     const b = [decision('b', 'r0', 0), decision('b', 'r1', 1), decision('b', 'r2', 0, {}, [0, 1]), decision('b', 'r3', 1)];
-    expect(compareDecisions(a, b)).toMatchObject({ inStep: 2, agreeInStep: 2, sameSignals: 3, agreeSameSignals: 2 });
+    expect(compareDecisions(a, b)).toMatchObject({ inStep: 2, agreeInStep: 2, sameScores: 3, agreeSameScores: 2 });
     // The same decisions in another order are not in step past the first.
     const swapped = [decision('b', 'r0', 0), decision('b', 'r2', 0, {}, [1, 0]), decision('b', 'r1', 1), decision('b', 'r3', 0)];
     expect(compareDecisions(a, swapped)).toMatchObject({ inStep: 1, agree: 4 });
+  });
+
+  it('takes scores, not signals the policy does not read, as what the two routers saw', () => {
+    const a = decision('a', 'r0', 0);
+    const b = decision('b', 'r0', 0);
+    const kvApart = { ...b, top: b.top.map((c) => ({ ...c, signals: { ...c.signals, kvUtilization: 0.003 } })) };
+    expect(compareDecisions([a], [kvApart])).toMatchObject({ sameScores: 1, inStep: 1 });
+    const scoredApart = { ...b, top: b.top.map((c, i) => ({ ...c, score: i === 0 ? 0.5 : c.score })) };
+    expect(compareDecisions([a], [scoredApart])).toMatchObject({ sameScores: 0, inStep: 0 });
   });
 
   it('compares P/D decisions on both picks, and a decision with no instance as a choice of its own', () => {

@@ -20,15 +20,17 @@ export interface DecisionComparison {
   readonly agree: number;
   readonly agreeShare: number | null;
   /**
-   * Matched pairs whose listed candidates were the same instances with the same signals (queue
-   * depth, batch size, in flight, KV utilisation; not the snapshot's age): the pairs where the
-   * two routers saw the same cluster, which a same-policy, same-seed pair must decide alike.
+   * Matched pairs whose listed candidates were the same instances with the same scores and
+   * effective loads: the pairs where the two policies saw the same choice, which a same-policy,
+   * same-seed pair in step decides alike. Scores, not the raw signals: a signal the policy does not
+   * read (KV utilisation, to least-loaded) differs live and in the twin by a block's accounting,
+   * and would hide every comparable pair under load; what the policy read is in the score.
    */
-  readonly sameSignals: number;
-  readonly agreeSameSignals: number;
+  readonly sameScores: number;
+  readonly agreeSameScores: number;
   /**
    * The opening run of decisions made in step: the same requests in the same order on both sides,
-   * each on the same signals. Within it the two routers' seeded tie-breaks have drawn alike, so a
+   * each on the same scores. Within it the two routers' seeded tie-breaks have drawn alike, so a
    * same-policy, same-seed pair must agree on every one of them (`agreeInStep` = `inStep`). Past
    * it they need not, even on equal signals: a tie on one side draws a number the other does not,
    * and every later tie is broken from a different place in the stream.
@@ -42,6 +44,8 @@ export interface DecisionComparison {
 /** One trace's own figures: its decisions and its regret. */
 export interface TraceSide {
   readonly decisions: number;
+  /** When its first decision was made (µs, on its own clock): where its times count from. */
+  readonly firstAtUs: number | null;
   /** Decisions where nothing could take the request. */
   readonly none: number;
   readonly regret: RegretSummary;
@@ -75,8 +79,8 @@ export function compareDecisions(a: readonly DecisionTraceLine[], b: readonly De
 
   let matched = 0;
   let agree = 0;
-  let sameSignals = 0;
-  let agreeSameSignals = 0;
+  let sameScores = 0;
+  let agreeSameScores = 0;
   let firstDisagreement: DecisionComparison['firstDisagreement'] = null;
   let firstDisagreementAt = Number.POSITIVE_INFINITY;
   const orderA = new Map<string, number>();
@@ -86,11 +90,11 @@ export function compareDecisions(a: readonly DecisionTraceLine[], b: readonly De
     if (!lineA) continue;
     matched++;
     const same = chosenKey(lineA, keysA) === chosenKey(lineB, keysB);
-    const seenAlike = sameCandidates(lineA, lineB, keysA, keysB);
+    const scoredAlike = sameCandidates(lineA, lineB, keysA, keysB);
     if (same) agree++;
-    if (seenAlike) {
-      sameSignals++;
-      if (same) agreeSameSignals++;
+    if (scoredAlike) {
+      sameScores++;
+      if (same) agreeSameScores++;
     }
     const at = orderA.get(key)!;
     if (!same && at < firstDisagreementAt) {
@@ -119,8 +123,8 @@ export function compareDecisions(a: readonly DecisionTraceLine[], b: readonly De
     onlyB: lastB.size - matched,
     agree,
     agreeShare: matched === 0 ? null : agree / matched,
-    sameSignals,
-    agreeSameSignals,
+    sameScores,
+    agreeSameScores,
     inStep,
     agreeInStep,
     firstDisagreement,
@@ -154,13 +158,13 @@ function chosenKey(line: DecisionTraceLine, key: (id: string) => string): string
   return line.pd?.prefillInstance === undefined ? decode : `${decode}<${key(line.pd.prefillInstance)}`;
 }
 
-/** The same candidates listed, each with the same signals (the snapshot's age aside). */
+/** The same candidates listed (by instance key), each with the same score and effective load. */
 function sameCandidates(a: DecisionTraceLine, b: DecisionTraceLine, keyA: (id: string) => string, keyB: (id: string) => string): boolean {
   if (a.candidates !== b.candidates || a.top.length !== b.top.length) return false;
-  const inB = new Map(b.top.map((c) => [keyB(c.instanceId), c.signals]));
+  const inB = new Map(b.top.map((c) => [keyB(c.instanceId), c]));
   return a.top.every((c) => {
-    const s = inB.get(keyA(c.instanceId));
-    return s !== undefined && s.queueDepth === c.signals.queueDepth && s.batchSize === c.signals.batchSize && s.inFlight === c.signals.inFlight && s.kvUtilization === c.signals.kvUtilization;
+    const other = inB.get(keyA(c.instanceId));
+    return other !== undefined && other.score === c.score && other.effectiveLoad === c.effectiveLoad;
   });
 }
 
@@ -171,7 +175,7 @@ function sideOf(lines: readonly DecisionTraceLine[]): TraceSide {
     if (line.instance === null) none++;
     else if (line.regret !== null) regrets.push(line.regret);
   }
-  return { decisions: lines.length, none, regret: regretSummary(regrets) };
+  return { decisions: lines.length, firstAtUs: lines[0]?.atUs ?? null, none, regret: regretSummary(regrets) };
 }
 
 export function regretSummary(values: readonly number[]): RegretSummary {

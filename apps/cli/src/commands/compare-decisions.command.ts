@@ -11,8 +11,8 @@ Compares two decision traces (the live router's, router.decisionTrace; the twin'
 --decision-trace) decision by decision: aligned by request id and attempt, a pair agrees when both
 chose the same instance (and the same prefill instance, disaggregated). Instances are matched by
 their rank within their worker process, processes in sorted order of worker id. Prints the
-agreement (count and share), the agreement where both routers saw the same signals and over the
-opening run of decisions made in step (same requests, same order, same signals: there a
+agreement (count and share), the agreement where both routers scored the candidates alike and
+over the opening run of decisions made in step (same requests, same order, same scores: there a
 same-policy, same-seed pair must agree), the first disagreement with both sides' top candidates,
 and each side's regret.
 
@@ -81,17 +81,18 @@ function printComparison(out: Output, [nameA, nameB]: readonly [string, string],
   out.line(`B ${nameB}: ${c.b.decisions} decisions (${c.b.none} with no instance)`);
   out.line(`matched by request and attempt: ${c.matched} (only in A ${c.onlyA}, only in B ${c.onlyB})`);
   out.line(`agree: ${c.agree} of ${c.matched} (${share(c.agreeShare)})`);
-  out.line(`  where both saw the same signals: ${c.agreeSameSignals} of ${c.sameSignals}`);
-  out.line(`  in step (same order, same signals, from the first decision on): ${c.agreeInStep} of ${c.inStep}`);
+  out.line(`  where both scored the candidates alike: ${c.agreeSameScores} of ${c.sameScores}`);
+  out.line(`  in step (same order, same scores, from the first decision on): ${c.agreeInStep} of ${c.inStep}`);
   out.line(`regret A: ${regretText(c.a.regret)}`);
   out.line(`regret B: ${regretText(c.b.regret)}`);
   if (!c.firstDisagreement) return;
   const { a, b } = c.firstDisagreement;
   out.line('');
   out.line(`first disagreement: ${a.requestId} attempt ${a.attempt}`);
-  for (const [side, line] of [['A', a], ['B', b]] as const) {
+  for (const [side, line, first] of [['A', a, c.a.firstAtUs], ['B', b, c.b.firstAtUs]] as const) {
     const prefill = line.pd?.prefillInstance === undefined ? '' : ` (prefill ${line.pd.prefillInstance})`;
-    out.line(`  ${side} at ${num(line.atUs / 1000)} ms: ${line.instance ?? 'none'}${prefill}, regret ${num(line.regret)}, ${line.candidates} candidates`);
+    // Live times are epoch µs, the twin's virtual: each side's from its own first decision.
+    out.line(`  ${side} at +${((line.atUs - (first ?? 0)) / 1000).toFixed(1)} ms: ${line.instance ?? 'none'}${prefill}, regret ${num(line.regret)}, ${line.candidates} candidates`);
     line.top.forEach((t, rank) => {
       const s = t.signals;
       out.line(`    ${rank + 1}. ${t.instanceId} score ${num(t.score)} load ${t.effectiveLoad} (queue ${s.queueDepth}, batch ${s.batchSize}, in flight ${s.inFlight}, kv ${num(s.kvUtilization)})`);

@@ -42,7 +42,7 @@ describe('decision traces, live and twin', () => {
   });
   afterAll(() => cluster?.stop());
 
-  it('writes one valid line per decision on each side, and they agree wherever the routers saw the same signals', async () => {
+  it('writes one valid line per decision on each side, and they agree throughout the run in step', async () => {
     const live = join(dir, 'live');
     const run = await runSluice(['run', join(dir, 'workload.yaml'), '--gateway', cluster.gatewayUrl, '--out', live, '--json']);
     expect(run.code, run.stderr).toBe(0);
