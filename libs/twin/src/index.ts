@@ -1,5 +1,6 @@
 export * from './block-ids.js';
 export * from './hops.js';
+export * from './hop-profile.js';
 export * from './event-queue.js';
 export * from './twin.js';
 export type { TwinEngineCounters } from './engine-counters.js';

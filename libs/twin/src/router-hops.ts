@@ -30,12 +30,12 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
     const { network, workers, refused } = this.wiring;
     const instance = workers.instances.get(instanceId)!;
     flight.prefillInstanceId = prefillInstanceId;
-    flight.timings.routingMs = network.hops.routerUs / 1000;
+    flight.timings.routingMs = flight.hops.routerUs / 1000;
     flight.servedBy = instance.index;
     network.handOff(
       flight,
       'worker',
-      network.queue.nowUs + network.hops.routerUs,
+      network.queue.nowUs + flight.hops.routerUs,
       () => this.reach(instance, flight),
       () => network.gates.router.timer(() => refused(flight, instanceId, `instance ${instanceId} did not ack in time`, 'timeout')),
       instanceId,
@@ -45,7 +45,7 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
   /** Its error frame reaches the gateway after the router's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'router', network.frameAtGatewayUs(network.queue.nowUs + network.hops.routerUs));
+    inbox.error(flight, reason, message, 'router', network.frameAtGatewayUs(network.queue.nowUs + flight.hops.routerUs));
   }
 
   /** Every instance absent or silent: back to the gateway, which routes it again a moment later. */

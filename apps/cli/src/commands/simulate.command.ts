@@ -1,18 +1,19 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { DecisionTraceFile, readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
-import { decisionTraceObserver, hopsFromRecords, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
+import { DecisionTraceFile, writeRunReports, type RunReportFile } from '@sluice/report';
+import { decisionTraceObserver, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from '../run/export-trace.js';
+import { HOP_SAMPLINGS, readHopSource, saveHopProfile, type HopSampling, type HopSource } from '../run/hop-source.js';
 import { printRunSummary } from '../run/print-run-summary.js';
-import { twinReport } from '../run/twin-report.js';
+import { configuredHopSource, twinReport } from '../run/twin-report.js';
 import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 import { fitnessWeightsOf } from './fitness-weights-option.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
@@ -33,6 +34,11 @@ Options:
   --chaos FILE              run a chaos scenario instead of a workload
   --short, --scale F        with --chaos: the scenario's time axis × 0.2 (or × F), as \`sluice chaos\` scales it
   --hop-latency-from FILE   take the network's cost from a live run's report.json (its stage timings)
+                            or a hop profile: each request takes one live request's whole path
+  --hop-sampling S          empirical (default): each request draws a live path with the seed;
+                            paired: each takes its own live counterpart's path (the same workload's run);
+                            median: every request takes each hop's median
+  --save-hop-profile FILE   keep the live paths read by --hop-latency-from as a hop profile (twin.hopProfile)
   --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
   --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
@@ -62,7 +68,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -77,6 +83,9 @@ export const simulateCommand: Command = {
     if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) problems.push(`--seed: "${seedText}" is not a whole number ≥ 0`);
     const scale = scaleOf(parsed.flags.has('short'), parsed.values.get('scale'), problems);
     const fitnessWeights = fitnessWeightsOf(parsed.values.get('fitness-weights'), problems);
+    const sampling = (parsed.values.get('hop-sampling') ?? 'empirical') as HopSampling;
+    if (!HOP_SAMPLINGS.includes(sampling)) problems.push(`--hop-sampling: "${sampling}" is not one of ${HOP_SAMPLINGS.join(', ')}`);
+    if (!parsed.values.has('hop-latency-from') && (parsed.values.has('hop-sampling') || parsed.values.has('save-hop-profile'))) problems.push('--hop-sampling and --save-hop-profile go with --hop-latency-from (they say how to take its paths)');
     if (chaosFile === undefined && scale !== 1) problems.push('--short and --scale go with --chaos (they scale a scenario\'s time axis)');
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice simulate: ${p}`);
@@ -87,7 +96,7 @@ export const simulateCommand: Command = {
     let inputs: Inputs;
     let config;
     let profile;
-    let hops: HopLatencies | undefined;
+    let hopSource: HopSource | undefined;
     try {
       inputs = chaosFile === undefined ? { workload: readWorkloadInput(resolve(ctx.cwd, file!)) } : readScenario(resolve(ctx.cwd, chaosFile), scale);
       // The scenario's cluster flags first: the command line's win.
@@ -95,7 +104,14 @@ export const simulateCommand: Command = {
       config = loadConfig({ env: ctx.env, argv: [...scenarioArgs, ...parsed.configArgs] });
       profile = loadProfile(config);
       const hopFile = parsed.values.get('hop-latency-from');
-      if (hopFile) hops = hopsFromRecords(readReportJson(resolve(ctx.cwd, hopFile)).records);
+      // The command line's live path wins over the config's hop profile.
+      hopSource = hopFile ? readHopSource(resolve(ctx.cwd, hopFile), sampling) : configuredHopSource(config);
+      const saveTo = parsed.values.get('save-hop-profile');
+      if (saveTo !== undefined) {
+        const samples = hopFile === undefined ? undefined : readHopSource(resolve(ctx.cwd, hopFile), 'empirical').samples;
+        if (samples === undefined) throw new Error(`--save-hop-profile: ${hopFile} has no per-hop timings to keep (a report from an older gateway)`);
+        saveHopProfile(resolve(ctx.cwd, saveTo), hopFile!, samples);
+      }
     } catch (error) {
       if (error instanceof WorkloadInputError) {
         err.line(`sluice simulate: ${error.message}`);
@@ -117,7 +133,7 @@ export const simulateCommand: Command = {
     const { result, report: base } = twinReport(workload, {
       config,
       profile,
-      ...(hops ? { hops } : {}),
+      ...(hopSource ? { hopSource } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(scenario ? { faults: scenario.faults } : {}),
       ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
