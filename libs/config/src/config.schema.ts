@@ -279,8 +279,9 @@ const ConfigBody = z.strictObject({
       counterfactualK: z.number().int().nonnegative().default(3),
       /**
        * A file the router writes each routing decision to, one JSON line each (docs/behaviour.md §4,
-       * "Decision trace"); `sluice simulate` writes the twin's there too. Off by default. Refused
-       * with replicas > 1: each replica would truncate the others' file.
+       * "Decision trace"); `sluice simulate` writes the twin's there too. Relative to the router's
+       * working directory (`sluice up`'s, which its services share). Off by default. Refused with
+       * replicas > 1: each replica would truncate the others' file.
        */
       decisionTrace: z.string().min(1).optional(),
       /** Seed of the tie-breaking random source; default: derived from the router's instance id. */
