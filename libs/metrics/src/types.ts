@@ -68,6 +68,11 @@ export interface RunRecord extends RequestRecord {
   /** Attempts made (1 + retries of 503). */
   readonly attempts: number;
   /**
+   * The gateway's id for the request (its `x-request-id`; of the last attempt), live only: what the
+   * stages and the router's decision trace call it, where `id` is the workload's.
+   */
+  readonly gatewayRequestId?: string;
+  /**
    * `usage.completion_tokens` of the stream's usage chunk (the client asks for it with
    * `stream_options.include_usage`), so the tokens received can be checked against the server's count.
    */

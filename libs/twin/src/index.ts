@@ -5,3 +5,4 @@ export * from './event-queue.js';
 export * from './twin.js';
 export type { TwinEngineCounters } from './engine-counters.js';
 export * from './chaos/chaos-report.js';
+export { decisionTraceObserver } from './decision-trace-observer.js';

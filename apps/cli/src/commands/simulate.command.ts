@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { writeRunReports, type RunReportFile } from '@sluice/report';
-import type { TwinChaosReport } from '@sluice/twin';
+import { DecisionTraceFile, writeRunReports, type RunReportFile } from '@sluice/report';
+import { decisionTraceObserver, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
@@ -13,7 +13,7 @@ import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type Work
 import { EXIT, type CliContext, type Command } from './command.js';
 import { fitnessWeightsOf } from './fitness-weights-option.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--export-trace DIR] [--fitness-weights W] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
@@ -43,6 +43,10 @@ Options:
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
   --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
                             what became of each request, in virtual time
+  --decision-trace FILE     write each routing decision as a JSON line (virtual time, request, attempt,
+                            choice, regret, top router.counterfactualK candidates), as the live router
+                            does with router.decisionTrace; \`sluice compare-decisions\` compares two
+                            (default: router.decisionTrace of the config, if set)
   --fitness-weights W       score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (as sluice run)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
@@ -64,7 +68,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -124,6 +128,8 @@ export const simulateCommand: Command = {
     const { workload, scenario } = inputs;
     // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
     if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
+    const traceFile = parsed.values.get('decision-trace') ?? config.router.decisionTrace;
+    const trace = traceFile === undefined ? undefined : new DecisionTraceFile(resolve(ctx.cwd, traceFile));
     const { result, report: base } = twinReport(workload, {
       config,
       profile,
@@ -131,7 +137,9 @@ export const simulateCommand: Command = {
       ...(seed !== undefined ? { seed } : {}),
       ...(scenario ? { faults: scenario.faults } : {}),
       ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
+      ...(trace && { observer: decisionTraceObserver(config.router.counterfactualK, (line) => trace.write(line)) }),
     });
+    trace?.close();
     let report: RunReportFile = base;
     if (scenario && result.chaos) {
       const { name, description } = scenario.scenario;

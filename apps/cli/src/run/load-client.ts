@@ -81,12 +81,15 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
       await options.sleep(options.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
       continue;
     }
+    // The gateway's own id for it: what its stages (and the router's decision trace) call it.
+    const gatewayId = res.headers.get(httpHeaders.requestId);
+    const named = gatewayId === null ? {} : { gatewayRequestId: gatewayId };
     if (!res.ok) {
       const body: unknown = await res.json().catch(() => undefined);
       const ending = endingOf(reasonOfErrorAnswer(res.status, res.headers.get(httpHeaders.droppedReason), body));
-      return { ...base, arrivalMs, endMs: options.now(), outputTokens: 0, status: res.status, attempts: attempt, ...ending };
+      return { ...base, ...named, arrivalMs, endMs: options.now(), outputTokens: 0, status: res.status, attempts: attempt, ...ending };
     }
-    return readStream(res, { ...base, arrivalMs, attempts: attempt }, options.now);
+    return readStream(res, { ...base, ...named, arrivalMs, attempts: attempt }, options.now);
   }
 }
 

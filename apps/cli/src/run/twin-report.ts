@@ -17,6 +17,8 @@ export interface TwinRunOptions {
   readonly faults?: readonly Fault[];
   /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
   readonly fitnessWeights?: FitnessWeights;
+  /** Hears the stages' decisions as they are made (`--decision-trace`). */
+  readonly observer?: TwinOptions['observer'];
 }
 
 /**
@@ -25,7 +27,7 @@ export interface TwinRunOptions {
  */
 export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
   const { requests } = workload;
-  const { config, profile, seed, faults, fitnessWeights } = options;
+  const { config, profile, seed, faults, fitnessWeights, observer } = options;
   const source = options.hopSource ?? (options.hops === undefined ? configuredHopSource(config) : undefined);
   const hops = source?.hops ?? options.hops;
   const result = simulate(requests, {
@@ -35,6 +37,7 @@ export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { 
     ...(source?.samples ? { hopSamples: source.samples, pairedHops: source.paired ?? false } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(faults ? { chaos: { faults } } : {}),
+    ...(observer ? { observer } : {}),
   });
   const report: RunReportFile = {
     version: 1,
