@@ -35,4 +35,19 @@ describe('DecodePromptBlocks', () => {
       }),
     );
   });
+
+  it('keeps an exact count over thousands of 53-bit hashes, as its table grows and entries leave mid-cluster', () => {
+    const hash = fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 0, max: 600 }).map((i) => i * 4_294_967_296));
+    const seq = fc.record({ promptHashes: fc.array(hash, { maxLength: 64 }) });
+    fc.assert(
+      fc.property(fc.array(seq, { minLength: 1, maxLength: 40 }), fc.array(fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), { maxLength: 12 }), (pool, passes) => {
+        const tracker = new DecodePromptBlocks<Seq>();
+        for (const membership of [...passes, pool.map(() => true), []]) {
+          const decoding = pool.filter((_, i) => membership[i]);
+          expect(countOf(tracker, decoding)).toBe(new Set(decoding.flatMap((s) => s.promptHashes)).size);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
 });
