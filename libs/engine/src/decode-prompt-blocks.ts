@@ -4,37 +4,43 @@ import type { BlockId } from '@sluice/contracts';
  * The distinct prompt blocks of the requests past their prefill, kept up to date as requests
  * join and leave the decoding set rather than rebuilt for every load snapshot. Rebuilt, it was a
  * set of every decoding request's prompt hashes (~30 requests × ~32 blocks) at each snapshot, and
- * a snapshot follows every step: half of a twin run's time (1.0 s of 1.96 s per 10,000 requests,
- * `node --cpu-prof libs/twin/bench/twin.bench.mjs`). A request's prompt hashes never change, so
- * between two snapshots only the requests that joined or left cost anything.
+ * a snapshot follows every step: half of a twin run's time (4.1 s of 7.9 s for 30,000 requests,
+ * `TWIN_BENCH_SIZES=30000 node --cpu-prof libs/twin/bench/twin.bench.mjs`). A request's prompt
+ * hashes never change, so between two snapshots only the requests that joined or left cost
+ * anything, and a request's own stamp says whether it is counted (no set of the requests).
  *
  * Each block is counted by how many decoding requests hold it, so a prefix shared by several
  * counts once and stays counted until the last of them leaves.
  */
-export class DecodePromptBlocks<S extends { readonly promptHashes: readonly BlockId[] }> {
-  /** The decoding requests of the last count, and of the count under way (`see` appends), swapped at each change. */
+export class DecodePromptBlocks<S extends { readonly promptHashes: readonly BlockId[]; decodeCountedIn: number }> {
+  /** The decoding requests of the last count, and of the count under way (`see` appends), swapped at each count. */
   private counted: S[] = [];
   private seen: S[] = [];
   private readonly holders = new BlockHolders();
+  /** The count under way, stamped on each request it sees (so leaving costs no set of the requests). */
+  private pass = 0;
 
   /** Starts a count: then `see` each request now past its prefill (each once), then `count`. */
   begin(): void {
+    this.pass++;
     this.seen.length = 0;
   }
 
   see(seq: S): void {
+    if (seq.decodeCountedIn === 0) this.hold(seq.promptHashes, 1);
+    seq.decodeCountedIn = this.pass;
     this.seen.push(seq);
   }
 
-  /** The distinct prompt blocks of the requests seen since `begin`. */
+  /** Forgets the requests not seen since `begin` (finished, preempted, cancelled); returns the distinct prompt blocks of the rest. */
   count(): number {
-    const { counted, seen } = this;
-    // Most steps change no request's phase: the same requests in the same order cost a comparison.
-    if (seen.length === counted.length && seen.every((seq, i) => seq === counted[i])) return this.holders.size;
-    const now = new Set(seen);
-    const before = new Set(counted);
-    for (const seq of seen) if (!before.has(seq)) this.hold(seq.promptHashes, 1);
-    for (const seq of counted) if (!now.has(seq)) this.hold(seq.promptHashes, -1);
+    const { counted, seen, pass } = this;
+    for (let i = 0; i < counted.length; i++) {
+      const seq = counted[i]!;
+      if (seq.decodeCountedIn === pass) continue;
+      this.hold(seq.promptHashes, -1);
+      seq.decodeCountedIn = 0;
+    }
     this.counted = seen;
     this.seen = counted;
     return this.holders.size;

@@ -102,6 +102,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       workKind: 'prefill',
       workTokens: 0,
       workIndexed: NONE_INDEXED,
+      decodeCountedIn: 0,
     };
     this.byId.set(request.id, seq);
     // After every request ready at the same time or earlier: equal times keep arrival order.
