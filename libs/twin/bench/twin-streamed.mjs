@@ -16,10 +16,17 @@ const config = benchConfig();
 const options = { config, profile: loadProfile(config) };
 
 let completed = 0;
+let settled = 0;
 let lastEndMs = 0;
+// Progress on stderr every million records: a ten-million run takes minutes.
+const PROGRESS_EVERY = 1_000_000;
 const sink = (record) => {
   if (record.outcome === 'completed') completed++;
   if (record.endMs > lastEndMs) lastEndMs = record.endMs;
+  if (++settled % PROGRESS_EVERY === 0) {
+    const rssGiB = (process.memoryUsage.rss() / 2 ** 30).toFixed(2);
+    console.error(`twin-streamed: ${settled} records, ${((performance.now() - started) / 1000).toFixed(1)} s, ${rssGiB} GiB resident`);
+  }
 };
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
