@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Subscription } from '@nats-io/transport-node';
-import { epochMicros, monotonicMs, takeHopMs, WakeUpTimers } from '@sluice/bus';
+import { epochMicros, monotonicMs, msSinceStamp, takeHopMs, WakeUpTimers } from '@sluice/bus';
 import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import {
   InboxFrameSchema,
@@ -187,6 +187,10 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       tokenSeries: this.tokenSeries(taken.model, scheduling.sloClass),
       objective: taken.stream ? objective : undefined,
     };
+    if (taken.sentAt) {
+      const clientSendMs = msSinceStamp(taken.sentAt.atMs, taken.sentAt.clock, arrivedAtMs);
+      if (clientSendMs !== undefined) request.timings.clientSendMs = clientSendMs;
+    }
     request.timings.gatewayInMs = monotonicMs() - arrivedAtMs;
     this.core.receive(request, open, epochMicros(), taken.stream);
     res.on('close', () => {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { monotonicMs, sendStamp } from '@sluice/bus';
 import { eventually, metricSum, sseData } from '@sluice/testing';
 
 /**
@@ -107,6 +108,19 @@ describe('POST /v1/completions', () => {
     expect((await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }))).sluice).toBeUndefined();
     const plain = sseData(await (await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2, stream: true })).text());
     expect(plain.some((e) => e.includes('"sluice"'))).toBe(false);
+  });
+
+  it('times the client\'s own send from its stamp on this host\'s clock (x-sluice-sent-at), and ignores another host\'s', async () => {
+    const ask = { 'x-sluice-report-timings': '1' };
+    // Stamped 40 ms ago on this host's clock: the send took at least those 40 ms.
+    const here = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }, { ...ask, 'x-sluice-sent-at': sendStamp(monotonicMs() - 40) }));
+    expect(here.sluice.timings.clientSendMs).toBeGreaterThanOrEqual(40);
+    expect(here.sluice.timings.gatewayInMs).toBeGreaterThanOrEqual(0);
+    const elsewhere = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }, { ...ask, 'x-sluice-sent-at': '12.5@anotherhost' }));
+    expect(elsewhere.sluice.timings.clientSendMs).toBeUndefined();
+    const bad = await post('/v1/completions', { model: 'qwen3-14b', prompt: [5, 6, 7], max_tokens: 2 }, { ...ask, 'x-sluice-sent-at': 'yesterday' });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.param).toBe('x-sluice-sent-at');
   });
 });
 

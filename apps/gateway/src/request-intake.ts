@@ -30,6 +30,8 @@ export interface TakenRequest {
   /** The scheduling headers were read: no API key, and a trusted source (else defaults or the key's). */
   readonly headersTrusted: boolean;
   readonly reportTimings: boolean;
+  /** The client's send stamp (`x-sluice-sent-at`), when it sent one. */
+  readonly sentAt?: { readonly atMs: number; readonly clock: string };
 }
 
 /** A request the gateway ends at its door, with the reason it is counted under. */
@@ -111,6 +113,7 @@ export class RequestIntake {
       scheduling: schedulingOf(headers.reading, key),
       headersTrusted: headers.trusted,
       reportTimings: headers.reading.reportTimings,
+      ...(headers.reading.sentAt ? { sentAt: headers.reading.sentAt } : {}),
     };
   }
 

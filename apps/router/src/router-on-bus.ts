@@ -1,9 +1,10 @@
 import type { Logger } from '@nestjs/common';
-import { handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
+import { epochMicros, handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
 import { micros, millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { BusyCount, HandBack, HandoffFailure, PdPlacementInfo, RoutingEffects } from '@sluice/stages';
+import { decisionTraceLine, type BusyCount, type HandBack, type HandoffFailure, type PdPlacementInfo, type RoutingEffects } from '@sluice/stages';
+import type { DecisionTraceLine } from '@sluice/contracts';
 import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
@@ -29,6 +30,8 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     /** Candidates kept on each decision's span. */
     private readonly counterfactualK: number,
     private readonly refused: Refused,
+    /** `router.decisionTrace`: where each decision's trace line goes (absent: nowhere). */
+    private readonly trace?: (line: DecisionTraceLine) => void,
   ) {}
 
   received(request: InferenceRequest, policy: string): RouteCarried {
@@ -59,6 +62,8 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     }
     if (decision) this.recordDecision(span, policy, decision, view);
     else span.setAttribute('sluice.router.decision', 'none');
+    // The line the twin writes for the same decision (one builder in libs/stages).
+    this.trace?.(decisionTraceLine(request, policy, decision, view, this.counterfactualK, epochMicros(), pd));
   }
 
   handOn(request: InferenceRequest, carried: RouteCarried, instanceId: string, prefillInstanceId?: string): void {

@@ -1,6 +1,8 @@
+import { resolve } from 'node:path';
 import { seedOf } from '@sluice/collections';
 import { epochMicros } from '@sluice/bus';
 import { configuredBusyThresholds, type RoutingPolicyRegistry } from '@sluice/policies';
+import { DecisionTraceFile } from '@sluice/report';
 import { requestStage } from '@sluice/service';
 import { RoutingStage, routingSettingsFrom } from '@sluice/stages';
 import { createRouterMetrics } from './router.metrics.js';
@@ -24,8 +26,16 @@ export const ROUTER_STAGE = requestStage({
   wire({ service, wakeUps, logger }, registry: RoutingPolicyRegistry) {
     const { router } = service.config;
     const metrics = createRouterMetrics(service.metrics, service.config.inferencePool, { instances: () => stage.instances(epochMicros()) });
-    const onBus = new RouterOnBus(service, metrics, logger, router.counterfactualK, (request, carried, instanceId, message, why) =>
-      stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
+    // Each line written as it is made (no buffer): the file is whole whenever the router stops.
+    const trace = router.decisionTrace === undefined ? undefined : new DecisionTraceFile(resolve(router.decisionTrace), 0);
+    if (trace) logger.log(`writing each routing decision to ${trace.path}`);
+    const onBus = new RouterOnBus(
+      service,
+      metrics,
+      logger,
+      router.counterfactualK,
+      (request, carried, instanceId, message, why) => stage.handoffRefused(request, carried, instanceId, message, epochMicros(), why),
+      trace && ((line) => trace.write(line)),
     );
     // Without a configured seed each replica breaks ties its own way, from its instance id.
     // worker.compat: blis also gives BLIS's tie-breaks (Go math/rand) live (docs/blis-mode.md).

@@ -95,10 +95,10 @@ export interface BusOptions {
 }
 
 /**
- * How far back a reconnect sends again what this process published: the time a client can take to
- * notice its server is gone (a killed node's socket closes at once; one that stops answering is
- * noticed at the next ping) is covered by the client's own buffer after that; this covers the
- * messages already written to the lost connection.
+ * How far before the connection's loss a reconnect sends again what this process published: the
+ * time a client can take to notice its server is gone (a killed node's socket closes at once; one
+ * that stops answering is noticed at the next ping); this covers the messages already written to
+ * the lost connection. What is published after the loss is sent again too (`RecentPublishes`).
  */
 const REPLAY_WINDOW_MS = 2_000;
 
@@ -154,6 +154,7 @@ export class Bus {
       const event: ConnectionEvent = status.type === 'disconnect' ? 'disconnected' : 'reconnected';
       this.connected = event === 'reconnected';
       this.log(`NATS ${event}`);
+      if (event === 'disconnected') this.recent.lost(performance.now());
       if (event === 'reconnected') this.replayRecent();
       for (const listener of this.connectionListeners) listener(event);
     }
@@ -161,10 +162,11 @@ export class Bus {
 
   /** Sends again what was published just before the connection was lost (see `RecentPublishes`). */
   private replayRecent(): void {
-    const replay = this.recent.take(performance.now());
-    if (replay.length === 0) return;
-    this.log(`NATS reconnected: sending again the ${replay.length} messages published in the ${REPLAY_WINDOW_MS} ms before`);
-    for (const message of replay) this.outbox.send(message.subject, message.data, message.headers);
+    const { messages, notKept } = this.recent.take(performance.now());
+    if (messages.length === 0) return;
+    const beyond = notKept > 0 ? ` (${notKept} more published during the outage were past the cap: the client's own buffer held them)` : '';
+    this.log(`NATS reconnected: sending again the ${messages.length} messages published from ${REPLAY_WINDOW_MS} ms before the loss until now${beyond}`);
+    for (const message of messages) this.outbox.send(message.subject, message.data, message.headers);
   }
 
   static async connect(options: BusOptions): Promise<Bus> {

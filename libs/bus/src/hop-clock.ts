@@ -25,6 +25,16 @@ export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
+/** A client's send stamp for `x-sluice-sent-at`: now, on this host's monotonic clock. */
+export function sendStamp(atMs: number = monotonicMs()): string {
+  return `${atMs.toFixed(3)}@${HOST_CLOCK}`;
+}
+
+/** ms from a stamp read on `clock` to `nowMs`, or undefined when the stamp is from another host. */
+export function msSinceStamp(atMs: number, clock: string, nowMs: number = monotonicMs()): number | undefined {
+  return clock === HOST_CLOCK ? Math.max(0, nowMs - atMs) : undefined;
+}
+
 /** The sender's half: the request (or the end frame) leaves now. */
 export function stampSent(timings: StageTimings, atMs: number = monotonicMs()): void {
   timings.sentAtMs = atMs;

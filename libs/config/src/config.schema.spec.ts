@@ -48,3 +48,17 @@ describe('ConfigSchema: the KV-event index keys', () => {
     }
   });
 });
+
+describe('ConfigSchema: router.decisionTrace', () => {
+  it('names a file for one router, and is off by default', () => {
+    expect(ConfigSchema.parse({}).router.decisionTrace).toBeUndefined();
+    expect(ConfigSchema.parse({ router: { decisionTrace: 'decisions.ndjson' } }).router.decisionTrace).toBe('decisions.ndjson');
+  });
+
+  it('is refused, naming the key, with several router replicas: each would truncate the others\' file', () => {
+    const result = ConfigSchema.safeParse({ router: { replicas: 2, decisionTrace: 'decisions.ndjson' } });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(['router', 'decisionTrace']);
+    expect(result.error?.issues[0]?.message).toMatch(/truncate/);
+  });
+});

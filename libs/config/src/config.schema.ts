@@ -275,12 +275,22 @@ const ConfigBody = z.strictObject({
        * then, when the decider says so, a prefill instance. Requires `worker.roles`.
        */
       disaggregation: RouterDisaggregationSchema.optional(),
-      /** Candidates kept, with their scores and signals, on each decision's span. */
+      /** Candidates kept, with their scores and signals, on each decision's span (and each decision-trace line). */
       counterfactualK: z.number().int().nonnegative().default(3),
+      /**
+       * A file the router writes each routing decision to, one JSON line each (docs/behaviour.md §4,
+       * "Decision trace"); `sluice simulate` writes the twin's there too. Relative to the router's
+       * working directory (`sluice up`'s, which its services share). Off by default. Refused with
+       * replicas > 1: each replica would truncate the others' file.
+       */
+      decisionTrace: z.string().min(1).optional(),
       /** Seed of the tie-breaking random source; default: derived from the router's instance id. */
       seed: z.number().int().nonnegative().optional(),
     })
     .superRefine((router, ctx) => {
+      if (router.decisionTrace !== undefined && router.replicas > 1) {
+        ctx.addIssue({ code: 'custom', path: ['decisionTrace'], message: `one router writes a decision trace; with router.replicas ${router.replicas} each replica would truncate the others' file` });
+      }
       // The index exists only for a policy that reads the workers' KV events: its keys would change nothing otherwise.
       if (readsKvEvents(router.policy, (router.policies as Record<string, unknown>)[router.policy])) return;
       for (const key of ['kvEventRefreshMs', 'kvEventIndexCapacity'] as const) {

@@ -32,4 +32,10 @@ export const TwinHopsSchema = z.strictObject({
 /** `twin`: what only `sluice simulate` reads; the live services ignore it. */
 export const TwinSectionSchema = z.strictObject({
   hops: TwinHopsSchema.prefault({}),
+  /**
+   * A hop profile (a file `sluice simulate --save-hop-profile` wrote, or a live run's report.json):
+   * each request of the twin takes one live request's whole path, drawn with the run's seed,
+   * instead of `hops` (docs/twin.md, "Hop latencies"). Read by every command that runs the twin.
+   */
+  hopProfile: z.string().min(1).optional(),
 });

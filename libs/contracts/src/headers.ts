@@ -21,6 +21,13 @@ export const httpHeaders = {
   droppedReason: 'x-request-dropped-reason',
   /** Request header: send `sluice` (stage timings, instance, priority) at the end of the answer. */
   reportTimings: 'x-sluice-report-timings',
+  /**
+   * Request header: when the client sent the request, `<ms>@<clock>` on its host's monotonic clock
+   * (libs/bus hop-clock: `sendStamp()`). A gateway on the same host times the client's own send
+   * and its wait for the gateway's event loop into `timings.clientSendMs`; on another host (another
+   * clock id) it is ignored.
+   */
+  sentAt: 'x-sluice-sent-at',
   /** `Bearer <key>`, read when gateway.auth is on (docs/security.md). */
   authorization: 'authorization',
 } as const;

@@ -20,3 +20,4 @@ export * from './subject-matching.js';
 export * from './bus-identities.js';
 export * from './wire-limits.js';
 export * from './disaggregation.js';
+export * from './decision-trace.js';

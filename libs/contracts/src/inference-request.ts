@@ -15,6 +15,11 @@ export const MAX_ATTEMPTS = 10_000;
  */
 export const StageTimingsSchema = z
   .object({
+    /**
+     * The client's send → the gateway's handler (the connection, the request's wait for the
+     * gateway's event loop), when the client stamped its send on the same host (`x-sluice-sent-at`).
+     */
+    clientSendMs: z.number().nonnegative(),
     /** At the gateway: HTTP request received → handed to admission (body, tokenization, checks). */
     gatewayInMs: z.number().nonnegative(),
     toAdmissionMs: z.number().nonnegative(),

@@ -125,8 +125,13 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     victim.blocks = [];
     victim.computed = 0;
     // BLIS resets progress to 0 including the output: the re-prefill covers the prompt only and
-    // every output token is decoded again. vLLM keeps the output and re-prefills it too.
-    if (this.compat === 'blis') victim.generated = 0;
+    // every output token is decoded again, and its ITL list starts again empty
+    // (inference-sim/inference-sim sim/batch_formation.go at b563c4405b7847eaf682c6d603065c1faca3ca03:
+    // `ProgressIndex = 0`, `ITL = nil`). vLLM keeps the output and re-prefills it too.
+    if (this.compat === 'blis') {
+      victim.generated = 0;
+      victim.itlSinceRestartUs = 0;
+    }
     victim.where = 'waiting';
     this.running.splice(this.running.indexOf(victim), 1);
     this.waiting.returnPreempted(victim);

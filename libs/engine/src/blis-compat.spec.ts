@@ -76,6 +76,30 @@ describe('VllmEngine, BLIS parity mode: preemption regenerates the output', () =
     expect(engine.snapshot()).toMatchObject({ preemptions: 2, kvAllocationFailures: 1, freeKvBlocks: 4 });
   });
 
+  it("sums BLIS's ITL list after the last preemption, the sum its E2E and last_chunk_time_us add to TTFT", () => {
+    // BLIS appends a decode step's duration + α2 (0 here) to the ITL list and clears it at a
+    // preemption (sim/simulator.go, sim/batch_formation.go at b563c4405b7847eaf682c6d603065c1faca3ca03).
+    const engine = engineWith(4, 'blis');
+    engine.enqueue(request('a', 16, 20), micros(0));
+    engine.enqueue(request('b', 16, 20), micros(0));
+    const steps = runToIdle(engine);
+    // a never restarts: its 19 decode steps s1–s19 = 16·13632 + 13605 + 14236 + 13605 = 259558,
+    // so BLIS's end is its first token 8891 + 14840 = 23731 plus 259558 = 283289: the wall clock's.
+    expect(steps[19]!.itlSinceRestartUs).toEqual([259558]);
+    // b restarts at s19: its re-prefill s20 adds nothing, its decode steps s21–s39 add 19·13605 = 258495.
+    // BLIS's end is 23731 (its first token, kept) + 258495 = 282226, where the wall clock says
+    // 555993: the 273767 µs lost to the two preemptions are left out.
+    expect(steps[39]!.itlSinceRestartUs).toEqual([258495]);
+    expect(steps.filter((s) => s.completed.length === 0).every((s) => s.itlSinceRestartUs?.length === 0)).toBe(true);
+  });
+
+  it('gives no ITL sums by default', () => {
+    const engine = engineWith(4, 'vllm');
+    engine.enqueue(request('a', 16, 3), micros(0));
+    const steps = runToIdle(engine);
+    expect(steps.every((s) => s.itlSinceRestartUs === undefined)).toBe(true);
+  });
+
   it('the default keeps the output: b re-prefills its prompt and its 17 tokens', () => {
     const engine = engineWith(4, 'vllm');
     engine.enqueue(request('a', 16, 20), micros(0));

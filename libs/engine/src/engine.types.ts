@@ -59,6 +59,13 @@ export interface StepResult<R extends EngineRequest = EngineRequest> {
   /** Requests that produced their last token in this step. */
   readonly completed: readonly string[];
   /**
+   * BLIS parity mode only: for each entry of `completed`, at the same index, the sum of its ITL list
+   * as BLIS keeps it (µs): every decode step's duration plus α2 since its last (re)prefill, this
+   * step's included. BLIS's E2E is TTFT plus this, so it leaves out the time lost to preemption
+   * (docs/blis-mode.md, "BLIS's E2E"). Absent by default.
+   */
+  readonly itlSinceRestartUs?: readonly number[];
+  /**
    * Requests preempted at the start of this step: blocks freed, progress reset, back in the wait
    * queue (at its front under fcfs, at their place in the order under priority-fcfs and sjf).
    */

@@ -1,9 +1,11 @@
 export * from './engine.types.js';
 export { VllmEngine, DuplicateRequestError, type VllmEngineOptions } from './vllm.engine.js';
-export type { LatencyModel } from './latency/latency-model.js';
+export { batchOfCounts, type LatencyModel, type StepBatch } from './latency/latency-model.js';
 export { BLACKBOX, createBlackboxModel, type BlackboxCoefficients } from './latency/blackbox.model.js';
+export { TRAINED_PHYSICS, createTrainedPhysicsModel } from './latency/trained-physics.model.js';
+export { TrainedPhysicsCoefficientsSchema, type TrainedPhysicsCoefficients } from './latency/trained-physics.coefficients.js';
 export { LATENCY_MODEL_NAMES, type LatencyModelName } from './latency/latency-model-names.js';
-export { createLatencyModel, UnknownLatencyModelError } from './latency/latency-model.registry.js';
+export { createLatencyModel, MissingCoefficientsError, UnknownLatencyModelError } from './latency/latency-model.registry.js';
 export { LatencyProfileSchema, type LatencyProfile, type LatencyProfileInput } from './profile.js';
 export { KvCache, KvInvariantError, type KvEvents } from './kv/kv-cache.js';
 export { KvResidency, RECENT_ACCESSES, type KvResidencyObservations } from './kv/kv-residency.js';

@@ -42,4 +42,33 @@ describe('LatencyProfileSchema', () => {
     expect(LatencyProfileSchema.safeParse({ ...base, latencyModel: 'roofline' }).success).toBe(false);
     expect(LatencyProfileSchema.safeParse({ ...base, totalKvBlocks: 0 }).success).toBe(false);
   });
+
+  it('reads the built-in qwen3-14b-trained-physics profile (BLIS trained-physics, iter29)', () => {
+    expect(builtIn('qwen3-14b-trained-physics')).toMatchObject({
+      latencyModel: 'trained-physics',
+      trainedPhysics: {
+        alpha: [15563.199579, 777.3455, 45.907545],
+        beta: [0.152128, 0.0, 1.36252915, 0.752037, 32.09546717, 4.41684444, 126.024825, 481.8613888, 0.0, 1.94710771, 0.752037],
+        model: { layers: 40, hiddenDim: 5120, heads: 40, kvHeads: 8, intermediateDim: 17408, bytesPerParam: 2 },
+        hardware: { tflopsPeak: 989.5, bwPeakTBs: 3.35 },
+      },
+    });
+  });
+
+  it('refuses latencyModel trained-physics without its coefficients, naming the key', () => {
+    const result = LatencyProfileSchema.safeParse({ name: 'mine', gpu: 'H100', tp: 1, alpha: [1, 0, 0], beta: [1, 1, 1], totalKvBlocks: 100, latencyModel: 'trained-physics' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toEqual([expect.objectContaining({ path: ['trainedPhysics'], message: expect.stringMatching(/needs its coefficients/) })]);
+  });
+
+  it('refuses trained-physics coefficients BLIS would refuse: negative, too few betas, MoE keys', () => {
+    const tp = builtIn('qwen3-14b-trained-physics').trainedPhysics!;
+    const withTp = (trainedPhysics: unknown) => LatencyProfileSchema.safeParse({ ...builtIn('qwen3-14b-trained-physics'), trainedPhysics }).success;
+    expect(withTp(tp)).toBe(true);
+    expect(withTp({ ...tp, beta: [1, 1, 1, 1, 1, 1] })).toBe(false);
+    expect(withTp({ ...tp, alpha: [-1, 0, 0] })).toBe(false);
+    expect(withTp({ ...tp, model: { ...tp.model, numExperts: 8 } })).toBe(false);
+    const tp3 = LatencyProfileSchema.safeParse({ ...builtIn('qwen3-14b-trained-physics'), tp: 3 });
+    expect(tp3.error?.issues.map((i) => i.path.join('.'))).toEqual(['trainedPhysics.model.heads', 'trainedPhysics.model.kvHeads']);
+  });
 });

@@ -28,6 +28,12 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
    * not reported again (the client has them).
    */
   streamed: number;
+  /**
+   * BLIS parity mode: the sum of the request's ITL list as BLIS keeps it, µs: each decode step's
+   * duration plus α2 since the request's last (re)prefill; back to 0 at a preemption, as BLIS
+   * clears the list. Its E2E is TTFT plus this (docs/blis-mode.md). Stays 0 by default.
+   */
+  itlSinceRestartUs: number;
   /** Tokens with computed KV, prefix-cache hits included; back to 0 when preempted. */
   computed: number;
   /** Tokens the current prefill must compute: the prompt plus any output generated before a preemption. */

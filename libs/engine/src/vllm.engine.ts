@@ -95,6 +95,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       where: 'delayed',
       generated: 0,
       streamed: 0,
+      itlSinceRestartUs: 0,
       computed: 0,
       prefillTarget: request.inputTokens,
       blocks: [],
@@ -173,29 +174,44 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
 
     let prefillTokens = 0;
     let decodeTokens = 0;
+    // What a model of the GPU's work reads of the batch (StepBatch), taken before the step advances it.
+    let prefillAttentionTokens = 0;
+    let decodeContextTokens = 0;
     const tokens: StepTokens<R>[] = [];
     const completed: string[] = [];
+    // BLIS parity mode: the completed sequences, whose ITL sums the result carries.
+    const completedSeqs: Sequence<R>[] = [];
     for (let i = 0; i < batch.workCount; i++) {
       const seq = batch.work[i]!;
-      if (seq.workKind === 'prefill') prefillTokens += seq.workTokens;
-      else decodeTokens += seq.workTokens;
+      if (seq.workKind === 'prefill') {
+        prefillTokens += seq.workTokens;
+        prefillAttentionTokens += seq.workTokens * (seq.prefillTarget + seq.workTokens / 2);
+      } else {
+        decodeTokens += seq.workTokens;
+        decodeContextTokens += seq.computed;
+      }
       const produced = this.advance(seq);
       tokens.push({ request: seq.request, count: produced });
       if (!isPrefilling(seq) && seq.generated >= seq.maxTokens) {
         if (this.compat === 'blis' && !this.allocateFinalToken(seq)) kvAllocationFailures++;
         this.finish(seq);
         completed.push(seq.request.id);
+        if (this.compat === 'blis') completedSeqs.push(seq);
       }
     }
 
     this.kvAllocationFailures += kvAllocationFailures;
     const events = this.kv.drainEvents();
+    const durationUs = this.model.stepTimeUs(prefillTokens, decodeTokens, { requests: batch.workCount, decodeContextTokens, prefillAttentionTokens });
+    const outputDelayUs = this.model.outputTokenDelayUs();
+    if (this.compat === 'blis') this.appendItl(batch.work, batch.workCount, micros(durationUs + outputDelayUs));
     return {
       startUs: nowUs,
-      durationUs: this.model.stepTimeUs(prefillTokens, decodeTokens),
-      outputDelayUs: this.model.outputTokenDelayUs(),
+      durationUs,
+      outputDelayUs,
       tokens,
       completed,
+      ...(this.compat === 'blis' ? { itlSinceRestartUs: completedSeqs.map((seq) => seq.itlSinceRestartUs) } : {}),
       preempted: batch.preempted.map((seq) => seq.request.id),
       admitted: batch.admitted.map(({ seq, cachedTokens }) => ({ requestId: seq.request.id, cachedTokens })),
       kvAllocationFailures,
@@ -205,6 +221,19 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       kvRemoved: events.removed,
       kvResidency: this.residency?.drain(),
     };
+  }
+
+  /**
+   * BLIS parity mode: every request that decoded in this step appends the step's duration plus α2
+   * to its ITL list; a step that finishes a (re)prefill appends nothing (inference-sim/inference-sim
+   * sim/simulator.go at b563c4405b7847eaf682c6d603065c1faca3ca03, the decode branch of the batch
+   * execution: `req.ITL = append(req.ITL, currStepAdvance+OutputTokenProcessingTime())`).
+   */
+  private appendItl(work: readonly Sequence<R>[], count: number, itlUs: Micros): void {
+    for (let i = 0; i < count; i++) {
+      const seq = work[i]!;
+      if (seq.workKind === 'decode') seq.itlSinceRestartUs += itlUs;
+    }
   }
 
   /**

@@ -68,8 +68,19 @@ export interface RunRecord extends RequestRecord {
   /** Attempts made (1 + retries of 503). */
   readonly attempts: number;
   /**
+   * The gateway's id for the request (its `x-request-id`; of the last attempt), live only: what the
+   * stages and the router's decision trace call it, where `id` is the workload's.
+   */
+  readonly gatewayRequestId?: string;
+  /**
    * `usage.completion_tokens` of the stream's usage chunk (the client asks for it with
    * `stream_options.include_usage`), so the tokens received can be checked against the server's count.
    */
   readonly usageCompletionTokens?: number;
+  /**
+   * BLIS parity mode, in the twin: when BLIS would say the last token came (its
+   * `last_chunk_time_us`): the first token plus BLIS's ITL sum after the last preemption, which
+   * leaves out the time lost to preemption (docs/blis-mode.md). `endMs` stays the wall-clock end.
+   */
+  readonly blisLastChunkMs?: number;
 }

@@ -11,3 +11,5 @@ export { renderPlotsPage, type PlotsPage } from './plots-page.js';
 export { escapeHtml } from './render-html.js';
 export type { PlotSpec, PlotBand } from './plots.js';
 export type { Series, Point } from './series.js';
+export { DecisionTraceError, DecisionTraceFile, TWIN_FLUSH_BYTES, forEachDecision } from './decision-trace-file.js';
+export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison, type RegretSummary, type TraceSide } from './compare-decisions.js';

@@ -83,7 +83,7 @@ export function readReportJson(file: string, options: { readonly records?: boole
 }
 
 /** Calls `onLine` with each line of the file (without its newline) until it returns false. */
-function forEachLine(file: string, onLine: (line: string) => boolean): void {
+export function forEachLine(file: string, onLine: (line: string) => boolean): void {
   const fd = openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(1 << 22);

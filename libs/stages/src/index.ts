@@ -14,6 +14,7 @@ export * from './routing/routing.settings.js';
 export * from './routing/routing.stage.js';
 export * from './routing/pd-decider.js';
 export * from './routing/pd-pick.js';
+export * from './routing/decision-trace-line.js';
 export * from './worker/held-request.js';
 export * from './worker/worker.effects.js';
 export * from './worker/worker.settings.js';

@@ -25,11 +25,11 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
 
   handOn(flight: Flight): void {
     const { network, toFlow, refused } = this.wiring;
-    flight.timings.admissionMs = network.hops.admissionUs / 1000;
+    flight.timings.admissionMs = flight.hops.admissionUs / 1000;
     network.handOff(
       flight,
       'flow',
-      network.queue.nowUs + network.hops.admissionUs,
+      network.queue.nowUs + flight.hops.admissionUs,
       () => toFlow(flight),
       // Flow control never acked: admission hears so at its ack timeout (if not paused itself).
       () => network.gates.admission.timer(() => refused(flight, 'flow control did not ack in time', 'timeout')),
@@ -39,7 +39,7 @@ export class AdmissionHops implements AdmissionEffects<Flight, undefined> {
   /** Its error frame reaches the gateway after admission's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'admission', network.frameAtGatewayUs(network.queue.nowUs + network.hops.admissionUs));
+    inbox.error(flight, reason, message, 'admission', network.frameAtGatewayUs(network.queue.nowUs + flight.hops.admissionUs));
   }
 
   /** Flow control did not take it: back to the gateway, which re-submits it to flow control. */

@@ -62,3 +62,52 @@ describe('twin, BLIS parity mode under KV pressure', () => {
     expect(engine.reduce((n, e) => n + e.preemptions, 0)).toBeGreaterThan(0);
   });
 });
+
+describe("twin, BLIS parity mode: BLIS's end beside the wall clock's", () => {
+  // libs/engine blis-compat.spec.ts's case on one instance of 4 KV blocks, with zero hops: a runs
+  // to the end without a restart, b is preempted twice (steps 17 and 19). First tokens at
+  // 8891 + 14840 = 23731 µs. a: BLIS's end = 23731 + 259558 = 283289 = its wall-clock end.
+  // b: wall-clock end 555993; BLIS's = 23731 + 19·13605 (its decode steps after the last restart) = 282226.
+  const pair = [req(0, 0, 20), req(1, 0, 20)];
+  const run = (argv: readonly string[]) =>
+    simulate(pair, { config: loadConfig({ argv: ['--worker.instances=1', '--worker.kvBlocks=4', ...argv] }), profile, hops: ZERO_HOP_LATENCIES, checkInvariants: true }).records;
+
+  it('records BLIS last_chunk_time (first token + ITL sum after the last preemption) and keeps endMs as the wall clock', () => {
+    const [a, b] = run(['--worker.compat=blis']);
+    expect(a).toMatchObject({ firstTokenMs: 23.731, endMs: 283.289, blisLastChunkMs: 283.289 });
+    expect(b).toMatchObject({ firstTokenMs: 23.731, endMs: 555.993, blisLastChunkMs: 282.226 });
+  });
+
+  it('records no BLIS end by default', () => {
+    expect(run([]).some((r) => 'blisLastChunkMs' in r)).toBe(false);
+  });
+});
+
+describe("twin, BLIS parity mode: weighted routing's queue-depth scorer reads the queue alone", () => {
+  // prefix-affinity:2, queue-depth:1, kv-utilization:1 on 2 instances; 16-token prompts (one block)
+  // of 100 tokens. r0, r1, r2 share prompt A, r3 and r4 prompt B, r5 has its own:
+  //   r0 (t = 0) → P, whichever (all tied); r1 (1 ms), r2 (2 ms) → P (prefix 0.5 outweighs the rest).
+  //   r3 (10 ms) → Q: P holds r0 running and r1 past its delay, Q nothing, in either reading.
+  //   r4 (12 ms) → Q (prefix). Q's first step runs r3 in [18.891, 33.100) ms, so r4, ready at
+  //   20.891 ms, waits in Q's queue; P's step at 23.100 ms took r1 and r2 into its batch.
+  //   r5 (26 ms): P has queue 0, batch 3, in flight 3; Q queue 1, batch 1, in flight 2.
+  //     BLIS (queue alone): P 0.25·1 + 0.25·(1 − kv) beats Q 0 + 0.25·(1 − kv) → P.
+  //     default (effective load P 6, Q 4): Q 0.25·1 + 0.25·(1 − kv) beats P 0 + 0.25·(1 − kv) → Q.
+  const prompt = (tag: number) => Uint32Array.from({ length: 16 }, (_, i) => tag * 1_000_000 + i);
+  const at = (index: number, arrivalMs: number, tag: number): WorkloadRequest => ({ ...req(index, arrivalMs, 100), inputTokens: prompt(tag) });
+  const workload = [at(0, 0, 1), at(1, 1, 1), at(2, 2, 1), at(3, 10, 2), at(4, 12, 2), at(5, 26, 3)];
+  const served = (argv: readonly string[]) => {
+    const config = loadConfig({ argv: ['--worker.instances=2', '--router.policy=weighted', '--router.policies.weighted.weights=prefix-affinity:2,queue-depth:1,kv-utilization:1', '--worker.loadIntervalMs=0', '--router.snapshotRefreshIntervalMs=0', ...argv] });
+    return simulate(workload, { config, profile, hops: ZERO_HOP_LATENCIES, seed: 42, checkInvariants: true }).records.map((r) => r.instance);
+  };
+
+  it('sends r5 to the instance with the shorter queue (P), where the default sends it to the less loaded (Q)', () => {
+    const blis = served(['--worker.compat=blis']);
+    expect(blis.slice(0, 5)).toEqual([blis[0], blis[0], blis[0], blis[3], blis[3]]);
+    expect(blis[3]).not.toBe(blis[0]);
+    expect(blis[5]).toBe(blis[0]);
+    const byDefault = served([]);
+    expect(byDefault.slice(0, 5)).toEqual([byDefault[0], byDefault[0], byDefault[0], byDefault[3], byDefault[3]]);
+    expect(byDefault[5]).toBe(byDefault[3]);
+  });
+});

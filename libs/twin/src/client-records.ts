@@ -148,7 +148,9 @@ export class ClientRecords {
       this.settle(flight.position, withoutFirstToken);
       return;
     }
-    this.settle(flight.position, record);
+    // BLIS parity mode only (the engine gives the ITL sum then): BLIS's end beside the wall-clock one.
+    const itlUs = completion.itlSinceRestartUs;
+    this.settle(flight.position, itlUs === undefined ? record : { ...record, blisLastChunkMs: tokenTimesMs[0]! + ms(itlUs) });
   }
 }
 
@@ -180,7 +182,10 @@ export function tokenTimesOf(flight: Flight, stepTimes: StepTimes | undefined): 
   const times = new Array<number>(count);
   let at = 0;
   if (earlier) for (; at < earlier.length; at++) times[at] = earlier[at]!;
+  const firstOfThisAttempt = at;
   if (runs) for (let r = 0; r < runs.length; r += 2) at = stepTimes.copyRun(times, at, runs[r]!, runs[r + 1]!);
   stepTimes.copyRun(times, at, flight.runStart, flight.runLength);
+  // The step log holds the run's base way back; this request's own path may take longer or less.
+  if (flight.returnExtraUs !== 0) for (let i = firstOfThisAttempt; i < count; i++) times[i] = times[i]! + flight.returnExtraUs / 1000;
   return times;
 }

@@ -1,6 +1,7 @@
 import type { Micros, SloClass, StageTimings } from '@sluice/contracts';
 import type { HeldRequest, StageRequest } from '@sluice/stages';
 import type { WorkloadRequest } from '@sluice/workload';
+import type { HopLatencies } from './hops.js';
 
 /**
  * A request on its way through the twin. One object serves as the request every stage core reads
@@ -38,6 +39,16 @@ export interface Flight extends StageRequest, HeldRequest {
   prefillInstanceId: string | undefined;
   /** On a prefill instance: the copy is a prefill job for that decode instance. */
   readonly prefillFor: string | undefined;
+  /**
+   * The hops this request takes: the run's constants, or the live path it drew from a hop profile
+   * (`HopDraws`); every attempt of the request takes the same.
+   */
+  readonly hops: HopLatencies;
+  /**
+   * What its way back to the client takes beyond the run's constant (`hops.returnUs` − the base
+   * path's), in µs: its instance's step log holds the base, shared by every request of a step.
+   */
+  readonly returnExtraUs: number;
 }
 
 /**
@@ -54,6 +65,8 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
   readonly deadlineUs: Micros;
   /** The TTFT target as the gateway read it from the request's headers. */
   readonly sloTtftUs: Micros | undefined;
+  readonly hops: HopLatencies;
+  readonly returnExtraUs: number;
 }): Flight {
   const unset = undefined as Micros | undefined;
   const timings: StageTimings = {};
@@ -90,6 +103,8 @@ export function newFlight(request: WorkloadRequest, position: number, fields: {
     earlierTokensMs: undefined,
     prefillInstanceId: undefined,
     prefillFor: undefined,
+    hops: fields.hops,
+    returnExtraUs: fields.returnExtraUs,
   };
 }
 
@@ -142,6 +157,8 @@ export function nextAttempt(flight: Flight, fields: {
     earlierTokensMs: sent > 0 ? fields.tokensMs : undefined,
     prefillInstanceId: undefined,
     prefillFor: undefined,
+    hops: flight.hops,
+    returnExtraUs: flight.returnExtraUs,
   };
 }
 

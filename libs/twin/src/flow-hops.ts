@@ -31,7 +31,7 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
     network.handOff(
       flight,
       'router',
-      network.queue.nowUs + network.hops.flowUs,
+      network.queue.nowUs + flight.hops.flowUs,
       () => toRouter(flight),
       () => network.gates.flow.timer(() => refused(flight, 'the router did not ack in time', 'timeout')),
     );
@@ -40,7 +40,7 @@ export class FlowHops implements FlowControlEffects<Flight, undefined> {
   /** Refused on arrival: its error frame reaches the gateway after flow control's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'flow', network.frameAtGatewayUs(network.queue.nowUs + network.hops.flowUs));
+    inbox.error(flight, reason, message, 'flow', network.frameAtGatewayUs(network.queue.nowUs + flight.hops.flowUs));
   }
 
   /** Dropped from the queue by a wake-up, not while handling the request: no processing hop. */

@@ -109,10 +109,10 @@ export class TwinGateway implements GatewayEffects<Flight, undefined, TwinEnd>, 
     if (refusal !== undefined) {
       // The gateway answers 400 itself: its own time is the whole round trip.
       flight.settled = true;
-      this.records.failed(flight, now + this.network.hops.gatewayUs, refusal.reason, 'gateway');
+      this.records.failed(flight, now + flight.hops.gatewayUs, refusal.reason, 'gateway');
       return;
     }
-    this.core.receive(flight, undefined, micros(now + this.network.hops.gatewayUs));
+    this.core.receive(flight, undefined, micros(now + flight.hops.gatewayUs));
   }
 
   /** Re-submissions by reason. */
@@ -168,13 +168,13 @@ export class TwinGateway implements GatewayEffects<Flight, undefined, TwinEnd>, 
     // all has completed: it cannot be lost with every token sent (the live gateway ends it then).
     if (!('end' in completion)) throw new Error(`${flight.id} was handed back by ${completion.lostWith} with all its tokens sent`);
     const { end } = completion;
-    this.records.completed(flight, end.completion, nowUs + this.toClientUs, end.instanceId, end.steps);
+    this.records.completed(flight, end.completion, nowUs + this.toClientUs + flight.returnExtraUs, end.instanceId, end.steps);
   }
 
   fail(flight: Flight, _carried: undefined, failure: GatewayFailure, nowUs: Micros): void {
     flight.settled = true;
     const tokens = flight.earlierTokensMs !== undefined || flight.runLength > 0 ? this.tokensOf(flight) : undefined;
-    this.records.failed(flight, nowUs + this.toClientUs, failure.reason, failure.stage ?? RECORD_STAGE[failure.reason], tokens);
+    this.records.failed(flight, nowUs + this.toClientUs + flight.returnExtraUs, failure.reason, failure.stage ?? RECORD_STAGE[failure.reason], tokens);
   }
 
   /**

@@ -18,6 +18,19 @@ export interface HopLatencies {
   readonly routerUs: number;
   /** A token or an error answer's way back to the client. */
   readonly returnUs: number;
+  /**
+   * Each transit of a request on its way in, where it was measured on its own (a live run's hop
+   * profile); absent: `transitUs` for each.
+   */
+  readonly intoUs?: Readonly<Record<SubmitHop, number>>;
+}
+
+/** The hops a request takes from one process to the next, each named by the stage it reaches. */
+export type SubmitHop = 'admission' | 'flow' | 'router' | 'worker';
+
+/** The transit of a request into `to`. */
+export function transitIntoUs(hops: HopLatencies, to: SubmitHop): number {
+  return hops.intoUs === undefined ? hops.transitUs : hops.intoUs[to];
 }
 
 export const DEFAULT_HOP_LATENCIES: HopLatencies = {

@@ -3,10 +3,9 @@ import { BusFaultTable } from './chaos/bus-fault-table.js';
 import { StageGate } from './chaos/stage-gate.js';
 import { EventQueue, type EventKind } from './event-queue.js';
 import type { Flight } from './flight.js';
-import { frameToGatewayUs, type HopLatencies } from './hops.js';
+import { frameToGatewayUs, transitIntoUs, type HopLatencies, type SubmitHop } from './hops.js';
 
-/** The hops a request takes from one process to the next, each named by the stage it reaches. */
-export type SubmitHop = 'admission' | 'flow' | 'router' | 'worker';
+export type { SubmitHop } from './hops.js';
 
 const ARRIVAL_KIND: Record<SubmitHop, EventKind> = { admission: 'admit', flow: 'flow', router: 'route', worker: 'workerArrive' };
 
@@ -64,7 +63,7 @@ export class TwinNetwork {
    * dropped message never arrives: the sender hears no ack, and `lost` runs at its ack timeout.
    */
   handOff(flight: Flight, to: SubmitHop, sendUs: number, deliver: () => void, lost: () => void, instanceId?: string): void {
-    let arriveUs = sendUs + this.hops.transitUs;
+    let arriveUs = sendUs + transitIntoUs(flight.hops, to);
     if (this.busFaults.active) {
       const verdict = this.busFaults.decide(submitSubject(to, instanceId));
       if (verdict?.drop) {

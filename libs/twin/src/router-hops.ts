@@ -1,8 +1,9 @@
 import type { OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
-import type { HandBack, HandoffFailure, RoutingEffects } from '@sluice/stages';
+import type { BusyCount, HandBack, HandoffFailure, PdPlacementInfo, RoutingEffects } from '@sluice/stages';
 import type { Flight } from './flight.js';
 import type { TwinNetwork } from './network.js';
+import type { TwinObserver } from './observer.js';
 import type { GatewayInbox } from './ports.js';
 import type { TwinInstance, WorkerFleet } from './worker-fleet.js';
 
@@ -12,24 +13,29 @@ export interface RouterWiring {
   readonly inbox: GatewayInbox;
   readonly workers: WorkerFleet;
   readonly refused: (flight: Flight, instanceId: string, message: string, why: HandoffFailure) => void;
+  /** Hears each decision (a decision trace); absent, a decision costs nothing more. */
+  readonly observer?: TwinObserver | undefined;
 }
 
 /** One router replica's effects on the twin's agenda. */
 export class RouterHops implements RoutingEffects<Flight, undefined> {
   constructor(private readonly wiring: RouterWiring) {}
 
-  decided(_request: Flight, _carried: undefined, _policy: string, _decision: RoutingDecision | null, _view: ClusterView): void {}
+  /** The decision, to whoever observes the run (live, it becomes the decision's span). */
+  decided(flight: Flight, _carried: undefined, policy: string, decision: RoutingDecision | null, view: ClusterView, _busy?: BusyCount, pd?: PdPlacementInfo): void {
+    this.wiring.observer?.routingDecided?.(flight, policy, decision, view, this.wiring.network.queue.nowUs, pd);
+  }
 
   handOn(flight: Flight, _carried: undefined, instanceId: string, prefillInstanceId?: string): void {
     const { network, workers, refused } = this.wiring;
     const instance = workers.instances.get(instanceId)!;
     flight.prefillInstanceId = prefillInstanceId;
-    flight.timings.routingMs = network.hops.routerUs / 1000;
+    flight.timings.routingMs = flight.hops.routerUs / 1000;
     flight.servedBy = instance.index;
     network.handOff(
       flight,
       'worker',
-      network.queue.nowUs + network.hops.routerUs,
+      network.queue.nowUs + flight.hops.routerUs,
       () => this.reach(instance, flight),
       () => network.gates.router.timer(() => refused(flight, instanceId, `instance ${instanceId} did not ack in time`, 'timeout')),
       instanceId,
@@ -39,7 +45,7 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
   /** Its error frame reaches the gateway after the router's own time. */
   reject(flight: Flight, _carried: undefined, reason: OutcomeReason, message: string): void {
     const { network, inbox } = this.wiring;
-    inbox.error(flight, reason, message, 'router', network.frameAtGatewayUs(network.queue.nowUs + network.hops.routerUs));
+    inbox.error(flight, reason, message, 'router', network.frameAtGatewayUs(network.queue.nowUs + flight.hops.routerUs));
   }
 
   /** Every instance absent or silent: back to the gateway, which routes it again a moment later. */

@@ -86,7 +86,7 @@ export class StageGroups implements WorkerSignals {
         // Replicas break ties differently, as live ones do when the config sets no seed (each derives
         // its own from its process id); replica 0 keeps the run's seed.
         const replicaSeed = i === 0 ? seed : seedOf(`router-${i}/${seed}`);
-        const hops = new RouterHops({ network, inbox, workers, refused: (flight, instanceId, message, why) => core.handoffRefused(flight, undefined, instanceId, message, network.nowUs, why) });
+        const hops = new RouterHops({ network, inbox, workers, observer, refused: (flight, instanceId, message, why) => core.handoffRefused(flight, undefined, instanceId, message, network.nowUs, why) });
         const core: RoutingStage<Flight> = new RoutingStage({ ...routing, seed: replicaSeed, compat: config.compat }, createRoutingRegistry(), hops, {
           wakeAt: (kind, atUs) => network.periodic(kind, atUs, () => network.gates.router.timer(() => core.wake(kind, atUs, network.nowUs))),
         });

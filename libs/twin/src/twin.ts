@@ -12,6 +12,7 @@ import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.j
 import type { ClientRecords, RecordSink } from './client-records.js';
 import { newFlight } from './flight.js';
 import type { Migration, TwinGateway } from './gateway.js';
+import { HopDraws, type HopSample } from './hop-profile.js';
 import { DEFAULT_HOP_LATENCIES, ZERO_HOP_LATENCIES, type HopLatencies } from './hops.js';
 import type { TwinObserver } from './observer.js';
 import { replicaTallies, type TwinReplicaTallies } from './replica-tallies.js';
@@ -57,6 +58,14 @@ export interface TwinOptions {
    * run, they describe this comparison better than the file does); neither: DEFAULT_HOP_LATENCIES.
    */
   readonly hops?: HopLatencies;
+  /**
+   * Live requests' paths (a hop profile, or `--hop-latency-from`'s report): each request of the
+   * twin takes one of them whole, drawn with the run's seed, instead of constant hops. Wins over
+   * `hops`; what belongs to no request (a done event, a cancel) takes the samples' medians.
+   */
+  readonly hopSamples?: readonly HopSample[];
+  /** With `hopSamples` from the live run of this very workload: each request takes its own live counterpart's path. */
+  readonly pairedHops?: boolean;
   /** Seed of the routing tie-breaks and of bus fault decisions (default: router.seed, else 0). */
   readonly seed?: number;
   /**
@@ -120,12 +129,14 @@ export class Twin {
   private readonly faults: readonly Fault[] | undefined;
   private readonly requestTimeoutUs: number | undefined;
   private readonly heartbeatIntervalUs: number;
+  private readonly hopDraws: HopDraws | undefined;
 
   constructor(options: TwinOptions) {
     const { config } = options;
     const chaos = options.chaos === undefined ? undefined : chaosSettings(config);
     const seed = options.seed ?? config.router.seed ?? 0;
     const blis = config.worker.compat === 'blis';
+    this.hopDraws = options.hopSamples === undefined ? undefined : new HopDraws(options.hopSamples, seed, options.pairedHops ?? false);
     this.faults = options.chaos?.faults;
     this.requestTimeoutUs = chaos === undefined ? undefined : chaos.requestTimeoutMs * 1000;
     this.blockHasher = options.blockHasher ?? fastBlockIds;
@@ -139,7 +150,7 @@ export class Twin {
     this.settings = {
       // BLIS's routing and admission take no time and it has no network (docs/behaviour.md §1):
       // in its mode only hops measured on a live run (`--hop-latency-from`) are kept.
-      hops: options.hops ?? (blis ? ZERO_HOP_LATENCIES : (config.twin?.hops ?? DEFAULT_HOP_LATENCIES)),
+      hops: this.hopDraws?.base ?? options.hops ?? (blis ? ZERO_HOP_LATENCIES : (config.twin?.hops ?? DEFAULT_HOP_LATENCIES)),
       ackTimeoutUs: (chaos?.ackTimeoutMs ?? 0) * 1000,
       seed,
       gateway: { core: gatewayCoreSettings(config, this.requestTimeoutUs), model, limits: config.gateway?.limits ?? NO_TOKEN_LIMITS, blockHasher: this.blockHasher },
@@ -224,6 +235,8 @@ export class Twin {
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */
   private arrive(gateway: TwinGateway, now: Micros, request: WorkloadRequest, position: number): void {
+    const base = this.settings.hops;
+    const hops = this.hopDraws?.of(position) ?? base;
     const flight = newFlight(request, position, {
       model: this.modelName,
       priority: priorityFor(undefined, request.sloClass, this.objectives),
@@ -234,6 +247,8 @@ export class Twin {
       // Outside chaos runs the twin does not model the gateway's request timeout: nothing is given up on.
       deadlineUs: micros(this.requestTimeoutUs === undefined ? Number.POSITIVE_INFINITY : now + this.requestTimeoutUs),
       sloTtftUs: sloTtftUsOf(request),
+      hops,
+      returnExtraUs: hops.returnUs - base.returnUs,
     });
     gateway.receive(flight);
   }

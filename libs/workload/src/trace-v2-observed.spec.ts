@@ -47,6 +47,13 @@ describe('traceV2ObservedColumns', () => {
     });
   });
 
+  it("writes BLIS's last chunk time where the run gives it (BLIS parity mode), not the wall clock's", () => {
+    // b of libs/twin blis-mode.spec.ts: first token 23.731 ms, wall-clock end 555.993 ms, BLIS's 282.226 ms.
+    const preempted = { outcome: 'completed', firstTokenMs: 23.731, endMs: 555.993, tokenTimesMs: [23.731, 555.993], outputTokens: 2 };
+    expect(traceV2ObservedColumns({ ...preempted, blisLastChunkMs: 282.226 })).toMatchObject({ first_chunk_time_us: '23731', last_chunk_time_us: '282226' });
+    expect(traceV2ObservedColumns(preempted).last_chunk_time_us).toBe('555993');
+  });
+
   it('writes a rejection as an error naming outcome and reason, a timeout as timeout, a broken stream as aborted', () => {
     expect(traceV2ObservedColumns({ outcome: 'rejected', reason: 'flow_capacity', endMs: 3, outputTokens: 0 })).toMatchObject({ status: 'error', error_message: 'rejected: flow_capacity', first_chunk_time_us: '0', num_chunks: '0', finish_reason: '' });
     expect(traceV2ObservedColumns({ outcome: 'failed', reason: 'timeout', endMs: 3000, outputTokens: 0 })).toMatchObject({ status: 'timeout', error_message: 'failed: timeout' });

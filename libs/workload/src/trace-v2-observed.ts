@@ -6,6 +6,11 @@
  * first_chunk_time_us and last_chunk_time_us are on the clock of arrival_time_us (so TTFT is
  * first_chunk_time_us - send_time_us); finish_reason is the server's ("stop", "length", "abort").
  *
+ * In BLIS parity mode the twin gives BLIS's last-chunk time (first token + ΣITL after the last
+ * preemption: sim/workload/tracev2.go RequestsToTraceRecords at
+ * b563c4405b7847eaf682c6d603065c1faca3ca03), which leaves out the time lost to preemption; the
+ * wall-clock end stays in the run's record (report.json `endMs`).
+ *
  * Designed here: one streamed token is one chunk (sluice's gateway sends one token per chunk);
  * a completed request finished by length (the client asks for ignore_eos, so it always reaches
  * max_tokens); a request that ended after some tokens without completing was aborted; a request
@@ -21,6 +26,11 @@ export interface TraceV2Observation {
   readonly endMs?: number;
   readonly tokenTimesMs?: readonly number[];
   readonly outputTokens: number;
+  /**
+   * BLIS's own last-chunk time, where the run knows it (BLIS parity mode in the twin): first token
+   * + BLIS's ITL sum after the last preemption. It wins over the last token's wall-clock time.
+   */
+  readonly blisLastChunkMs?: number;
 }
 
 export type TraceV2ObservedColumn = 'first_chunk_time_us' | 'last_chunk_time_us' | 'num_chunks' | 'status' | 'error_message' | 'finish_reason';
@@ -31,8 +41,9 @@ const us = (ms: number | undefined): string => (ms === undefined ? '0' : String(
 export function traceV2ObservedColumns(o: TraceV2Observation): Record<TraceV2ObservedColumn, string> {
   const ended = o.outcome !== 'in_flight';
   const completed = o.outcome === 'completed';
-  // The last token's time when the client kept them all; else the end of a stream that had a first token.
-  const lastChunkMs = o.tokenTimesMs?.at(-1) ?? (o.firstTokenMs === undefined ? undefined : (o.endMs ?? o.firstTokenMs));
+  // BLIS's definition where the run gave it; else the last token's time when the client kept them
+  // all; else the end of a stream that had a first token.
+  const lastChunkMs = o.blisLastChunkMs ?? o.tokenTimesMs?.at(-1) ?? (o.firstTokenMs === undefined ? undefined : (o.endMs ?? o.firstTokenMs));
   const reason = o.reason ?? 'unspecified';
   return {
     first_chunk_time_us: us(o.firstTokenMs),

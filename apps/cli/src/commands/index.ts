@@ -8,6 +8,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'experiment', summary: 'run an experiment: a hypothesis, its arms in the twin (and live), and the verdict with its figures', load: async () => (await import('./experiment.command.js')).experimentCommand },
   { name: 'tune', summary: 'search config settings in the twin for the best value of a report metric (TPE, under constraints)', load: async () => (await import('./tune.command.js')).tuneCommand },
   { name: 'compare', summary: 'compare run reports side by side, with deltas against the first', load: async () => (await import('./compare.command.js')).compareCommand },
+  { name: 'compare-decisions', summary: 'compare two routing decision traces (live and twin) decision by decision: agreement and regret', load: async () => (await import('./compare-decisions.command.js')).compareDecisionsCommand },
   { name: 'admission', summary: 'show or change the admission policy and its parameters at run time', load: async () => (await import('./admission.command.js')).admissionCommand },
   { name: 'worker', summary: 'show or set worker fault knobs: slow-down, failure injection, hang', load: async () => (await import('./worker.command.js')).workerCommand },
   { name: 'chaos', summary: 'run a chaos scenario: faults on a timeline under load, then check the invariants', load: async () => (await import('./chaos.command.js')).chaosCommand },

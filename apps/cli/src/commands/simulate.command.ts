@@ -1,18 +1,19 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { readReportJson, writeRunReports, type RunReportFile } from '@sluice/report';
-import { hopsFromRecords, type HopLatencies, type TwinChaosReport } from '@sluice/twin';
+import { DecisionTraceFile, writeRunReports, type RunReportFile } from '@sluice/report';
+import { decisionTraceObserver, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
 import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from '../run/export-trace.js';
+import { HOP_SAMPLINGS, readHopSource, saveHopProfile, type HopSampling, type HopSource } from '../run/hop-source.js';
 import { printRunSummary } from '../run/print-run-summary.js';
-import { twinReport } from '../run/twin-report.js';
+import { configuredHopSource, twinReport } from '../run/twin-report.js';
 import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 import { fitnessWeightsOf } from './fitness-weights-option.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from report.json] [--seed N] [--out DIR] [--export-trace DIR] [--fitness-weights W] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
@@ -33,10 +34,19 @@ Options:
   --chaos FILE              run a chaos scenario instead of a workload
   --short, --scale F        with --chaos: the scenario's time axis × 0.2 (or × F), as \`sluice chaos\` scales it
   --hop-latency-from FILE   take the network's cost from a live run's report.json (its stage timings)
+                            or a hop profile: each request takes one live request's whole path
+  --hop-sampling S          empirical (default): each request draws a live path with the seed;
+                            paired: each takes its own live counterpart's path (the same workload's run);
+                            median: every request takes each hop's median
+  --save-hop-profile FILE   keep the live paths read by --hop-latency-from as a hop profile (twin.hopProfile)
   --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
   --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
                             what became of each request, in virtual time
+  --decision-trace FILE     write each routing decision as a JSON line (virtual time, request, attempt,
+                            choice, regret, top router.counterfactualK candidates), as the live router
+                            does with router.decisionTrace; \`sluice compare-decisions\` compares two
+                            (default: router.decisionTrace of the config, if set)
   --fitness-weights W       score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (as sluice run)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
@@ -58,7 +68,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -73,6 +83,9 @@ export const simulateCommand: Command = {
     if (seed !== undefined && !(Number.isInteger(seed) && seed >= 0)) problems.push(`--seed: "${seedText}" is not a whole number ≥ 0`);
     const scale = scaleOf(parsed.flags.has('short'), parsed.values.get('scale'), problems);
     const fitnessWeights = fitnessWeightsOf(parsed.values.get('fitness-weights'), problems);
+    const sampling = (parsed.values.get('hop-sampling') ?? 'empirical') as HopSampling;
+    if (!HOP_SAMPLINGS.includes(sampling)) problems.push(`--hop-sampling: "${sampling}" is not one of ${HOP_SAMPLINGS.join(', ')}`);
+    if (!parsed.values.has('hop-latency-from') && (parsed.values.has('hop-sampling') || parsed.values.has('save-hop-profile'))) problems.push('--hop-sampling and --save-hop-profile go with --hop-latency-from (they say how to take its paths)');
     if (chaosFile === undefined && scale !== 1) problems.push('--short and --scale go with --chaos (they scale a scenario\'s time axis)');
     if (problems.length > 0) {
       for (const p of problems) err.line(`sluice simulate: ${p}`);
@@ -83,7 +96,7 @@ export const simulateCommand: Command = {
     let inputs: Inputs;
     let config;
     let profile;
-    let hops: HopLatencies | undefined;
+    let hopSource: HopSource | undefined;
     try {
       inputs = chaosFile === undefined ? { workload: readWorkloadInput(resolve(ctx.cwd, file!)) } : readScenario(resolve(ctx.cwd, chaosFile), scale);
       // The scenario's cluster flags first: the command line's win.
@@ -91,7 +104,14 @@ export const simulateCommand: Command = {
       config = loadConfig({ env: ctx.env, argv: [...scenarioArgs, ...parsed.configArgs] });
       profile = loadProfile(config);
       const hopFile = parsed.values.get('hop-latency-from');
-      if (hopFile) hops = hopsFromRecords(readReportJson(resolve(ctx.cwd, hopFile)).records);
+      // The command line's live path wins over the config's hop profile.
+      hopSource = hopFile ? readHopSource(resolve(ctx.cwd, hopFile), sampling) : configuredHopSource(config);
+      const saveTo = parsed.values.get('save-hop-profile');
+      if (saveTo !== undefined) {
+        const samples = hopFile === undefined ? undefined : readHopSource(resolve(ctx.cwd, hopFile), 'empirical').samples;
+        if (samples === undefined) throw new Error(`--save-hop-profile: ${hopFile} has no per-hop timings to keep (a report from an older gateway)`);
+        saveHopProfile(resolve(ctx.cwd, saveTo), hopFile!, samples);
+      }
     } catch (error) {
       if (error instanceof WorkloadInputError) {
         err.line(`sluice simulate: ${error.message}`);
@@ -108,14 +128,18 @@ export const simulateCommand: Command = {
     const { workload, scenario } = inputs;
     // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
     if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
+    const traceFile = parsed.values.get('decision-trace') ?? config.router.decisionTrace;
+    const trace = traceFile === undefined ? undefined : new DecisionTraceFile(resolve(ctx.cwd, traceFile));
     const { result, report: base } = twinReport(workload, {
       config,
       profile,
-      ...(hops ? { hops } : {}),
+      ...(hopSource ? { hopSource } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(scenario ? { faults: scenario.faults } : {}),
       ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
+      ...(trace && { observer: decisionTraceObserver(config.router.counterfactualK, (line) => trace.write(line)) }),
     });
+    trace?.close();
     let report: RunReportFile = base;
     if (scenario && result.chaos) {
       const { name, description } = scenario.scenario;

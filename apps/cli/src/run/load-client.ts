@@ -1,3 +1,4 @@
+import { sendStamp } from '@sluice/bus';
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
 import { schedulingHeadersOf, type WorkloadRequest } from '@sluice/workload';
 import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
@@ -64,6 +65,8 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
           'content-type': 'application/json',
           ...schedulingHeadersOf(request),
           [httpHeaders.reportTimings]: '1',
+          // The gateway times the send itself when it shares this host's clock (the twin's hop profiles read it).
+          [httpHeaders.sentAt]: sendStamp(),
           ...(options.apiKey === undefined ? {} : { [httpHeaders.authorization]: `Bearer ${options.apiKey}` }),
         },
         // include_usage: the gateway's own count of the tokens it sent, checked against the client's (sluice chaos).
@@ -78,12 +81,15 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
       await options.sleep(options.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
       continue;
     }
+    // The gateway's own id for it: what its stages (and the router's decision trace) call it.
+    const gatewayId = res.headers.get(httpHeaders.requestId);
+    const named = gatewayId === null ? {} : { gatewayRequestId: gatewayId };
     if (!res.ok) {
       const body: unknown = await res.json().catch(() => undefined);
       const ending = endingOf(reasonOfErrorAnswer(res.status, res.headers.get(httpHeaders.droppedReason), body));
-      return { ...base, arrivalMs, endMs: options.now(), outputTokens: 0, status: res.status, attempts: attempt, ...ending };
+      return { ...base, ...named, arrivalMs, endMs: options.now(), outputTokens: 0, status: res.status, attempts: attempt, ...ending };
     }
-    return readStream(res, { ...base, arrivalMs, attempts: attempt }, options.now);
+    return readStream(res, { ...base, ...named, arrivalMs, attempts: attempt }, options.now);
   }
 }
 

@@ -9,13 +9,15 @@ import type { TwinChaosReport } from '@sluice/twin';
 
 /**
  * The twin against the live cluster: one small workload at light load, run live at timeScale 1
- * and in the twin with the hop latencies the live run measured. Counts must agree exactly and the
- * TTFT median within 5%; the rest of the gap is the measured cost of real processes.
+ * and in the twin with the paths the live run measured (`--hop-sampling paired`: each request of
+ * the twin takes its live counterpart's hops, so no draw adds noise). Counts must agree exactly
+ * and the TTFT median within 5%; what is left of the gap is routing and queueing that came out
+ * differently (a busy machine's timers move arrivals by a millisecond or two).
  */
 const WORKLOAD = `
 seed: 21
 aggregate_rate: 8
-num_requests: 48
+num_requests: 96
 clients:
   - id: chat
     tenant_id: acme
@@ -57,7 +59,8 @@ describe('sluice simulate against the live cluster', () => {
     const run = await runSluice(['run', join(dir, 'workload.yaml'), '--gateway', cluster.gatewayUrl, '--out', live, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const twin = join(dir, 'twin');
-    const sim = await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--out', twin, '--json']);
+    const hopArgs = ['--hop-latency-from', join(live, 'report.json'), '--hop-sampling', 'paired'];
+    const sim = await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', twin, '--json']);
     expect(sim.code, sim.stderr).toBe(0);
 
     const a = (JSON.parse(readFileSync(join(live, 'report.json'), 'utf8')) as RunReportFile).summary;
@@ -70,8 +73,21 @@ describe('sluice simulate against the live cluster', () => {
 
     // The same workload, config and seed: byte-identical JSON.
     const again = join(dir, 'twin-again');
-    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--out', again, '--json'])).code).toBe(0);
+    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', again, '--json'])).code).toBe(0);
     expect(readFileSync(join(again, 'report.json'), 'utf8').replace(again, twin)).toBe(readFileSync(join(twin, 'report.json'), 'utf8'));
+
+    // The live paths kept as a hop profile, then named in the config: the same run as drawing
+    // from the report itself (one sample per request served live).
+    const profile = join(dir, 'laptop.hops.json');
+    const drawn = join(dir, 'twin-drawn');
+    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--save-hop-profile', profile, '--out', drawn, '--json'])).code).toBe(0);
+    const saved = JSON.parse(readFileSync(profile, 'utf8')) as { kind: string; samples: unknown[] };
+    expect(saved.kind).toBe('sluice-hop-profile');
+    expect(saved.samples).toHaveLength(a.overall.completed);
+    const fromConfig = join(dir, 'twin-profile');
+    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, `--twin.hopProfile=${profile}`, '--out', fromConfig, '--json'])).code).toBe(0);
+    const summaryOf = (d: string) => (JSON.parse(readFileSync(join(d, 'report.json'), 'utf8')) as RunReportFile).summary;
+    expect(summaryOf(fromConfig)).toEqual(summaryOf(drawn));
   });
 });
 

@@ -1,18 +1,24 @@
 import type { SluiceConfig } from '@sluice/config';
 import { buildReport, type FitnessWeights } from '@sluice/metrics';
 import { engineSection, type RunReportFile } from '@sluice/report';
+import { resolve } from 'node:path';
 import { simulate, type HopLatencies, type TwinOptions, type TwinResult } from '@sluice/twin';
 import type { Fault } from '@sluice/workload';
+import { readHopSource, type HopSource } from './hop-source.js';
 import type { WorkloadInput } from './read-workload-input.js';
 
 export interface TwinRunOptions {
   readonly config: SluiceConfig;
   readonly profile: TwinOptions['profile'];
   readonly hops?: HopLatencies;
+  /** A live path to draw from (`--hop-latency-from`): wins over `hops` and the config's `twin.hopProfile`. */
+  readonly hopSource?: HopSource;
   readonly seed?: number;
   readonly faults?: readonly Fault[];
   /** Weights of the report's fitness (`--fitness-weights`); without them its fitness is null. */
   readonly fitnessWeights?: FitnessWeights;
+  /** Hears the stages' decisions as they are made (`--decision-trace`). */
+  readonly observer?: TwinOptions['observer'];
 }
 
 /**
@@ -21,13 +27,17 @@ export interface TwinRunOptions {
  */
 export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
   const { requests } = workload;
-  const { config, profile, hops, seed, faults, fitnessWeights } = options;
+  const { config, profile, seed, faults, fitnessWeights, observer } = options;
+  const source = options.hopSource ?? (options.hops === undefined ? configuredHopSource(config) : undefined);
+  const hops = source?.hops ?? options.hops;
   const result = simulate(requests, {
     config,
     profile,
     ...(hops ? { hops } : {}),
+    ...(source?.samples ? { hopSamples: source.samples, pairedHops: source.paired ?? false } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(faults ? { chaos: { faults } } : {}),
+    ...(observer ? { observer } : {}),
   });
   const report: RunReportFile = {
     version: 1,
@@ -36,10 +46,21 @@ export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { 
     startedAt: new Date(0).toISOString(),
     gateway: 'twin (virtual time)',
     workload: { file: workload.file, spec: workload.spec, requests: requests.length },
-    config: { ...config, ...(hops ? { hops } : {}) },
+    config: { ...config, ...(hops ? { hops } : {}), ...(source ? { hopSource: source.description } : {}) },
     summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
     engine: engineSection(result.engine, 'kv-blocks'),
     records: result.records,
   };
   return { result, report };
+}
+
+/** `twin.hopProfile`, read from the working directory; a file that cannot be read stops the run, naming the key. */
+export function configuredHopSource(config: SluiceConfig): HopSource | undefined {
+  const file = config.twin.hopProfile;
+  if (file === undefined) return undefined;
+  try {
+    return readHopSource(resolve(file), 'empirical');
+  } catch (error) {
+    throw new Error(`twin.hopProfile: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -3,6 +3,7 @@ import type { LatencyProfile } from '../profile.js';
 import { createBlackboxModel } from './blackbox.model.js';
 import { createLatencyModel } from './latency-model.registry.js';
 import { LATENCY_MODEL_NAMES } from './latency-model-names.js';
+import type { TrainedPhysicsCoefficients } from './trained-physics.coefficients.js';
 
 /** qwen3-14b on H100, as libs/engine/profiles/qwen3-14b.yaml gives it: BLIS's coefficients at full precision. */
 const qwen = { alpha: [8888.089034078324, 0.18488961143592303, 0.0], beta: [13578.186662538783, 39.44465647189146, 27.3227753326911] } as const;
@@ -49,8 +50,19 @@ describe('blackbox latency model (BLIS α/β)', () => {
 describe('createLatencyModel', () => {
   const profile: LatencyProfile = { name: 'p', gpu: 'H100', tp: 1, alpha: [1, 0, 0], beta: [2, 0, 0], totalKvBlocks: 10, maxModelLen: 100, latencyModel: 'blackbox' };
 
+  const trainedPhysics: TrainedPhysicsCoefficients = {
+    alpha: [1, 0, 0],
+    beta: [1, 1, 1, 1, 1, 1, 1],
+    model: { layers: 1, hiddenDim: 8, heads: 2, kvHeads: 1, intermediateDim: 8, bytesPerParam: 2 },
+    hardware: { tflopsPeak: 1, bwPeakTBs: 1 },
+  };
+
   it.each(LATENCY_MODEL_NAMES)('builds %s by name', (name) => {
-    expect(createLatencyModel(name, profile).name).toBe(name);
+    expect(createLatencyModel(name, { ...profile, latencyModel: name, trainedPhysics }).name).toBe(name);
+  });
+
+  it('refuses trained-physics without its coefficients, naming the key', () => {
+    expect(() => createLatencyModel('trained-physics', profile)).toThrow(/"trained-physics" needs its coefficients under "trainedPhysics"/);
   });
 
   it('names the allowed models when the name is unknown', () => {

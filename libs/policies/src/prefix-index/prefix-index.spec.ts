@@ -54,6 +54,30 @@ describe('PrefixIndex', () => {
     expect(index.matchedBlocks('i1', blocksNamed('p0', 'p1', 'p2', 'p3', 'p4'))).toBe(3);
   });
 
+  describe("recordOrder 'prompt' (BLIS parity mode: BLIS's RecordBlocks touches first to last)", () => {
+    it('leaves a prompt\'s last block the most recent, so its first goes first', () => {
+      // Capacity 3. i1 records [a0, a1], then [b0, b1]: four blocks, one goes.
+      // leading-last: touches a1, a0, b1, b0 → a1 is oldest → a0 stays: a prompt [a0, a1] matches 1.
+      // prompt:       touches a0, a1, b0, b1 → a0 is oldest → the prompt's leading block is gone: 0.
+      const record = (index: PrefixIndex) => {
+        index.record('i1', blocksNamed('a0', 'a1'));
+        index.record('i1', blocksNamed('b0', 'b1'));
+        return index.matchedBlocks('i1', blocksNamed('a0', 'a1'));
+      };
+      expect(record(new PrefixIndex(3))).toBe(1);
+      expect(record(new PrefixIndex(3, 'prompt'))).toBe(0);
+    });
+
+    it('keeps the last blocks of a prompt that overflows the capacity, as BLIS evicts before each insert', () => {
+      // BLIS: p0, p1, p2 fill it; p3 evicts p0, p4 evicts p1 → p2, p3, p4 held; the prompt matches 0.
+      const index = new PrefixIndex(3, 'prompt');
+      index.record('i1', blocksNamed('p0', 'p1', 'p2', 'p3', 'p4'));
+      expect(index.size('i1')).toBe(3);
+      expect(index.matchedBlocks('i1', blocksNamed('p0', 'p1', 'p2', 'p3', 'p4'))).toBe(0);
+      expect(index.matchedBlocks('i1', blocksNamed('p2', 'p3', 'p4'))).toBe(3);
+    });
+  });
+
   it('remove forgets the named hashes only', () => {
     const index = new PrefixIndex();
     index.record('i1', blocksNamed('h0', 'h1', 'h2'));

@@ -62,7 +62,17 @@ export class PrefixIndex implements PrefixLookup {
   private readonly freeOrdinals: number[] = [];
   private clock = 0;
 
-  constructor(private readonly capacityPerInstance = DEFAULT_PREFIX_INDEX_CAPACITY) {
+  /**
+   * `recordOrder`: the order `record` refreshes a prompt's blocks in. `leading-last` (default)
+   * leaves its leading blocks the most recent (see `record`); `prompt` refreshes them first to last,
+   * so its last block is the most recent and its first is evicted first, as BLIS's router-side
+   * index does (inference-sim/inference-sim sim/prefix_cache_index.go `RecordBlocks` at
+   * b563c4405b7847eaf682c6d603065c1faca3ca03): BLIS parity mode.
+   */
+  constructor(
+    private readonly capacityPerInstance = DEFAULT_PREFIX_INDEX_CAPACITY,
+    private readonly recordOrder: 'leading-last' | 'prompt' = 'leading-last',
+  ) {
     if (!Number.isInteger(capacityPerInstance) || capacityPerInstance < 1) {
       throw new RangeError(`prefix index capacity must be a positive integer, got ${capacityPerInstance}`);
     }
@@ -76,7 +86,8 @@ export class PrefixIndex implements PrefixLookup {
     // Refresh last block first, so a prompt's leading blocks end up the most recent: a lookup
     // counts only a leading run, so losing block 0 would make every later block useless. (vLLM
     // frees a request's blocks in reverse order for the same reason; docs/behaviour.md §1.)
-    for (let i = blockHashes.length - 1; i >= 0; i--) this.touch(blockHashes[i]!, ordinal, entries);
+    if (this.recordOrder === 'prompt') for (let i = 0; i < blockHashes.length; i++) this.touch(blockHashes[i]!, ordinal, entries);
+    else for (let i = blockHashes.length - 1; i >= 0; i--) this.touch(blockHashes[i]!, ordinal, entries);
     while (entries.size > this.capacityPerInstance) this.evictOldest(ordinal, entries);
     this.compactIfStale(ordinal, entries);
   }

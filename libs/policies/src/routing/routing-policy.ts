@@ -55,6 +55,12 @@ export interface RoutingPolicyDeps {
    * `rng.Intn` (blisTieBreak), so decisions match BLIS's bit for bit.
    */
   readonly tieBreak?: TieBreak;
+  /**
+   * `blis`: BLIS parity mode (docs/blis-mode.md): a policy follows BLIS's blackbox commit where its
+   * rules differ from the default (weighted: the queue-depth scorer reads the queue alone).
+   * Absent: the default rules.
+   */
+  readonly compat?: 'blis';
 }
 
 /** Picks one of `ties` tied candidates: an index in [0, ties). */

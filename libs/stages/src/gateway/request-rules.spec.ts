@@ -79,8 +79,9 @@ describe('readRequestHeaders', () => {
         [httpHeaders.sloClass]: 'critical',
         [httpHeaders.sloTtftMs]: '250.5',
         [httpHeaders.reportTimings]: '1',
+        [httpHeaders.sentAt]: '81234.5@3f2a9c1d',
       }),
-    ).toEqual({ ok: true, fairnessId: 'team_a-1', objective: 'premium', sloClass: 'critical', sloTtftMs: 250.5, reportTimings: true });
+    ).toEqual({ ok: true, fairnessId: 'team_a-1', objective: 'premium', sloClass: 'critical', sloTtftMs: 250.5, reportTimings: true, sentAt: { atMs: 81234.5, clock: '3f2a9c1d' } });
     expect(read({ [httpHeaders.sloTtftMs]: String(SLO_TTFT_MS_MAX) })).toMatchObject({ ok: true, sloTtftMs: SLO_TTFT_MS_MAX });
   });
 
@@ -100,6 +101,10 @@ describe('readRequestHeaders', () => {
     [httpHeaders.fairnessId, 'x'.repeat(65), /"x{64}…" is not a tenant id/],
     [httpHeaders.objective, 'pré', /x-gateway-inference-objective: "pré" is not an objective name/],
     [httpHeaders.reportTimings, 'true', /x-sluice-report-timings: "true" is not a switch: send 1/],
+    [httpHeaders.sentAt, '81234.5', /x-sluice-sent-at: "81234.5" is not a send stamp: send <monotonic ms>@<host clock id>/],
+    [httpHeaders.sentAt, '-1@abc', /is not a send stamp/],
+    [httpHeaders.sentAt, '1e9@abc', /is not a send stamp/],
+    [httpHeaders.sentAt, '5@a.b', /is not a send stamp/],
   ])('refuses %s: %s, naming the header and what to send', (name, value, message) => {
     const reading = read({ [name]: value });
     expect(reading).toMatchObject({ ok: false, header: name });

@@ -72,6 +72,8 @@ export interface RequestHeaderValues {
   readonly sloClass: SloClass | undefined;
   readonly sloTtftMs: number | undefined;
   readonly reportTimings: boolean;
+  /** When the client sent the request, on its host's monotonic clock (`x-sluice-sent-at`). */
+  readonly sentAt?: { readonly atMs: number; readonly clock: string };
 }
 
 /** The headers' values, or the first bad one: its name and what to send instead (a 400). */
@@ -79,6 +81,9 @@ export type HeaderReading = ({ readonly ok: true } & RequestHeaderValues) | { re
 
 /** A decimal number of milliseconds: digits, optionally a fraction. No sign, exponent, hex or words. */
 const DECIMAL_MS = /^[0-9]{1,10}(\.[0-9]{1,6})?$/;
+
+/** `<ms>@<clock>`: a monotonic stamp in decimal ms and the id of the host clock it was read from. */
+const SENT_AT = /^([0-9]{1,15}(?:\.[0-9]{1,6})?)@([A-Za-z0-9_-]{1,64})$/;
 
 /**
  * Reads the gateway's request headers, each checked here so that a bad value is a 400 naming the
@@ -109,7 +114,11 @@ export function readRequestHeaders(header: (name: string) => string | undefined)
   const timings = header(httpHeaders.reportTimings);
   if (timings !== undefined && timings !== '0' && timings !== '1') return bad(httpHeaders.reportTimings, timings, 'is not a switch: send 1 (report the stage timings) or 0');
 
-  return { ok: true, fairnessId, objective, sloClass: slo?.data, sloTtftMs, reportTimings: timings === '1' };
+  const sentHeader = header(httpHeaders.sentAt);
+  const sent = sentHeader === undefined ? undefined : SENT_AT.exec(sentHeader);
+  if (sentHeader !== undefined && !sent) return bad(httpHeaders.sentAt, sentHeader, 'is not a send stamp: send <monotonic ms>@<host clock id>, such as 81234.5@3f2a9c1d');
+
+  return { ok: true, fairnessId, objective, sloClass: slo?.data, sloTtftMs, reportTimings: timings === '1', ...(sent ? { sentAt: { atMs: Number(sent[1]), clock: sent[2]! } } : {}) };
 }
 
 /** A header value as the client sent it, quoted, and cut short: a refusal must not echo 16 KB back. */

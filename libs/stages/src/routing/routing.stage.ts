@@ -4,6 +4,7 @@ import {
   BusyThresholdBook,
   ClusterState,
   KvEventIndex,
+  DEFAULT_PREFIX_INDEX_CAPACITY,
   PrefixIndex,
   blisTieBreak,
   expirySweepIntervalUs,
@@ -38,7 +39,7 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
   private readonly policy: RoutingPolicy;
   private readonly prefillPolicy: RoutingPolicy | undefined;
   private readonly cluster: ClusterState;
-  private readonly prefix = new PrefixIndex();
+  private readonly prefix: PrefixIndex;
   /** What the caches reported holding (their KV events), kept only when the policy reads it. */
   private readonly kvCache: KvEventIndex | undefined;
   /** Requests handed to an instance and not yet done, by id, with the instance: what a lost instance held. */
@@ -71,7 +72,9 @@ export class RoutingStage<R extends StageRequest, C = undefined> {
     wakeUps: WakeUps<RoutingWakeUp>,
   ) {
     const random = seededRandom(settings.seed);
-    this.policy = registry.create(settings.policy, settings.params, settings.compat === 'blis' ? { random, tieBreak: blisTieBreak(settings.seed) } : { random });
+    // BLIS parity mode: the router's prefix beliefs age as BLIS's do (a prompt's first block is its oldest).
+    this.prefix = new PrefixIndex(DEFAULT_PREFIX_INDEX_CAPACITY, settings.compat === 'blis' ? 'prompt' : 'leading-last');
+    this.policy = registry.create(settings.policy, settings.params, settings.compat === 'blis' ? { random, tieBreak: blisTieBreak(settings.seed), compat: 'blis' } : { random });
     // The prefill pick's own policy, with its own seeded tie-breaks (see PdPolicies).
     this.prefillPolicy = settings.disaggregation && registry.create(settings.policy, settings.params, { random: seededRandom(settings.seed + 1) });
     const onRefresh = settings.snapshotRefreshIntervalUs > 0;

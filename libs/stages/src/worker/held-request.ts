@@ -60,4 +60,9 @@ export interface WorkerCompletion {
   readonly prefillUs: number;
   /** First token → last token. */
   readonly decodeUs: number;
+  /**
+   * BLIS parity mode only: the engine's sum of BLIS's ITL list (StepResult.itlSinceRestartUs), so
+   * the client's record can give BLIS's E2E beside the wall-clock one. Absent by default.
+   */
+  readonly itlSinceRestartUs?: number;
 }

@@ -1,6 +1,6 @@
 import { WorkerFaultsSchema, micros, type InstanceIdentity, type Micros, type OutcomeReason, type WorkerFaults } from '@sluice/contracts';
 import type { EngineSnapshot, StepResult, VllmEngine } from '@sluice/engine';
-import type { HeldRequest } from './held-request.js';
+import type { HeldRequest, WorkerCompletion } from './held-request.js';
 import { RemotePrefills } from './remote-prefills.js';
 import type { InstanceWakeUp, WorkerEffects } from './worker.effects.js';
 import type { KvTransferSettings } from './worker.settings.js';
@@ -332,17 +332,23 @@ export class InstanceCore<H extends HeldRequest> {
       // A prefill job's token is sampled and dropped, as a vLLM prefill instance's is: not the client's.
       if (request.prefillFor === undefined) this.effects.tokens(this, request, count, tokenUs, previous);
     }
-    for (const requestId of result.completed) this.complete(requestId, tokenUs);
+    result.completed.forEach((requestId, i) => this.complete(requestId, tokenUs, result.itlSinceRestartUs?.[i]));
   }
 
-  private complete(requestId: string, atUs: Micros): void {
+  private complete(requestId: string, atUs: Micros, itlSinceRestartUs: number | undefined): void {
     const request = this.held.get(requestId);
     if (!request) return;
     this.held.delete(requestId);
     const admitted = request.admittedUs ?? atUs;
     // With max_tokens 0 a request is served by its prefill alone: no token, so its "first" is its end.
     const firstToken = request.firstTokenUs ?? atUs;
-    const completion = { outputTokens: request.generated, workerQueueUs: admitted - request.workerArrivalUs, prefillUs: firstToken - admitted, decodeUs: atUs - firstToken };
+    const completion: WorkerCompletion = {
+      outputTokens: request.generated,
+      workerQueueUs: admitted - request.workerArrivalUs,
+      prefillUs: firstToken - admitted,
+      decodeUs: atUs - firstToken,
+      ...(itlSinceRestartUs === undefined ? {} : { itlSinceRestartUs }),
+    };
     if (request.prefillFor !== undefined) this.effects.prefilled(this, request, 'ok', atUs, completion);
     else this.effects.completed(this, request, completion, atUs);
     this.effects.done(this, request, 'ok', atUs);

@@ -169,3 +169,25 @@ describe('weighted', () => {
     expect(() => weighted({ weights: 'queue-depth:0' })).toThrow(ZodError);
   });
 });
+
+describe('weighted, BLIS parity mode (deps.compat)', () => {
+  // prefix-affinity:2, queue-depth:1, kv-utilization:1 → factors 0.5, 0.25, 0.25; no prefix cached.
+  // x: queue 0, batch 6, kv 0.2; y: queue 1, batch 0, kv 0.1.
+  const x = instanceView({ instanceId: 'x', queueDepth: 0, batchSize: 6, kvUtilization: 0.2 });
+  const y = instanceView({ instanceId: 'y', queueDepth: 1, batchSize: 0, kvUtilization: 0.1 });
+  const params = { weights: 'prefix-affinity:2,queue-depth:1,kv-utilization:1' };
+  const decide = (deps: Parameters<typeof createWeighted>[1]) => createWeighted(params, deps).route(policyRequest({ blockHashes: blocks(4) }), clusterView([x, y], new PrefixIndex()), micros(0))!;
+
+  it("scores queue depth on the queue alone, as BLIS does: x 0.25·1 + 0.25·0.8 = 0.45 beats y 0 + 0.25·0.9 = 0.225", () => {
+    const decision = decide({ random: seededRandom(1), compat: 'blis' });
+    expect(decision.instance.instanceId).toBe('x');
+    expect(decision.ranked.map((r) => r.score)).toEqual([0.45, 0.225]);
+  });
+
+  it('by default scores effective load (x 6, y 1): x 0 + 0.25·0.8 = 0.2 loses to y 0.25·1 + 0.25·0.9 = 0.475', () => {
+    const decision = decide({ random: seededRandom(1) });
+    expect(decision.instance.instanceId).toBe('y');
+    expect(decision.ranked[0]!.score).toBeCloseTo(0.475, 15);
+    expect(decision.ranked[1]!.score).toBeCloseTo(0.2, 15);
+  });
+});

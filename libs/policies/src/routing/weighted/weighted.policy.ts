@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { argMaxRandomTie, rankedDecision, routingCandidates } from '../decision.js';
 import type { RoutingPolicy, RoutingPolicyDeps } from '../routing-policy.js';
-import { SCORER_NAMES, createScorerRegistry } from '../scorers/registry.js';
+import { QUEUE_DEPTH_SCORER } from '../scorers/queue-depth/queue-depth.scorer.js';
+import { SCORER_NAMES, createScorerRegistry, type ScorerName } from '../scorers/registry.js';
 import { clampScore } from '../scorers/scorer.js';
 import { DEFAULT_SCORER_WEIGHTS, ScorerWeightsSchema } from './scorer-weights.js';
 
@@ -13,13 +14,17 @@ export const WeightedParamsSchema = z.strictObject({
 });
 export type WeightedParams = z.infer<typeof WeightedParamsSchema>;
 
+/** BLIS parity mode's scorer parameters, where BLIS's blackbox commit reads another signal than the default. */
+const BLIS_SCORER_PARAMS: Readonly<Partial<Record<ScorerName, unknown>>> = { [QUEUE_DEPTH_SCORER]: { reads: 'queue-depth' } };
+
 /**
  * Weighted scoring (docs/behaviour.md §4, BLIS's weighted routing and the Endpoint Picker's scorer
  * plugins): each scorer with a positive weight scores every candidate in [0, 1]; a candidate's
  * score is Σ score · weight / Σ weights, itself in [0, 1]; the argmax wins, exact ties broken by
  * the seeded random source. Scorers run in SCORER_NAMES order whatever order config lists them
  * in, so the same weights give bit-identical sums. It picks the best-ranked candidate, so its
- * regret is 0 by construction.
+ * regret is 0 by construction. In BLIS parity mode (`deps.compat`) the queue-depth scorer reads
+ * the queue alone, as BLIS's does (BLIS_SCORER_PARAMS).
  */
 export function createWeighted(params: unknown, deps: RoutingPolicyDeps): RoutingPolicy {
   const { weights } = WeightedParamsSchema.parse(params ?? {});
@@ -28,7 +33,7 @@ export function createWeighted(params: unknown, deps: RoutingPolicyDeps): Routin
   for (const name of SCORER_NAMES) total += weights[name] ?? 0;
   const active = SCORER_NAMES.filter((name) => (weights[name] ?? 0) > 0).map((name) => ({
     name,
-    scorer: registry.create(name, {}),
+    scorer: registry.create(name, deps.compat === 'blis' ? (BLIS_SCORER_PARAMS[name] ?? {}) : {}),
     factor: (weights[name] ?? 0) / total,
   }));
 

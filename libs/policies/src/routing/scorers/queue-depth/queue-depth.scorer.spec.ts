@@ -34,4 +34,21 @@ describe('queue-depth scorer', () => {
     expect(score([a, instanceView({ instanceId: 'b', queueDepth: 20 })])[0]).toBe(1);
     expect(score([a, instanceView({ instanceId: 'b' })])[0]).toBe(0);
   });
+
+  it("reads the queue alone with reads: 'queue-depth' (BLIS's scoreQueueDepth at its blackbox commit)", () => {
+    const candidates = [
+      instanceView({ instanceId: 'a', queueDepth: 1, inFlight: 1 }), // queue 1
+      instanceView({ instanceId: 'b', queueDepth: 2, batchSize: 3, inFlight: 1 }), // queue 2
+      instanceView({ instanceId: 'c', batchSize: 4 }), // queue 0
+    ];
+    // max 2, min 0: a (2 − 1)/2 = 0.5, b 0, c 1; the default (effective load 2, 6, 4) gives [1, 0, 0.5].
+    expect(createQueueDepthScorer({ reads: 'queue-depth' }).score(policyRequest(), candidates, clusterView(candidates))).toEqual([0.5, 0, 1]);
+    // All queues equal (0), whatever their batches: all 1.
+    const idleQueues = [instanceView({ instanceId: 'a', batchSize: 9 }), instanceView({ instanceId: 'b' })];
+    expect(createQueueDepthScorer({ reads: 'queue-depth' }).score(policyRequest(), idleQueues, clusterView(idleQueues))).toEqual([1, 1]);
+  });
+
+  it('refuses an unknown signal', () => {
+    expect(() => createQueueDepthScorer({ reads: 'batch' })).toThrow();
+  });
 });

@@ -1,18 +1,39 @@
+import { z } from 'zod';
 import { effectiveLoad } from '../../decision.js';
+import type { InstanceView } from '../../../cluster-view.js';
 import { clampScore, type Scorer } from '../scorer.js';
 
 export const QUEUE_DEPTH_SCORER = 'queue-depth';
 
+export const QueueDepthParamsSchema = z.strictObject({
+  /**
+   * What is normalised: `effective-load` (default) = queueDepth + batchSize + inFlight;
+   * `queue-depth` = the queue alone, as BLIS's blackbox commit and the Endpoint Picker's queue
+   * scorer read it (BLIS parity mode).
+   */
+  reads: z.enum(['effective-load', 'queue-depth']).default('effective-load'),
+});
+export type QueueDepthParams = z.input<typeof QueueDepthParamsSchema>;
+
+const queueDepthOf = (c: InstanceView): number => c.queueDepth;
+
 /**
- * Min-max normalised effective load (BLIS's queue-depth scorer): (max − load) / (max − min)
- * over the candidates, so the least loaded scores 1 and the most loaded 0. When every candidate
- * has the same load (one candidate included) there is nothing to prefer: all score 1.
+ * Min-max normalised load (BLIS's queue-depth scorer): (max − load) / (max − min) over the
+ * candidates, so the least loaded scores 1 and the most loaded 0. When every candidate has the
+ * same load (one candidate included) there is nothing to prefer: all score 1.
+ *
+ * The load is the effective load by default. BLIS at its blackbox commit reads QueueDepth alone
+ * (inference-sim/inference-sim sim/routing_scorers.go `scoreQueueDepth` at
+ * b563c4405b7847eaf682c6d603065c1faca3ca03: "reads QueueDepth only (WaitingQueueSize)", as the
+ * Endpoint Picker's queue scorer does): `reads: queue-depth`, which BLIS parity mode selects.
  */
-export function createQueueDepthScorer(): Scorer {
+export function createQueueDepthScorer(params: unknown = {}): Scorer {
+  const { reads } = QueueDepthParamsSchema.parse(params ?? {});
+  const loadOf = reads === 'queue-depth' ? queueDepthOf : effectiveLoad;
   return {
     name: QUEUE_DEPTH_SCORER,
     score(_request, candidates) {
-      const loads = candidates.map(effectiveLoad);
+      const loads = candidates.map(loadOf);
       let min = Number.POSITIVE_INFINITY;
       let max = Number.NEGATIVE_INFINITY;
       for (const load of loads) {

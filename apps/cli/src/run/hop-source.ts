@@ -1,0 +1,64 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { readReportJson } from '@sluice/report';
+import { hopLatenciesOf, hopProfileOf, hopSamplesFromRecords, hopSamplesOf, hopsFromRecords, medianSample, type HopLatencies, type HopProfile, type HopSample } from '@sluice/twin';
+
+/** How the twin takes a live path: each request draws a whole measured path, or every request takes each hop's median. */
+export type HopSampling = 'empirical' | 'paired' | 'median';
+export const HOP_SAMPLINGS: readonly HopSampling[] = ['empirical', 'paired', 'median'];
+
+/** What the twin gets from `--hop-latency-from` or `twin.hopProfile`: per-request paths, or constants. */
+export interface HopSource {
+  readonly samples?: readonly HopSample[];
+  /** Each request takes its live counterpart's path (`paired`). */
+  readonly paired?: boolean;
+  readonly hops?: HopLatencies;
+  /** What report.json says of it (`config.hopSource`). */
+  readonly description: { readonly file: string; readonly sampling: HopSampling | 'median-split'; readonly samples: number };
+}
+
+/**
+ * Reads a hop profile (`sluice-hop-profile`) or a live run's report.json. A report whose answers
+ * lack the per-hop timings (one written before the gateway timed each hop) can give only the old
+ * constants: each stage's median, and the rest of the path split in the default proportions.
+ */
+export function readHopSource(file: string, sampling: HopSampling): HopSource & { readonly profile?: HopProfile } {
+  const samples = readSamples(file);
+  if (samples === undefined) {
+    const records = readReportJson(file).records;
+    return { hops: hopsFromRecords(records), description: { file, sampling: 'median-split', samples: 0 } };
+  }
+  if (samples.length === 0) throw new Error(`${file}: no served request with its stage timings: nothing to take the hops from`);
+  const description = { file, sampling, samples: samples.length };
+  if (sampling === 'median') return { hops: hopLatenciesOf(medianSample(samples)), description };
+  if (sampling === 'paired' && !samples.some((s) => s.position !== undefined)) throw new Error(`${file}: --hop-sampling paired needs a live run's report (its records name their requests); a hop profile has only paths`);
+  return { samples, paired: sampling === 'paired', description };
+}
+
+/** The samples in a file, or undefined for a report whose records carry no per-hop timings. */
+function readSamples(file: string): HopSample[] | undefined {
+  const text = readFileSync(file, 'utf8');
+  // A profile is small and starts with its kind; a report is read line by line (it can be large).
+  if (/^\s*\{\s*"kind"\s*:\s*"sluice-hop-profile"/.test(text.slice(0, 200))) return hopSamplesOf(parseProfile(file, text));
+  const records = readReportJson(file).records;
+  const samples = hopSamplesFromRecords(records);
+  const served = records.filter((r) => r.outcome === 'completed').length;
+  return samples.length === 0 && served > 0 ? undefined : samples;
+}
+
+function parseProfile(file: string, text: string): HopProfile {
+  const profile = JSON.parse(text) as Partial<HopProfile>;
+  if (profile.version !== 1) throw new Error(`${file}: hop profile version ${String(profile.version)}; this sluice reads version 1`);
+  if (!Array.isArray(profile.columns) || !Array.isArray(profile.samples)) throw new Error(`${file}: a hop profile needs "columns" and "samples" arrays`);
+  return { kind: 'sluice-hop-profile', version: 1, name: String(profile.name ?? basename(file)), source: String(profile.source ?? file), columns: profile.columns, samples: profile.samples };
+}
+
+/** Keeps the live path of a run as a named hop profile (`--save-hop-profile`). */
+export function saveHopProfile(file: string, source: string, samples: readonly HopSample[]): void {
+  const name = basename(file).replace(/\.json$/, '').replace(/\.hops$/, '');
+  const profile = hopProfileOf(name, source, samples);
+  // One sample per line: a profile stays readable and diffs stay small.
+  const rows = profile.samples.map((row) => `    ${JSON.stringify(row)}`).join(',\n');
+  const head = JSON.stringify({ ...profile, samples: [] }, null, 2).replace(/"samples": \[\]\n\}$/, '');
+  writeFileSync(file, `${head}"samples": [\n${rows}\n  ]\n}\n`);
+}
