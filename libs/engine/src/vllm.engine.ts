@@ -1,5 +1,6 @@
 import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
+import { DecodePromptBlocks } from './decode-prompt-blocks.js';
 import type { EngineCompat, EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import { KvResidency } from './kv/kv-residency.js';
@@ -56,6 +57,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   /** The running batch in vLLM's order: the order requests were admitted. */
   private readonly running: Sequence<R>[] = [];
   private readonly byId = new Map<string, Sequence<R>>();
+  private readonly decodePromptBlocks = new DecodePromptBlocks<Sequence<R>>();
   private readonly batch: BatchFormation<R>;
   private readonly compat: EngineCompat;
   private readonly residency: KvResidency | undefined;
@@ -101,6 +103,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       workKind: 'prefill',
       workTokens: 0,
       workIndexed: NONE_INDEXED,
+      decodeCountedIn: 0,
     };
     this.byId.set(request.id, seq);
     // After every request ready at the same time or earlier: equal times keep arrival order.
@@ -242,16 +245,16 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
    * the prompt's full ones (its partial last block, the output) belong to the request alone.
    */
   private uniqueDecodeBlocks(): number {
-    const promptBlocks = new Set<BlockId>();
+    // Past its prefill a request holds at least its prompt's full blocks (`computed` ≥ the
+    // prompt), so every one of its prompt hashes is held and shared; the rest are its own.
+    this.decodePromptBlocks.begin();
     let ownBlocks = 0;
     for (const seq of this.running) {
       if (isPrefilling(seq)) continue;
-      const held = blocksFor(seq.computed, this.limits.blockSize);
-      const shared = Math.min(seq.promptHashes.length, held);
-      for (let i = 0; i < shared; i++) promptBlocks.add(seq.promptHashes[i]!);
-      ownBlocks += held - shared;
+      this.decodePromptBlocks.see(seq);
+      ownBlocks += blocksFor(seq.computed, this.limits.blockSize) - seq.promptHashes.length;
     }
-    return promptBlocks.size + ownBlocks;
+    return this.decodePromptBlocks.count() + ownBlocks;
   }
 
   /**

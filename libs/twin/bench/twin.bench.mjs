@@ -17,7 +17,13 @@
 // snapshots or records. The "twin ÷ baseline" column is the cluster's cost as a multiple of it.
 // Generating the workload (`generateWorkloadRequests`, not timed in either) is shown for scale.
 // A 2,000-request warm-up of both runs first so that neither pays for the JIT alone.
+// TWIN_BENCH_TEN_MILLION=1 adds 10,000,000 requests, streamed (twin-streamed.mjs, in a process of
+// its own: the workload read lazily, each record dropped as it settles), without the baseline.
+// Each row says its peak resident memory: for the rows run here, this process's peak so far
+// (the workload array and the kept records of the largest row so far); for the streamed row, its own.
+import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { totalmem } from 'node:os';
 import { loadProfile } from '@sluice/config';
 import { VllmEngine, createLatencyModel } from '@sluice/engine';
@@ -27,6 +33,7 @@ import { fastBlockIds, simulate } from '../dist/index.js';
 
 const SIZES = process.env.TWIN_BENCH_SIZES ? process.env.TWIN_BENCH_SIZES.split(',').map(Number) : [10_000, 100_000];
 const MILLION = 1_000_000;
+const TEN_MILLION = 10_000_000;
 const MILLION_BUDGET_S = 120;
 const GOAL_S = 60;
 const WARMUP = 2_000;
@@ -85,7 +92,17 @@ function measure(n) {
   let lastEndMs = 0;
   for (const r of twin.value.records) lastEndMs = Math.max(lastEndMs, r.endMs);
   const virtualS = lastEndMs / 1000;
-  return { n, generateS: generated.s, baselineS: baseline.s, twinS: twin.s, events: twin.value.events, virtualS };
+  return { n, generateS: generated.s, baselineS: baseline.s, twinS: twin.s, events: twin.value.events, virtualS, peakRssBytes: peakRssBytes() };
+}
+
+/** This process's peak resident memory so far (ru_maxrss is in KiB on Linux). */
+const peakRssBytes = () => process.resourceUsage().maxRSS * 1024;
+
+/** A streamed run in a child process (twin-streamed.mjs): its own peak memory, its CPU time beside the wall time. */
+function measureStreamed(n) {
+  const script = fileURLToPath(new URL('./twin-streamed.mjs', import.meta.url));
+  const row = JSON.parse(execFileSync(process.execPath, [script, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  return { ...row, streamed: true };
 }
 
 measure(WARMUP);
@@ -108,27 +125,33 @@ if (wantMillion && roomForMillion) {
   rows.push(last);
   projectedMillionS = last.twinS;
 }
-else rows.push({ n: MILLION, extrapolated: true, twinS: projectedMillionS, events: (last.events * MILLION) / last.n, baselineS: (last.baselineS * MILLION) / last.n, generateS: (last.generateS * MILLION) / last.n, virtualS: (last.virtualS * MILLION) / last.n });
+else rows.push({ n: MILLION, extrapolated: true, peakRssBytes: undefined, twinS: projectedMillionS, events: (last.events * MILLION) / last.n, baselineS: (last.baselineS * MILLION) / last.n, generateS: (last.generateS * MILLION) / last.n, virtualS: (last.virtualS * MILLION) / last.n });
+
+if (process.env.TWIN_BENCH_TEN_MILLION === '1') rows.push(measureStreamed(TEN_MILLION));
 
 const fmt = (x, d = 0) => x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 console.log(`twin: ${INSTANCES} instances, router.policy=weighted, default admission and flow control, Poisson ${AGGREGATE_RATE} req/s, inputs ≈512±128, outputs 128±32, 4 prefix groups`);
-const header = ['requests', 'virtual time', 'twin wall', 'requests/s', 'events', 'events/s', 'baseline wall', 'baseline req/s', 'twin ÷ baseline', 'generate', '1M projected'];
+const header = ['requests', 'virtual time', 'twin wall', 'requests/s', 'events', 'events/s', 'baseline wall', 'baseline req/s', 'twin ÷ baseline', 'generate', '1M projected', 'peak RSS'];
+const gib = (bytes) => (bytes === undefined ? '–' : `${fmt(bytes / 2 ** 30, 2)} GiB`);
 const table = rows.map((r) => [
-  `${fmt(r.n)}${r.extrapolated ? ' (extrapolated)' : ''}`,
+  `${fmt(r.n)}${r.extrapolated ? ' (extrapolated)' : r.streamed ? ' (streamed)' : ''}`,
   `${fmt(r.virtualS)} s`,
   `${fmt(r.twinS, 2)} s`,
   fmt(r.n / r.twinS),
   fmt(r.events),
   fmt(r.events / r.twinS),
-  `${fmt(r.baselineS, 2)} s`,
-  fmt(r.n / r.baselineS),
-  `${fmt(r.twinS / r.baselineS, 1)}×`,
-  `${fmt(r.generateS, 2)} s`,
+  r.streamed ? '–' : `${fmt(r.baselineS, 2)} s`,
+  r.streamed ? '–' : fmt(r.n / r.baselineS),
+  r.streamed ? '–' : `${fmt(r.twinS / r.baselineS, 1)}×`,
+  r.streamed ? 'in the run' : `${fmt(r.generateS, 2)} s`,
   `${fmt((r.twinS * MILLION) / r.n, 1)} s`,
+  gib(r.peakRssBytes),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
 const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
 console.log(line(header));
 for (const row of table) console.log(line(row));
 const verdict = projectedMillionS < GOAL_S ? 'met' : `not met (${fmt(projectedMillionS / GOAL_S, 1)}× too slow; needs ${fmt(MILLION / GOAL_S)} requests/s)`;
+const ten = rows.find((r) => r.n === TEN_MILLION);
+if (ten) console.log(`${fmt(TEN_MILLION)} streamed: ${fmt(ten.twinS, 1)} s wall (${fmt(ten.cpuS, 1)} s of CPU), peak ${gib(ten.peakRssBytes)} resident; goal ≤ 300 s and ≤ 2 GiB: ${ten.twinS <= 300 ? 'time met' : 'time not met'}, ${ten.peakRssBytes <= 2 * 2 ** 30 ? 'memory met' : 'memory not met'}`);
 console.log(`goal: 1,000,000 requests in under ${GOAL_S} s, ${last.n === MILLION ? 'measured' : `projected from ${fmt(last.n)}`}: ${fmt(projectedMillionS, 1)} s, ${verdict}`);

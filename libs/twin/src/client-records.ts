@@ -6,27 +6,51 @@ import type { StepTimes } from './step-times.js';
 
 const ms = (us: number) => us / 1000;
 
+/** Where a streamed run's records go as they settle (its request's place in the workload with it). */
+export type RecordSink = (record: RunRecord, position: number) => void;
+
 /**
  * What the twin's client sees of each request: its record, as `sluice run` writes one for a live
- * request, kept at the request's place in the workload (sorting a million records by id took
- * 1.6 s). The times are when the answer reaches the client: the stage's answer plus the way back.
+ * request. Kept at the request's place in the workload (sorting a million records by id took
+ * 1.6 s), or, given a sink, handed to it as it settles and forgotten: a record holds its token
+ * times (~1.5 KB a request), so ten million of them do not fit in memory. The times are when the
+ * answer reaches the client: the stage's answer plus the way back.
  */
 export class ClientRecords {
   private readonly records: (RunRecord | undefined)[];
+  private expected: number;
   private ended = 0;
 
-  constructor(count: number) {
-    this.records = new Array<RunRecord | undefined>(count);
+  /** `count` requests, their records kept; or, with `sink`, none yet (`expect` counts them in as they come). */
+  constructor(count: number, private readonly sink?: RecordSink) {
+    this.records = sink === undefined ? new Array<RunRecord | undefined>(count) : [];
+    this.expected = sink === undefined ? count : 0;
+  }
+
+  /** A streamed run: one more request is on its way (its arrival is on the agenda). */
+  expect(): void {
+    this.expected++;
   }
 
   /** Requests without a record yet. */
   get outstanding(): number {
-    return this.records.length - this.ended;
+    return this.expected - this.ended;
   }
 
-  /** Every record, in request order (throws if one is missing: the caller checks `outstanding` first). */
+  /** How many records were written. */
+  get count(): number {
+    return this.ended;
+  }
+
+  /** Every record kept, in request order (throws if one is missing: the caller checks `outstanding` first). */
   all(): RunRecord[] {
     return this.records.filter((record): record is RunRecord => record !== undefined);
+  }
+
+  private settle(position: number, record: RunRecord): void {
+    this.ended++;
+    if (this.sink === undefined) this.records[position] = record;
+    else this.sink(record, position);
   }
 
   // Records are written out field by field, not spread from a common part: a million of them stay
@@ -44,8 +68,7 @@ export class ClientRecords {
       return;
     }
     const { request } = flight;
-    this.ended++;
-    this.records[flight.position] = {
+    this.settle(flight.position, {
       id: flight.id,
       fairnessId: request.fairnessId,
       sloClass: request.sloClass,
@@ -59,14 +82,13 @@ export class ClientRecords {
       outcome: outcomeOf(reason),
       reason,
       stage,
-    };
+    });
   }
 
   /** Rare, so written apart: the common failure keeps its one record shape. */
   private failedMidway(flight: Flight, clientUs: number, reason: OutcomeReason, stage: Stage | undefined, tokenTimesMs: readonly number[]): void {
     const { request } = flight;
-    this.ended++;
-    this.records[flight.position] = {
+    this.settle(flight.position, {
       id: flight.id,
       fairnessId: request.fairnessId,
       sloClass: request.sloClass,
@@ -81,7 +103,7 @@ export class ClientRecords {
       outcome: outcomeOf(reason),
       reason,
       ...(stage === undefined ? {} : { stage }),
-    };
+    });
   }
 
   /**
@@ -90,7 +112,6 @@ export class ClientRecords {
    */
   completed(flight: Flight, completion: WorkerCompletion, clientUs: number, instanceId: string, stepTimes: StepTimes): void {
     const { request } = flight;
-    this.ended++;
     const { admissionMs, flowQueueMs, routingMs } = flight.timings;
     // Every served request passed admission, flow control and the router, so all three are set.
     const timings: ServedTimings = {
@@ -124,12 +145,12 @@ export class ClientRecords {
     // (rare: the record is rebuilt without the field rather than every record built in two steps).
     if (tokenTimesMs.length === 0) {
       const { firstTokenMs: _none, ...withoutFirstToken } = record;
-      this.records[flight.position] = withoutFirstToken;
+      this.settle(flight.position, withoutFirstToken);
       return;
     }
     // BLIS parity mode only (the engine gives the ITL sum then): BLIS's end beside the wall-clock one.
     const itlUs = completion.itlSinceRestartUs;
-    this.records[flight.position] = itlUs === undefined ? record : { ...record, blisLastChunkMs: tokenTimesMs[0]! + ms(itlUs) };
+    this.settle(flight.position, itlUs === undefined ? record : { ...record, blisLastChunkMs: tokenTimesMs[0]! + ms(itlUs) });
   }
 }
 

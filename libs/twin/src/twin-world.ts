@@ -1,6 +1,6 @@
 import { seedOf, seededRandom } from '@sluice/collections';
 import type { WorkerSettings } from '@sluice/stages';
-import { ClientRecords } from './client-records.js';
+import { ClientRecords, type RecordSink } from './client-records.js';
 import { TwinGateway, type TwinGatewaySettings } from './gateway.js';
 import type { HopLatencies } from './hops.js';
 import { TwinNetwork } from './network.js';
@@ -42,10 +42,11 @@ export interface TwinWorld {
  * built before their senders; answers (the gateway's inbox) and worker signals go back up to parts
  * built after theirs, so those two ports are bound here to parts of this function, which exist by
  * the time anything is sent: nothing is assigned after construction, and no part reaches through
- * another. No stage rule lives in the twin: only when things arrive.
+ * another. No stage rule lives in the twin: only when things arrive. With `sink`, records go to
+ * it as they settle and `requests` is not used (a streamed run counts its requests as they come).
  */
-export function buildWorld(settings: TwinWorldSettings, requests: number): TwinWorld {
-  const records = new ClientRecords(requests);
+export function buildWorld(settings: TwinWorldSettings, requests: number, sink?: RecordSink): TwinWorld {
+  const records = new ClientRecords(requests, sink);
   const network = new TwinNetwork(settings.hops, settings.ackTimeoutUs, seededRandom(seedOf(`bus-faults/${settings.seed}`)), () => records.outstanding);
   const inbox: GatewayInbox = {
     error: (...frame) => gateway.error(...frame),

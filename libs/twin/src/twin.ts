@@ -9,6 +9,7 @@ import { ChaosTimeline } from './chaos/chaos-timeline.js';
 import type { TwinChaosReport } from './chaos/chaos-report.js';
 import { twinChaosHost } from './chaos/twin-fault-port.js';
 import { twinEngineCounters, type TwinEngineCounters } from './engine-counters.js';
+import type { ClientRecords, RecordSink } from './client-records.js';
 import { newFlight } from './flight.js';
 import type { Migration, TwinGateway } from './gateway.js';
 import { HopDraws, type HopSample } from './hop-profile.js';
@@ -17,9 +18,10 @@ import type { TwinObserver } from './observer.js';
 import { replicaTallies, type TwinReplicaTallies } from './replica-tallies.js';
 import type { Replicated } from './stage-groups.js';
 import { TwinStalledError } from './stalled.js';
-import { buildWorld, type TwinWorldSettings } from './twin-world.js';
+import { buildWorld, type TwinWorld, type TwinWorldSettings } from './twin-world.js';
 
 export { TwinStalledError } from './stalled.js';
+export type { RecordSink } from './client-records.js';
 export type { Migration } from './gateway.js';
 export type { TwinObserver } from './observer.js';
 export type { TwinReplicaTallies } from './replica-tallies.js';
@@ -102,6 +104,12 @@ export interface TwinResult {
   readonly replicas: TwinReplicaTallies;
 }
 
+/** What a streamed run returns: its records went to the sink. */
+export interface TwinStreamResult extends Omit<TwinResult, 'records' | 'chaos'> {
+  /** Requests read and recorded. */
+  readonly requests: number;
+}
+
 /** The twin's worker process when it has one (its instances are `twin-r0`, `twin-r1`, …); else `twin-0`, `twin-1`, … */
 const workerIdOf = (process: number, processes: number) => (processes === 1 ? 'twin' : `twin-${process}`);
 
@@ -163,23 +171,53 @@ export class Twin {
   /** Runs the workload to the end (every request has its record) and returns the records in request order. */
   run(requests: readonly WorkloadRequest[]): TwinResult {
     const world = buildWorld(this.settings, requests.length);
-    const { network, workers, stages, gateway } = world;
     // Arrivals join the agenda one at a time, each when the one before it runs, in the order the
     // agenda would run them all (time as `at` clamps it, then request order): the same run as
     // scheduling them all up front, with an agenda of the events in flight rather than the workload.
-    const arrivals = requests.map((request, i) => ({ request, i, atUs: Math.max(request.arrivalMs * 1000, 0) }));
-    arrivals.sort((a, b) => (a.atUs !== b.atUs ? (a.atUs < b.atUs ? -1 : 1) : a.i - b.i));
-    let next = 0;
+    const arrivals = requests.map((request, position) => ({ request, position, atUs: arrivalUsOf(request) }));
+    arrivals.sort((a, b) => (a.atUs !== b.atUs ? (a.atUs < b.atUs ? -1 : 1) : a.position - b.position));
+    const { events, timeline } = this.drive(world, arrivals.values());
+    // Already in request order: each record was written at its request's place.
+    const records = world.records.all();
+    if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, world.network.queue.nowUs);
+    const { migrations } = world.gateway;
+    const chaos = timeline?.report(records, migrations, world.gateway.migrationsByReason());
+    return { records, events, migrations, ...(chaos ? { chaos } : {}), ...this.endState(world) };
+  }
+
+  /**
+   * Runs a workload read one request at a time (`generateWorkload`'s iterator: a request is read
+   * when the one before it arrives) and hands each record to `sink` as it settles, in the order
+   * they settle, keeping none: memory holds the requests in flight, not the run. The same run as
+   * `run` gives for the same requests, record for record. The requests must come in arrival order
+   * (a generated workload does; a trace may not: sort it and use `run`), and a chaos run, whose
+   * report reads every record, is refused.
+   */
+  stream(requests: Iterable<WorkloadRequest>, sink: RecordSink): TwinStreamResult {
+    if (this.faults !== undefined) throw new Error('a chaos run reads every record for its report: run it with run(), not stream()');
+    const world = buildWorld(this.settings, 0, sink);
+    const { events } = this.drive(world, inArrivalOrder(requests, world.records));
+    const { outstanding } = world.records;
+    if (outstanding > 0) throw new TwinStalledError(outstanding, world.network.queue.nowUs);
+    return { requests: world.records.count, events, migrations: world.gateway.migrations, ...this.endState(world) };
+  }
+
+  /** Puts the arrivals on the agenda one by one, starts the cluster, and runs the agenda dry. */
+  private drive(world: TwinWorld, arrivals: Iterator<Arrival>): { events: number; timeline: ChaosTimeline | undefined } {
+    const { network, workers, stages, gateway } = world;
+    let next = arrivals.next();
+    const first = next.done ? undefined : next.value;
     const arriveNext = (): void => {
-      const { request, i } = arrivals[next++]!;
-      if (next < arrivals.length) network.queue.at(arrivals[next]!.atUs, 'arrive', arriveNext);
-      this.arrive(gateway, network.nowUs, request, i);
+      const { request, position } = next.value as Arrival;
+      next = arrivals.next();
+      if (!next.done) network.queue.at(next.value.atUs, 'arrive', arriveNext);
+      this.arrive(gateway, network.nowUs, request, position);
     };
-    if (arrivals.length > 0) network.queue.at(arrivals[0]!.atUs, 'arrive', arriveNext);
+    if (first !== undefined) network.queue.at(first.atUs, 'arrive', arriveNext);
     // A scenario's offsets count from the first request, as a live chaos run's do.
-    const timeline = this.faults === undefined ? undefined : new ChaosTimeline(twinChaosHost(world), this.faults, arrivals[0]?.atUs ?? 0, createFaultRegistry());
+    const timeline = this.faults === undefined ? undefined : new ChaosTimeline(twinChaosHost(world), this.faults, first?.atUs ?? 0, createFaultRegistry());
     timeline?.schedule();
-    if (requests.length > 0) {
+    if (first !== undefined) {
       // Each worker registers its instances and publishes their first snapshots before anything
       // else, so the stages start with a fresh view; then each stage starts its own chores.
       const start = micros(0);
@@ -187,13 +225,12 @@ export class Twin {
       announceAdmissionReplicas(network, stages.admission, start, this.heartbeatIntervalUs);
       stages.start(start);
     }
-    const events = network.queue.drain();
-    // Already in request order: each record was written at its request's place.
-    const records = world.records.all();
-    if (records.length !== requests.length) throw new TwinStalledError(requests.length - records.length, network.queue.nowUs);
-    const { migrations } = gateway;
-    const chaos = timeline?.report(records, migrations, gateway.migrationsByReason());
-    return { records, events, migrations, ...(chaos ? { chaos } : {}), engine: twinEngineCounters(workers.processes), replicas: replicaTallies(stages, network.nowUs) };
+    return { events: network.queue.drain(), timeline };
+  }
+
+  /** What a run reports of the cluster at its end, beyond the records. */
+  private endState(world: TwinWorld): Pick<TwinResult, 'engine' | 'replicas'> {
+    return { engine: twinEngineCounters(world.workers.processes), replicas: replicaTallies(world.stages, world.network.nowUs) };
   }
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */
@@ -256,7 +293,35 @@ function chaosSettings(config: TwinConfig): { ackTimeoutMs: number; requestTimeo
   throw new Error(`a chaos run needs the config's ${missing.join(', ')} (a SluiceConfig has them)`);
 }
 
+/** A request's arrival on the agenda: when, and its place in the workload (its record's). */
+interface Arrival {
+  readonly request: WorkloadRequest;
+  readonly position: number;
+  readonly atUs: number;
+}
+
+/** A request arrives when the workload says, or at the start if before it (the agenda clamps it so). */
+const arrivalUsOf = (request: WorkloadRequest): number => Math.max(request.arrivalMs * 1000, 0);
+
+/** A streamed workload's arrivals, each counted in as it is read; one earlier than the one before it is refused. */
+function* inArrivalOrder(requests: Iterable<WorkloadRequest>, records: ClientRecords): Generator<Arrival, void, undefined> {
+  let position = 0;
+  let lastUs = 0;
+  for (const request of requests) {
+    const atUs = arrivalUsOf(request);
+    if (atUs < lastUs) throw new Error(`request r${request.index} arrives at ${request.arrivalMs} ms, before the one read before it: a streamed workload must come in arrival order`);
+    lastUs = atUs;
+    records.expect();
+    yield { request, position: position++, atUs };
+  }
+}
+
 /** Runs a workload through a fresh twin. */
 export function simulate(requests: readonly WorkloadRequest[], options: TwinOptions): TwinResult {
   return new Twin(options).run(requests);
+}
+
+/** Streams a workload through a fresh twin, each record to `sink` as it settles (`Twin.stream`). */
+export function simulateStreamed(requests: Iterable<WorkloadRequest>, sink: RecordSink, options: TwinOptions): TwinStreamResult {
+  return new Twin(options).stream(requests, sink);
 }
