@@ -100,4 +100,34 @@ describe('KvCache', () => {
     expect(() => kv.checkInvariants([])).toThrow(/refcount 1 but 0 holders/);
     kv.checkInvariants([blocks]);
   });
+
+  it('hands out never-used blocks first, in id order, then the least recently freed; stores only the blocks it has handed out', () => {
+    const kv = new KvCache(17_600);
+    const first = kv.allocate(3);
+    expect(first).toEqual([0, 1, 2]);
+    kv.release(first); // freed last block first: 2, 1, 0 join the list's tail
+    // Never-used blocks still come before any freed one, as if every block had been listed at start.
+    expect(kv.allocate(2)).toEqual([3, 4]);
+    kv.checkInvariants([[3, 4]]);
+    expect(kv.freeBlocks).toBe(17_598);
+    // 5 blocks handed out: the fields of 64, not of 17,600.
+    expect(kv.storedBlocks).toBe(64);
+    const small = new KvCache(6);
+    const all = small.allocate(6);
+    expect(all).toEqual([0, 1, 2, 3, 4, 5]);
+    small.release(all);
+    // Every block used once: the freed ones come back least recently freed first (last block released first).
+    expect(small.allocate(6)).toEqual([5, 4, 3, 2, 1, 0]);
+    small.checkInvariants([[5, 4, 3, 2, 1, 0]]);
+  });
+
+  it('grows its stored blocks as they are handed out, keeping every field', () => {
+    const kv = new KvCache(1_000);
+    const held = kv.allocate(200);
+    held.forEach((id, i) => kv.register(id, 10_000 + i));
+    expect(kv.storedBlocks).toBeGreaterThanOrEqual(200);
+    expect(kv.storedBlocks).toBeLessThanOrEqual(256);
+    expect(kv.lookupPrefix([10_000, 10_001, 10_002])).toEqual([0, 1, 2]);
+    kv.checkInvariants([held]);
+  });
 });

@@ -29,6 +29,8 @@ const REFS = 1;
 const NEXT = 2;
 const PREV = 3;
 const FIELDS = 4;
+/** Blocks' fields stored at first; the array doubles as blocks are handed out. */
+const INITIAL_BLOCKS = 64;
 
 export class KvInvariantError extends Error {
   override readonly name = 'KvInvariantError';
@@ -44,15 +46,22 @@ export class KvInvariantError extends Error {
  *   (the least recently freed). A freed block keeps its hash and stays a cache hit until it is
  *   reused (lazy eviction); only then does its hash leave the index, reported as removed.
  *
- * The free list is an intrusive doubly-linked list over block ids (each block's NEXT/PREV,
+ * Blocks never handed out yet are not stored: they are the free list's front in id order (where
+ * a cache that listed every block at start would have them), taken one by one from `untouched`
+ * on; the fields array grows as they are. An instance that uses a few hundred of its 17,600
+ * blocks costs a few hundred blocks' fields, so a twin of 10,000 instances fits in memory.
+ *
+ * The rest of the free list is an intrusive doubly-linked list over block ids (each block's NEXT/PREV,
  * NONE at the ends): the head is the LRU block, freeing appends to the tail and a hit on a free
  * block unlinks it from the middle, all O(1). A block is free iff its reference count is 0.
  * (A Set in insertion order did the same, but taking its first value walks past every deleted
  * entry the table has not compacted yet: allocation from the head was the engine's hottest line.)
  */
 export class KvCache {
-  /** Block id's fields at id·FIELDS + HASH / REFS / NEXT / PREV. */
-  private readonly blocks: Float64Array;
+  /** Block id's fields at id·FIELDS + HASH / REFS / NEXT / PREV, for ids below `untouched`. */
+  private blocks: Float64Array;
+  /** Ids from here to `totalBlocks` were never handed out: free, no hash, ahead of the listed free blocks. */
+  private untouched = 0;
   /**
    * Hash → block id (an `IdIntTable`: every request inserts and evicts dozens of hashes). It
    * starts small and grows with the cache's contents: a worker hosts many instances.
@@ -71,11 +80,8 @@ export class KvCache {
     private readonly residency?: KvResidency,
   ) {
     if (!Number.isInteger(totalBlocks) || totalBlocks < 1) throw new RangeError(`totalBlocks must be a positive integer, got ${totalBlocks}`);
-    this.blocks = new Float64Array(totalBlocks * FIELDS);
-    for (let id = 0; id < totalBlocks; id++) {
-      this.blocks[id * FIELDS + HASH] = NO_HASH;
-      this.pushFree(id);
-    }
+    this.blocks = new Float64Array(Math.min(totalBlocks, INITIAL_BLOCKS) * FIELDS);
+    this.freeCount = totalBlocks;
   }
 
   get freeBlocks(): number {
@@ -89,6 +95,11 @@ export class KvCache {
   /** Cumulative blocks reused from the cache and blocks newly allocated (decode blocks included). */
   get hitBlocks(): number {
     return this.hits;
+  }
+
+  /** Blocks whose fields are stored: those handed out at least once, rounded up to the array's growth. */
+  get storedBlocks(): number {
+    return this.blocks.length / FIELDS;
   }
 
   get missBlocks(): number {
@@ -133,8 +144,7 @@ export class KvCache {
   allocateInto(count: number, ids: number[]): number[] {
     if (count > this.freeCount) throw new RangeError(`cannot allocate ${count} KV blocks: ${this.freeCount} free`);
     for (let i = 0; i < count; i++) {
-      const id = this.head;
-      this.unlinkFree(id);
+      const id = this.takeLeastRecent();
       this.evictHash(id);
       this.blocks[id * FIELDS + REFS] = 1;
       ids.push(id);
@@ -171,8 +181,7 @@ export class KvCache {
     for (const hash of hashes) {
       if (this.index.get(hash) !== ABSENT) continue;
       if (this.freeCount === 0) break;
-      const id = this.head;
-      this.unlinkFree(id);
+      const id = this.takeLeastRecent();
       this.evictHash(id);
       // Held while landing, so a later hash of this transfer cannot take it back.
       this.blocks[id * FIELDS + REFS] = 1;
@@ -237,7 +246,7 @@ export class KvCache {
     this.index.forEach((hash, id) => {
       if (this.hashOf(id) !== hash) throw new KvInvariantError(`index maps ${hash} to block ${id}, which holds ${this.hashOf(id)}`);
     });
-    let listed = 0;
+    let listed = this.totalBlocks - this.untouched;
     for (let id = this.head; id !== NONE && listed <= this.totalBlocks; id = this.blocks[id * FIELDS + NEXT]!) {
       if (!this.isFree(id)) throw new KvInvariantError(`block ${id} is on the free list with refcount ${this.ref(id)}`);
       listed++;
@@ -255,16 +264,38 @@ export class KvCache {
   }
 
   private ref(id: number): number {
-    return this.blocks[id * FIELDS + REFS] ?? 0;
+    return id < this.untouched ? this.blocks[id * FIELDS + REFS]! : 0;
   }
 
   private hashOf(id: number): number {
-    return this.blocks[id * FIELDS + HASH]!;
+    return id < this.untouched ? this.blocks[id * FIELDS + HASH]! : NO_HASH;
   }
 
-  /** Free means on the free list: no request holds it. */
+  /** Free means on the free list (or never handed out): no request holds it. */
   private isFree(id: number): boolean {
-    return this.blocks[id * FIELDS + REFS] === 0;
+    return id >= this.untouched || this.blocks[id * FIELDS + REFS] === 0;
+  }
+
+  /**
+   * The free list's head, taken off it (its reference count still 0): the next block never
+   * handed out while there is one, else the least recently freed.
+   */
+  private takeLeastRecent(): number {
+    if (this.untouched < this.totalBlocks) {
+      const id = this.untouched++;
+      if (id * FIELDS >= this.blocks.length) {
+        const grown = new Float64Array(Math.min(this.totalBlocks, 2 * id) * FIELDS);
+        grown.set(this.blocks);
+        this.blocks = grown;
+      }
+      this.blocks[id * FIELDS + HASH] = NO_HASH;
+      this.blocks[id * FIELDS + REFS] = 0;
+      this.freeCount--;
+      return id;
+    }
+    const id = this.head;
+    this.unlinkFree(id);
+    return id;
   }
 
   /** Appends a block (whose reference count just reached 0) to the free list's tail (most recently freed). */
