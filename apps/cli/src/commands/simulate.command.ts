@@ -108,9 +108,9 @@ export const simulateCommand: Command = {
       hopSource = hopFile ? readHopSource(resolve(ctx.cwd, hopFile), sampling) : configuredHopSource(config);
       const saveTo = parsed.values.get('save-hop-profile');
       if (saveTo !== undefined) {
-        const samples = hopFile === undefined ? undefined : readHopSource(resolve(ctx.cwd, hopFile), 'empirical').samples;
-        if (samples === undefined) throw new Error(`--save-hop-profile: ${hopFile} has no per-hop timings to keep (a report from an older gateway)`);
-        saveHopProfile(resolve(ctx.cwd, saveTo), hopFile!, samples);
+        const paths = hopFile === undefined ? undefined : hopSource?.paths;
+        if (paths === undefined) throw new Error(`--save-hop-profile: ${hopFile} has no per-hop timings to keep (a report from an older gateway)`);
+        saveHopProfile(resolve(ctx.cwd, saveTo), hopFile!, paths);
       }
     } catch (error) {
       if (error instanceof WorkloadInputError) {

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import type { RunRecord } from '@sluice/metrics';
 import { basename } from 'node:path';
 import { readReportJson } from '@sluice/report';
 import { hopLatenciesOf, hopProfileOf, hopSamplesFromRecords, hopSamplesOf, hopsFromRecords, medianSample, type HopLatencies, type HopProfile, type HopSample } from '@sluice/twin';
@@ -13,6 +14,8 @@ export interface HopSource {
   /** Each request takes its live counterpart's path (`paired`). */
   readonly paired?: boolean;
   readonly hops?: HopLatencies;
+  /** Every live path the file held, whatever the sampling (what `--save-hop-profile` keeps); none for a report without per-hop timings. */
+  readonly paths?: readonly HopSample[];
   /** What report.json says of it (`config.hopSource`). */
   readonly description: { readonly file: string; readonly sampling: HopSampling | 'median-split'; readonly samples: number };
 }
@@ -22,28 +25,39 @@ export interface HopSource {
  * lack the per-hop timings (one written before the gateway timed each hop) can give only the old
  * constants: each stage's median, and the rest of the path split in the default proportions.
  */
-export function readHopSource(file: string, sampling: HopSampling): HopSource & { readonly profile?: HopProfile } {
-  const samples = readSamples(file);
-  if (samples === undefined) {
-    const records = readReportJson(file).records;
-    return { hops: hopsFromRecords(records), description: { file, sampling: 'median-split', samples: 0 } };
-  }
+export function readHopSource(file: string, sampling: HopSampling): HopSource {
+  const read = readPaths(file);
+  if ('records' in read) return { hops: hopsFromRecords(read.records), description: { file, sampling: 'median-split', samples: 0 } };
+  const samples = read.paths;
   if (samples.length === 0) throw new Error(`${file}: no served request with its stage timings: nothing to take the hops from`);
   const description = { file, sampling, samples: samples.length };
-  if (sampling === 'median') return { hops: hopLatenciesOf(medianSample(samples)), description };
+  if (sampling === 'median') return { hops: hopLatenciesOf(medianSample(samples)), paths: samples, description };
   if (sampling === 'paired' && !samples.some((s) => s.position !== undefined)) throw new Error(`${file}: --hop-sampling paired needs a live run's report (its records name their requests); a hop profile has only paths`);
-  return { samples, paired: sampling === 'paired', description };
+  return { samples, paired: sampling === 'paired', paths: samples, description };
 }
 
-/** The samples in a file, or undefined for a report whose records carry no per-hop timings. */
-function readSamples(file: string): HopSample[] | undefined {
-  const text = readFileSync(file, 'utf8');
+/**
+ * The file read once: its paths, or, for a report whose served records carry no per-hop timings,
+ * those records (for the older medians).
+ */
+function readPaths(file: string): { readonly paths: HopSample[] } | { readonly records: readonly RunRecord[] } {
   // A profile is small and starts with its kind; a report is read line by line (it can be large).
-  if (/^\s*\{\s*"kind"\s*:\s*"sluice-hop-profile"/.test(text.slice(0, 200))) return hopSamplesOf(parseProfile(file, text));
+  if (PROFILE_START.test(firstBytes(file, 200))) return { paths: hopSamplesOf(parseProfile(file, readFileSync(file, 'utf8'))) };
   const records = readReportJson(file).records;
-  const samples = hopSamplesFromRecords(records);
-  const served = records.filter((r) => r.outcome === 'completed').length;
-  return samples.length === 0 && served > 0 ? undefined : samples;
+  const paths = hopSamplesFromRecords(records);
+  return paths.length === 0 && records.some((r) => r.outcome === 'completed') ? { records } : { paths };
+}
+
+const PROFILE_START = /^\s*\{\s*"kind"\s*:\s*"sluice-hop-profile"/;
+
+function firstBytes(file: string, count: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(count);
+    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, count, 0));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function parseProfile(file: string, text: string): HopProfile {
