@@ -22,7 +22,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { GatewayStage, gatewaySettingsFrom, priorityFor, type GatewayWakeUp } from '@sluice/stages';
-import { SpanKind, type Span } from '@sluice/telemetry';
+import { SpanKind, sampledTraceIdOf, type Span } from '@sluice/telemetry';
 import { Exchange, type ApiKind } from './exchange.js';
 import { ApiKeys } from './api-keys.js';
 import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
@@ -117,6 +117,9 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     });
     const id = this.ids.next(kind);
     span.setAttribute('sluice.request.id', id);
+    // Every answer, refusals included, names the trace its request is in, so a client can open it.
+    const traceId = sampledTraceIdOf(span);
+    if (traceId !== undefined) res.setHeader(httpHeaders.traceId, traceId);
 
     const taken = await this.intake.take(kind, req, arrivalUs);
     if (taken.key !== undefined) span.setAttribute('sluice.api_key.id', taken.key.id);
