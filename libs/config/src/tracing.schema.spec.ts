@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './load-config.js';
 import { ConfigError } from './config.error.js';
+import { DEFAULT_JAEGER_URL as REPORT_DEFAULT } from '@sluice/report';
+import { DEFAULT_JAEGER_URL } from './tracing.schema.js';
 
 describe('tracing.jaegerUrl', () => {
   it('defaults to the Jaeger UI on this host', () => {
     expect(loadConfig({ env: {}, argv: [] }).tracing.jaegerUrl).toBe('http://localhost:16686');
+    // The report falls back to the same URL for a report whose config it cannot read.
+    expect(REPORT_DEFAULT).toBe(DEFAULT_JAEGER_URL);
   });
 
   it('is set by env or flag, without a trailing slash', () => {

@@ -8,5 +8,5 @@ import { isSpanContextValid, TraceFlags, type Span } from '@opentelemetry/api';
 export function sampledTraceIdOf(span: Span): string | undefined {
   const spanContext = span.spanContext();
   if (!isSpanContextValid(spanContext)) return undefined;
-  return (spanContext.traceFlags & TraceFlags.SAMPLED) === TraceFlags.SAMPLED ? spanContext.traceId : undefined;
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext.traceId : undefined;
 }
