@@ -10,3 +10,4 @@ export * from './lean-metrics.js';
 export * from './series-budget.js';
 export * from './metrics-page.js';
 export * from './trace-id.js';
+export * from './span-conventions.js';
