@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
 import type { LocalCluster } from '@sluice/launcher';
-import { jaegerUrlOf, type RunReportFile } from '@sluice/report';
+import { jaegerUrlOf, slowestRequests, type RunReportFile } from '@sluice/report';
 import { attributeMatches, readTelemetryDoc, postCompletion, runSluice, startTracedCluster, type DocumentedAttribute, type OtlpReceiver, type ReceivedSpan, type TracedCluster } from '@sluice/testing';
 
 /**
@@ -196,9 +196,12 @@ describe('distributed tracing', () => {
     }
 
     const html = readFileSync(join(dir, 'out', 'report.html'), 'utf8');
-    const links = new Set([...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]));
+    const links = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
     const jaegerUrl = jaegerUrlOf(report.config);
-    for (const record of report.records) expect(links, record.id).toContain(`${jaegerUrl}/trace/${record.traceId}`);
+    // The slowest 10 by TTFT, then by E2E, each row linked to its own trace.
+    const listed = [...slowestRequests(report.records, 'ttft'), ...slowestRequests(report.records, 'e2e')].map((s) => `${jaegerUrl}/trace/${s.record.traceId}`);
+    expect(listed).toHaveLength(20);
+    expect(links).toEqual(listed);
   });
 
   it('records each preemption as an event on the worker span of the preempted request', async () => {
