@@ -3,7 +3,7 @@ import { GEN_AI_PROVIDER, type Attributes } from '@sluice/telemetry';
 import type { ApiKind } from './exchange.js';
 
 /*
- * The gateway's SERVER span in the OpenTelemetry HTTP server conventions (semantic-conventions
+ * The gateway's SERVER span in the OpenTelemetry HTTP server conventions (open-telemetry/semantic-conventions
  * v1.45.0, docs/http/http-spans.md: `http.request.method`, `url.path`, `url.scheme` required;
  * `server.address`/`server.port` recommended, from the Host header) and the GenAI inference
  * conventions (semantic-conventions-genai v0.1.0: `gen_ai.operation.name` and

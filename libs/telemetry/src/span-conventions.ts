@@ -2,7 +2,7 @@ import type { Attributes } from '@opentelemetry/api';
 
 /*
  * The OpenTelemetry semantic conventions sluice's spans follow, in one place: the messaging
- * conventions (semantic-conventions v1.45.0, docs/messaging/messaging-spans.md; `messaging.system`
+ * conventions (open-telemetry/semantic-conventions v1.45.0, docs/messaging/messaging-spans.md; `messaging.system`
  * `nats` is not a well-known value there, which the conventions allow) and the GenAI ones
  * (open-telemetry/semantic-conventions-genai v0.1.0, where they moved after v1.41.0 of the main
  * repository; `gen_ai.provider.name` replaced `gen_ai.system` in v1.37.0). The attribute names are
