@@ -18,6 +18,7 @@ import { GatewayAdminSchema } from './gateway-admin.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
 import { GatewayLimitsSchema } from './gateway-limits.schema.js';
 import { MetricsSchema } from './metrics.schema.js';
+import { TracingSchema } from './tracing.schema.js';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -347,6 +348,8 @@ const ConfigBody = z.strictObject({
   twin: TwinSectionSchema.prefault({}),
   /** How many tenants get series of their own on a metrics page (docs/metrics.md, "Bounded pages"). */
   metrics: MetricsSchema.prefault({}),
+  /** Where the run report links traces (docs/telemetry.md, "From a report to its trace"). */
+  tracing: TracingSchema.prefault({}),
 });
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {

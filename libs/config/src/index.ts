@@ -5,3 +5,4 @@ export * from './load-config.js';
 export * from './load-config-or-exit.js';
 export * from './profiles.js';
 export * from './nats-credentials.js';
+export { DEFAULT_JAEGER_URL } from './tracing.schema.js';
