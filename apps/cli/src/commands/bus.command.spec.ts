@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from './testing/run-in-process.js';
+import { runInProcess } from './run-in-process.js';
 import { busCommand, parseBusFaultsRequest } from './bus.command.js';
 import { EXIT } from './command.js';
 

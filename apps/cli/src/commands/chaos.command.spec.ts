@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFaultRegistry } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from './testing/run-in-process.js';
+import { runInProcess } from './run-in-process.js';
 import { chaosCommand, clusterArgs } from './chaos.command.js';
 
 const run = (...argv: string[]) => runInProcess(chaosCommand, argv.slice(1));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DecisionComparison } from '@sluice/report';
-import { runInProcess } from './testing/run-in-process.js';
+import { runInProcess } from './run-in-process.js';
 import type { Command } from './command.js';
 import { compareDecisionsCommand } from './compare-decisions.command.js';
 import { simulateCommand } from './simulate.command.js';

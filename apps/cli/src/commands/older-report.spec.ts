@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readReportJson } from '@sluice/report';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from './testing/run-in-process.js';
+import { runInProcess } from './run-in-process.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare.command.js';
 import { simulateCommand } from './simulate.command.js';

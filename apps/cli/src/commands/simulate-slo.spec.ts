@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fitness } from '@sluice/metrics';
 import { readReportJson } from '@sluice/report';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from './testing/run-in-process.js';
+import { runInProcess } from './run-in-process.js';
 import { simulateCommand } from './simulate.command.js';
 
 /** `sluice simulate` of a workload whose clients carry SLO targets, scored with --fitness-weights. */

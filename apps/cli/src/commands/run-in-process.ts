@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
-import { Output } from '../../terminal/output.js';
-import type { Command } from '../command.js';
+import { Output } from '../terminal/output.js';
+import type { Command } from './command.js';
 
 /** What a command run in the test's own process printed, and its exit code. */
 export interface InProcessRun {
