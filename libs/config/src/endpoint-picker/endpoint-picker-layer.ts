@@ -43,7 +43,7 @@ function readDocuments(key: string, file: string, many: boolean): unknown[] {
     if (!many) return [parseYaml(text)];
     return parseAllDocuments(text).map((doc) => {
       if (doc.errors.length > 0) throw doc.errors[0]!;
-      return doc.toJS();
+      return doc.toJS() as unknown;
     });
   } catch (error) {
     throw new ConfigError([`${key}: ${file} is not valid YAML: ${(error as Error).message}`], { cause: error });
@@ -90,7 +90,7 @@ export function mergeEndpointPickerLayer(fileTree: Tree, layer: EndpointPickerLa
     const key = path.join('.');
     const own = valueAt(fileTree, path);
     if (key === 'inferenceObjectives' && Array.isArray(own)) {
-      fileTree['inferenceObjectives'] = [...own, ...(value as unknown[])];
+      fileTree['inferenceObjectives'] = [...(own as unknown[]), ...(value as unknown[])];
       continue;
     }
     if (own !== undefined) {

@@ -1,6 +1,6 @@
 import { DurationSchema, QuantitySchema } from '@sluice/contracts';
 import type { PluginIndex } from './epp-plugin-index.js';
-import { Problems, at, checkFields, isMapping, listAt, type Tree } from './yaml-walk.js';
+import { type Problems, at, checkFields, isMapping, listAt, type Tree } from './yaml-walk.js';
 
 /*
  * The EndpointPickerConfig's `flowControl` section (FlowControlConfig in

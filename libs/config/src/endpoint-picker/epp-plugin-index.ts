@@ -1,6 +1,6 @@
 import { EPP_PLUGINS, SUPPORTED_EPP_PLUGIN_TYPES, type EppPluginKind, type EppPluginRow } from './epp-plugins.js';
 import { readPluginParameters } from './epp-plugin-parameters.js';
-import { Problems, at, checkFields, isMapping, listAt, type Tree } from './yaml-walk.js';
+import { type Problems, at, checkFields, isMapping, listAt, type Tree } from './yaml-walk.js';
 
 type SupportedRow = Extract<EppPluginRow, { supported: true }>;
 

@@ -1,5 +1,5 @@
 import { CONCURRENCY_DETECTOR, SATURATION_DETECTOR_PARAMS, UTILIZATION_DETECTOR } from '@sluice/policies';
-import { Problems, at, type Tree } from './yaml-walk.js';
+import { type Problems, at, type Tree } from './yaml-walk.js';
 
 /*
  * Each supported plugin's `parameters`, read into sluice's (a saturation detector's) or checked

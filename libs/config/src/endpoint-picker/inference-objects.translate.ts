@@ -59,7 +59,7 @@ function readPool(pool: Tree, path: string, fragment: Tree, problems: Problems, 
   if (isMapping(port)) {
     checkFields(port, ['number'], at(at(specPath, 'targetPorts'), 0), 'a port', problems);
     const number = port['number'];
-    if (!Number.isInteger(number) || (number as number) < 1 || (number as number) > 65535) problems.add(at(at(specPath, 'targetPorts'), 0) + '.number', 'must be a port number, 1 to 65535');
+    if (typeof number !== 'number' || !Number.isInteger(number) || number < 1 || number > 65535) problems.add(at(at(specPath, 'targetPorts'), 0) + '.number', 'must be a port number, 1 to 65535');
     else {
       fragment['worker'] = { port: number };
       mapped.push(`${specPath}.targetPorts[0].number → worker.port: ${number}`);
