@@ -37,6 +37,10 @@ Pids are in .sluice/cluster.json.
 
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
+  --epp-config FILE   an EndpointPickerConfig (the Gateway API Inference Extension's) read into the
+                      router, flow control and saturation detector; what sluice cannot honour stops
+                      start-up, named by its YAML path (docs/endpoint-picker-config.md)
+  --inference-objectives FILE  InferencePool / InferenceObjective objects: the pool, its port, the priorities
   --no-demo           do not run the demo workload (examples/workloads/quickstart.yaml, about a minute)
   --demo-workload F   run this workload as the demo instead
   --warmup N          warm-up requests sent through the gateway before sluice reports it is up
