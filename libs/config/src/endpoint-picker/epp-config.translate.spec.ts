@@ -50,6 +50,7 @@ describe('translateEndpointPickerConfig', () => {
 
   it.each([
     ['an unknown plugin type', epp([QUEUE, { type: 'my-scorer' }]), /^plugins\[1\]\.type: "my-scorer" is not a plugin type sluice knows; supported: prefix-cache-scorer, queue-scorer/],
+    ["llm-d's load-aware scorer", epp([QUEUE, { type: 'load-aware-scorer' }]), /^plugins\[1\]\.type: "load-aware-scorer" is not supported: sluice's load-balance scorer is 1 \/ \(1 \+ effective load\)/],
     ['a random picker', epp([QUEUE, { type: 'random-picker' }]), /^plugins\[1\]\.type: "random-picker" is not supported: no sluice routing policy picks uniformly at random$/],
     ['a parameter sluice has no place for', epp([{ type: 'queue-scorer', parameters: { depth: 3 } }]), /^plugins\[0\]\.parameters\.depth: is not supported: "queue-scorer" takes no parameters in sluice$/],
     ['more than one endpoint picked', epp([QUEUE, { type: 'max-score-picker', parameters: { maxNumOfEndpoints: 2 } }]), /^plugins\[1\]\.parameters\.maxNumOfEndpoints: 2 is not supported: a sluice request goes to one instance/],

@@ -29,6 +29,9 @@ export const EPP_PLUGINS: Readonly<Record<string, EppPluginRow>> = {
   'lora-affinity-scorer': refused('sluice has no LoRA adapters'),
   'running-requests-size-scorer': refused('no sluice scorer reads the running batch alone (queue-depth reads queue + batch + in flight)'),
   'token-load-scorer': refused('no sluice scorer reads the tokens in flight per endpoint'),
+  // llm-d's scheduler registers it too (llm-d/llm-d-inference-scheduler pkg/plugins/scorer/load_aware.go
+  // at d5cbb3224910773dfdc9ccd3976aa789990fe78f): 0.5 for an empty queue, down to 0 at `threshold` waiting.
+  'load-aware-scorer': refused("sluice's load-balance scorer is 1 / (1 + effective load), not llm-d's 0.5 · (1 − waiting / threshold)"),
   'latency-scorer': refused("sluice's router has no latency predictor (admission's slo-predictive policy predicts, in admission.policy)"),
   // Pickers (scheduling/picker/*). maxscore/picker.go: the best score, ties shuffled: the weighted policy's argmax with random ties.
   'max-score-picker': { supported: true, kind: 'picker', sluice: "router.policy: weighted (argmax, exact ties broken by the seeded random source)" },
