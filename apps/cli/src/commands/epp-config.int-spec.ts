@@ -30,7 +30,7 @@ describe('sluice up --epp-config', () => {
   afterAll(() => cluster?.stop());
 
   it("serves a request routed by the config's scorers and weights", async () => {
-    expect(cluster.config.router.policies.weighted.weights).toEqual({ 'prefix-affinity': 3, 'queue-depth': 2, 'kv-utilization': 2 });
+    expect(cluster.config.router.policies.weighted?.weights).toEqual({ 'prefix-affinity': 3, 'queue-depth': 2, 'kv-utilization': 2 });
     expect((await postCompletion(cluster.gatewayUrl, { prompt: 'routed as the Endpoint Picker would', max_tokens: 4 })).status).toBe(200);
     const [line] = readFileSync(trace, 'utf8').trimEnd().split('\n');
     const decision = DecisionTraceLineSchema.parse(JSON.parse(line!));
