@@ -24,6 +24,7 @@ describe('sluice up --epp-config', () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
       warmUpRequests: 0,
+      readyTimeoutMs: 90_000, // a loaded CI machine starts five Node processes slowly
       configArgs: [...FREE_PORT_ARGS, '--epp-config', HELM_DEFAULT, '--worker.instances=2', '--worker.timeScale=4', `--router.decisionTrace=${trace}`],
     });
   });
@@ -36,6 +37,16 @@ describe('sluice up --epp-config', () => {
     const decision = DecisionTraceLineSchema.parse(JSON.parse(line!));
     expect(decision.policy).toBe('weighted');
     expect(Object.keys(decision.top[0]?.scores ?? {}).sort()).toEqual(['kv-utilization', 'prefix-affinity', 'queue-depth']);
+  });
+});
+
+describe('sluice up --epp-config, before it starts anything', () => {
+  it('says what the file became in sluice terms', async () => {
+    // A NATS nobody serves: up stops after printing, before any process starts.
+    const run = await runSluice(['up', '--no-demo', '--epp-config', HELM_DEFAULT, '--nats.url=nats://127.0.0.1:1', ...FREE_PORT_ARGS]);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toContain(`endpoint picker: ${HELM_DEFAULT}: schedulingProfiles[0] → router.policy: weighted, weights queue-depth:2,kv-utilization:2,prefix-affinity:3`);
+    expect(run.stdout).toContain(`endpoint picker: ${HELM_DEFAULT}: featureGates lacks flowControl → flowController.enabled: false`);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { ConfigError, parseCommandLine } from '@sluice/config';
+import { ConfigError, parseCommandLine, readEndpointPickerLayer } from '@sluice/config';
 import {
   ClusterStartError,
   NatsUnavailableError,
@@ -78,7 +78,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only', 'nats-cluster'] }, ctx.cwd);
+    const { flags, values, files, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only', 'nats-cluster'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -103,6 +103,16 @@ export const upCommand: Command = {
     const clusterConfigArgs = natsCluster === undefined ? configArgs : [...configArgs, `--nats.clusterSize=${natsCluster}`];
     const withGateway = only === undefined || only.includes('gateway');
     const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
+
+    // What the Endpoint Picker's files became, so a GAIE user sees their config in sluice's terms
+    // (a file that does not translate fails below, in the launcher's loadConfig, naming each refusal).
+    if (files.size > 0) {
+      try {
+        for (const line of readEndpointPickerLayer(Object.fromEntries(files)).mapped) out.line(out.dim(`endpoint picker: ${line}`));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+      }
+    }
 
     // A `sluice up` of this checkout that was killed left its state (and maybe secrets): replaced.
     const stale = removeStaleClusterState(ctx.rootDir);
