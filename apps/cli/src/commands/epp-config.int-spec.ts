@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DecisionTraceLineSchema } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { postCompletion, runSluice } from '@sluice/testing';
+import { eventually, postCompletion, runSluice } from '@sluice/testing';
 
 /**
  * An EndpointPickerConfig from GAIE's own examples starts a real cluster unchanged (NATS, every
@@ -33,7 +33,10 @@ describe('sluice up --epp-config', () => {
   it("serves a request routed by the config's scorers and weights", async () => {
     expect(cluster.config.router.policies.weighted?.weights).toEqual({ 'prefix-affinity': 3, 'queue-depth': 2, 'kv-utilization': 2 });
     expect((await postCompletion(cluster.gatewayUrl, { prompt: 'routed as the Endpoint Picker would', max_tokens: 4 })).status).toBe(200);
-    const [line] = readFileSync(trace, 'utf8').trimEnd().split('\n');
+    // The router writes its trace off the event loop: the line lands a little after the answer.
+    const traced = () => (existsSync(trace) ? readFileSync(trace, 'utf8').trimEnd() : '');
+    await eventually(() => traced() !== '', 10_000, 'the decision is in the trace');
+    const [line] = traced().split('\n');
     const decision = DecisionTraceLineSchema.parse(JSON.parse(line!));
     expect(decision.policy).toBe('weighted');
     expect(Object.keys(decision.top[0]?.scores ?? {}).sort()).toEqual(['kv-utilization', 'prefix-affinity', 'queue-depth']);
