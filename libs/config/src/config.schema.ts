@@ -160,6 +160,13 @@ const ConfigBody = z.strictObject({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes object name: lower-case letters, digits and -, at most 63')
     .default('sluice'),
+  /**
+   * An EndpointPickerConfig YAML (the Gateway API Inference Extension's) read into this config
+   * (docs/endpoint-picker-config.md); also `--epp-config FILE`. Relative to the working directory.
+   */
+  eppConfig: z.string().min(1).optional(),
+  /** A YAML of InferencePool and InferenceObjective objects read into inferencePool, worker.port and inferenceObjectives; also `--inference-objectives FILE`. */
+  inferenceObjectivesFile: z.string().min(1).optional(),
   gateway: z
     .strictObject({
       ...ServiceBase,
