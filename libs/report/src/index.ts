@@ -1,4 +1,5 @@
-export type { RunReportFile } from './run-report-file.js';
+export type { RunReportFile, TargetSection } from './run-report-file.js';
+export { CLIENT_LAG_WARN_P99_MS, clientLagSection, type ClientLagSection } from './client-lag.js';
 export { readReportJson, writeReportJson } from './report-json.js';
 export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
 export { renderReportHtml } from './render-html.js';
