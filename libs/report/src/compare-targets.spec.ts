@@ -25,7 +25,8 @@ describe('compareLatencyDifferences', () => {
   });
 
   it('reads – where a side has no value (no request completed)', () => {
-    const none = buildReport([{ id: 'r1', fairnessId: 't', sloClass: 's', priority: 0, arrivalMs: 100, endMs: 101, outputTokens: 0, outcome: 'failed', reason: 'http_500', status: 500, attempts: 1 }]);
+    const failed: RunRecord = { id: 'r1', fairnessId: 't', sloClass: 's', priority: 0, arrivalMs: 100, endMs: 101, outputTokens: 0, outcome: 'failed', reason: 'http_500', status: 500, attempts: 1 };
+    const none = buildReport([failed]);
     const rows = compareLatencyDifferences([buildReport([served(1, 30, 10)]), none]);
     expect(rows.find((r) => r.metric === 'TTFT p50 − first, ms')!.values).toEqual([0, null]);
   });
