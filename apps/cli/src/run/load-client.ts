@@ -9,8 +9,9 @@ import { sseData } from './sse-reader.js';
  * Which request headers go with each request. `sluice`: the client's tenant, SLO class and TTFT
  * target, and the asks only sluice's gateway answers (stage timings at the end of the stream, the
  * send stamp its hop profile reads). `openai`: none of them, as a plain OpenAI client sends, for an
- * endpoint that is not sluice's (`sluice run --target`): a foreign server need not ignore headers it
- * does not know (a proxy may refuse them, an Endpoint Picker reads the fairness header).
+ * endpoint that is not sluice's (`sluice run --target`): a server that acted on them (an Endpoint
+ * Picker reads the fairness header) or a proxy that refused them would change what is measured,
+ * so they go there only when asked (`--sluice-headers`).
  */
 export type RequestHeaders = 'sluice' | 'openai';
 
