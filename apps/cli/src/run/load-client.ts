@@ -85,8 +85,9 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
   // Latencies count from when the request was due, not from when this client got round to it: a
   // client behind its schedule (a busy event loop, a long GC) would otherwise take its own delay
   // out of every latency it measures, the coordinated omission of closed-loop load generators
-  // (tools/bench/live/load-generator.mjs does the same). The run loop may send up to half a ms
-  // early (its timer's grain): such a request counts from its actual send, never less.
+  // (tools/bench/live/load-generator.mjs does the same). The run loop may send a request a little
+  // early (it does not sleep under half a ms, and Node's timers run on a whole-ms clock): such a
+  // request counts from its actual send, so no latency is shorter than the server made it.
   const firstSendMs = options.now();
   const arrivalMs = Math.min(request.arrivalMs, firstSendMs);
   const clientLagMs = firstSendMs - arrivalMs;

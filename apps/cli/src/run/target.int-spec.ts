@@ -91,10 +91,12 @@ describe('sluice run --target', () => {
       const report = reports.get(name)!;
       for (const r of report.records) {
         const due = scheduled[Number(r.id.slice(1))]!;
-        // The arrival is the schedule (or, sent up to half a ms early, the actual send).
-        expect(r.arrivalMs).toBeLessThanOrEqual(due);
-        expect(due - r.arrivalMs).toBeLessThanOrEqual(0.5);
+        // The arrival is the schedule; a request the run loop's ms-grained timer let out early
+        // counts from its actual send (and has no lag).
         expect(r.clientLagMs).toBeGreaterThanOrEqual(0);
+        if (r.clientLagMs! > 0) expect(r.arrivalMs).toBe(due);
+        else expect(due - r.arrivalMs).toBeGreaterThanOrEqual(0);
+        expect(due - r.arrivalMs).toBeLessThan(2);
         expect(r.firstTokenMs! - r.arrivalMs).toBeGreaterThanOrEqual(r.clientLagMs!);
       }
       const lags = report.records.map((r) => r.clientLagMs!).sort((a, b) => a - b);
