@@ -16,7 +16,11 @@ export interface RequestRecord {
   readonly sloClass: string;
   /** The request's latency targets (docs/metrics.md, goodput); absent or undefined: none. */
   readonly slo?: SloTargets | undefined;
-  /** When the request was offered to the system. */
+  /**
+   * When the request was offered to the system. Live, its *scheduled* send time (the workload's
+   * arrival), not when the client got round to sending it, so a late client cannot hide its own
+   * lag in the latencies (coordinated omission; `clientLagMs` says how late it was).
+   */
   readonly arrivalMs: number;
   /** When the first output token arrived; absent when prefill never finished. */
   readonly firstTokenMs?: number;
@@ -65,6 +69,11 @@ export interface RunRecord extends RequestRecord {
   /** The worker instance that served it (completed requests). */
   readonly instance?: string;
   readonly timings?: ServedTimings;
+  /**
+   * Live only: how long after its scheduled time (`arrivalMs`) the client sent the request's first
+   * attempt, in ms (≥ 0). Latencies count from the schedule; this is the client's share of them.
+   */
+  readonly clientLagMs?: number;
   /** Attempts made (1 + retries of 503). */
   readonly attempts: number;
   /**

@@ -1,4 +1,5 @@
-export type { RunReportFile } from './run-report-file.js';
+export type { RunReportFile, TargetSection } from './run-report-file.js';
+export { CLIENT_LAG_WARN_P99_MS, clientLagSection, type ClientLagSection } from './client-lag.js';
 export { readReportJson, writeReportJson } from './report-json.js';
 export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
 export { renderReportHtml } from './render-html.js';
@@ -7,6 +8,7 @@ export { compareChaos, compareGoodputByGroup, compareReports, comparisonTable, t
 export type { ChaosSection, ChaosFaultReport, ChaosProcessReport, InvariantResult, InvariantStatus } from './chaos-section.js';
 export { clusterEngineCounters, engineSection, type CacheHitRateOf, type EngineClusterCounters, type EngineInstanceCounters, type EngineSection } from './engine-section.js';
 export { compareEngine } from './compare-engine.js';
+export { CONTROL_PLANE_STAGES, compareControlPlane, compareLatencyDifferences } from './compare-targets.js';
 export { renderPlotsPage, type PlotsPage } from './plots-page.js';
 export { escapeHtml } from './render-html.js';
 export type { PlotSpec, PlotBand } from './plots.js';

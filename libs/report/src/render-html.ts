@@ -73,11 +73,30 @@ function header(report: RunReportFile): string {
   return `<h1>sluice ${report.chaos ? 'chaos' : 'run'} report</h1>
 <dl class="meta">
 <dt>Workload</dt><dd>${escapeHtml(report.workload.file)}</dd>
-<dt>Gateway</dt><dd>${escapeHtml(report.gateway)}</dd>
-<dt>Started</dt><dd>${escapeHtml(report.startedAt)}</dd>
+<dt>${report.target ? 'Target' : 'Gateway'}</dt><dd>${escapeHtml(report.gateway)}</dd>
+${targetRows(report)}<dt>Started</dt><dd>${escapeHtml(report.startedAt)}</dd>
 <dt>Requests</dt><dd>${counts}</dd>
 <dt>Conservation</dt><dd id="conservation">${conservation}</dd>
-</dl>`;
+${clientLagRow(report)}</dl>`;
+}
+
+/** A `--target` run: the model sent, and what the endpoint could not give (left out, not zeroed). */
+function targetRows(report: RunReportFile): string {
+  const t = report.target;
+  if (!t) return '';
+  const absent = t.absent.length === 0 ? 'nothing' : `<ul>${t.absent.map((a) => `<li>${escapeHtml(a)}</li>`).join('')}</ul>`;
+  return `<dt>Model</dt><dd>${escapeHtml(t.model)} (${t.requestHeaders === 'sluice' ? 'with' : 'without'} sluice’s request headers)</dd>
+<dt>Not in this report</dt><dd id="absent">${absent}</dd>
+`;
+}
+
+/** How late the load client sent, which the latencies (counted from the schedule) include. */
+function clientLagRow(report: RunReportFile): string {
+  const lag = report.clientLag;
+  if (!lag) return '';
+  const numbers = `p50 ${ms(lag.p50Ms)} ms, p99 ${ms(lag.p99Ms)} ms, max ${ms(lag.maxMs)} ms behind schedule; latencies count from the scheduled send`;
+  return `<dt>Client lag</dt><dd id="client-lag">${lag.warning ? `<span class="bad">${escapeHtml(lag.warning)}</span><br>` : ''}${numbers}</dd>
+`;
 }
 
 /** The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no network. */

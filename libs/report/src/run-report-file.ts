@@ -1,5 +1,6 @@
 import type { RunRecord, RunReport } from '@sluice/metrics';
 import type { ChaosSection } from './chaos-section.js';
+import type { ClientLagSection } from './client-lag.js';
 import type { EngineSection } from './engine-section.js';
 
 /** `report.json`: what a run produced and what produced it. */
@@ -33,5 +34,24 @@ export interface RunReportFile {
    * (a live run whose workers did not answer), never zeros in their place.
    */
   readonly engine?: EngineSection;
+  /** A live run: how far behind schedule the client sent (its latencies include it). */
+  readonly clientLag?: ClientLagSection;
+  /** A run against an endpoint other than sluice's own gateway (`sluice run --target`). */
+  readonly target?: TargetSection;
   readonly records: readonly RunRecord[];
+}
+
+/** What `sluice run --target` drove, and what such an endpoint could not give. */
+export interface TargetSection {
+  /** The base URL requests went to (`<url>/v1/completions`). */
+  readonly url: string;
+  /** The model name sent (`--target-model`, else the one the endpoint serves). */
+  readonly model: string;
+  /** Whether sluice's own request headers went with each request (`--sluice-headers`). */
+  readonly requestHeaders: 'sluice' | 'openai';
+  /**
+   * What the report leaves out because the endpoint did not give it, each with why (stage
+   * timings, serving instance, engine counters): absent, never zeros in their place.
+   */
+  readonly absent: readonly string[];
 }

@@ -1,6 +1,6 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { compareChaos, compareEngine, compareGoodputByGroup, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
+import { compareChaos, compareControlPlane, compareEngine, compareGoodputByGroup, compareLatencyDifferences, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
@@ -8,6 +8,11 @@ const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
 Prints the runs' metrics side by side (outcomes, TTFT / ITL / E2E, throughput, Jain's index,
 and, for reports that have them, the engines' preemptions, KV allocation failures and cache-hit
 rate), each run after the first with its change against the first in percent.
+
+Reports of one workload from different endpoints (any of them written by \`sluice run --target\`)
+also get each latency percentile's difference from the first in ms and, for the runs whose
+answers carried sluice's stage timings, the control plane's cost per stage (p50): e.g. sluice's
+gateway against the engine behind it, what the path adds and where.
 
 Options:
   --json       print the comparison as JSON
@@ -41,11 +46,16 @@ export const compareCommand: Command = {
         return EXIT.USAGE;
       }
     }
+    // Across endpoints the stage timings are in the records: read them only then (they can be large).
+    const acrossTargets = reports.some((r) => r.target !== undefined);
+    const targetRows = acrossTargets
+      ? [...compareLatencyDifferences(reports.map((r) => r.summary)), ...compareControlPlane(parsed.positionals.map((f) => readReportJson(resolve(ctx.cwd, f)).records))]
+      : [];
     // Name each run by its directory (reports are usually <dir>/report.json), else its file name.
     const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
     // Chaos runs (live or in the twin) add their migrations, so a scenario and its twin line up.
     // Reports with an engine section add the cluster's engine counters (twin and live alike).
-    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareGoodputByGroup(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports)];
+    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareGoodputByGroup(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports), ...targetRows];
     if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
     else out.line(comparisonTable(names, rows));
     return EXIT.OK;

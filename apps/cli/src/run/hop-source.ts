@@ -43,9 +43,20 @@ export function readHopSource(file: string, sampling: HopSampling): HopSource {
 function readPaths(file: string): { readonly paths: HopSample[] } | { readonly records: readonly RunRecord[] } {
   // A profile is small and starts with its kind; a report is read line by line (it can be large).
   if (PROFILE_START.test(firstBytes(file, 200))) return { paths: hopSamplesOf(parseProfile(file, readFileSync(file, 'utf8'))) };
-  const records = readReportJson(file).records;
+  const records = readReportJson(file).records.map(fromActualSend);
   const paths = hopSamplesFromRecords(records);
   return paths.length === 0 && records.some((r) => r.outcome === 'completed') ? { records } : { paths };
+}
+
+/**
+ * The record timed from when the client actually sent it. A live record's times count from its
+ * scheduled send (`arrivalMs`); a path is what the request met after it left the client, so the
+ * client's own lag (`clientLagMs`) is not part of it: the twin's clients are never late, and a lag
+ * counted in the residual hop would be charged to the path of every request the twin draws it for.
+ * The gateway's `clientSendMs` starts at the actual send too (the client stamps it then).
+ */
+export function fromActualSend(record: RunRecord): RunRecord {
+  return record.clientLagMs ? { ...record, arrivalMs: record.arrivalMs + record.clientLagMs } : record;
 }
 
 const PROFILE_START = /^\s*\{\s*"kind"\s*:\s*"sluice-hop-profile"/;

@@ -1,29 +1,15 @@
+import { EventSourceParserStream } from 'eventsource-parser/stream';
+
 /**
- * Splits a server-sent-events body into its `data:` payloads as they arrive (OpenAI streams one
- * JSON object per event, then `[DONE]`). Events may straddle chunks.
+ * The `data` of each server-sent event of a body, as it arrives (OpenAI streams one JSON object per
+ * event, then `[DONE]`). Parsing is eventsource-parser's, which follows the WHATWG rules a
+ * hand-rolled split on `\n\n` gets wrong: CRLF and lone-CR line ends (some proxies rewrite them),
+ * multi-line `data:` fields joined by `\n`, comments (`: keep-alive`), a BOM, events cut anywhere
+ * between chunks. Events without data (a bare `id:` or `retry:`) yield nothing.
  */
 export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trimStart())
-          .join('\n');
-        if (data) yield data;
-      }
-    }
-  } finally {
-    reader.releaseLock();
+  const events = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  for await (const event of events) {
+    if (event.data !== '') yield event.data;
   }
 }
