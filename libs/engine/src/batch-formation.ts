@@ -1,5 +1,5 @@
 import type { EngineCompat, EngineRequest } from './engine.types.js';
-import type { DecodeBlocks } from './decode-prompt-blocks.js';
+import type { DecodeBlocks } from './decode-blocks.js';
 import type { KvCache } from './kv/kv-cache.js';
 import type { InstanceScheduler } from './scheduling/instance-scheduler.js';
 import type { WaitQueue } from './scheduling/wait-queue.js';

@@ -1,6 +1,6 @@
 import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
-import { DecodeBlocks } from './decode-prompt-blocks.js';
+import { DecodeBlocks } from './decode-blocks.js';
 import type { EngineCompat, EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import { KvResidency } from './kv/kv-residency.js';

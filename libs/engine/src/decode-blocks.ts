@@ -12,7 +12,7 @@ export interface DecodingSequence {
  * as requests join and leave the decoding set and as their output grows, so a load snapshot reads
  * a number instead of walking the running batch. Walking it (with a request's stamp saying whether
  * it was counted) cost a pass over ~117 running requests at every snapshot of the bench's workload,
- * 7% of a twin run (`node --cpu-prof libs/twin/bench/twin-streamed.mjs 100000`); rebuilt as a set,
+ * 8% of a twin run (`node --cpu-prof libs/twin/bench/twin-streamed.mjs 100000`); rebuilt as a set,
  * before that, half of it.
  *
  * Past its prefill a request holds at least its prompt's full blocks (`computed` ≥ the prompt), so

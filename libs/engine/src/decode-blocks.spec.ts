@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeBlocks } from './decode-prompt-blocks.js';
+import { DecodeBlocks } from './decode-blocks.js';
 
 const BLOCK = 16;
 type Seq = { readonly promptHashes: readonly number[]; computed: number; decoding: boolean };
