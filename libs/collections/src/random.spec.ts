@@ -10,6 +10,18 @@ describe('seededRandom (mulberry32)', () => {
     expect([s(), s()]).toEqual([0.9413696140982211, 0.26719574979506433]);
   });
 
+  it('fills in bulk the values as many single draws give, and goes on from where they stop', () => {
+    const single = seededRandom(99);
+    const bulk = seededRandom(99);
+    const one = single();
+    expect(bulk()).toBe(one);
+    const filled = new Uint32Array(1_003).fill(7);
+    bulk.fillBelow(filled, 3, 128_000);
+    expect([...filled.subarray(0, 3)]).toEqual([7, 7, 7]);
+    expect([...filled.subarray(3)]).toEqual(Array.from({ length: 1_000 }, () => Math.floor(single() * 128_000)));
+    expect(bulk()).toBe(single());
+  });
+
   it('is deterministic per seed, differs across seeds, and stays in [0, 1)', () => {
     const draw = (seed: number) => {
       const r = seededRandom(seed);

@@ -1,4 +1,5 @@
 import type { EngineCompat, EngineRequest } from './engine.types.js';
+import type { DecodeBlocks } from './decode-blocks.js';
 import type { KvCache } from './kv/kv-cache.js';
 import type { InstanceScheduler } from './scheduling/instance-scheduler.js';
 import type { WaitQueue } from './scheduling/wait-queue.js';
@@ -56,6 +57,8 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
     private readonly kv: KvCache,
     private readonly scheduler: InstanceScheduler,
     private readonly limits: BatchLimits,
+    /** The decoding requests' blocks: a preempted request leaves them. */
+    private readonly decodeBlocks: DecodeBlocks<Sequence<R>>,
     /** `blis`: a preempted request also loses its generated output (docs/behaviour.md §1, BLIS parity mode). */
     private readonly compat: EngineCompat = 'vllm',
   ) {}
@@ -121,6 +124,7 @@ export class BatchFormation<R extends EngineRequest = EngineRequest> {
       this.work.copyWithin(at, at + 1, this.workCount);
       this.workCount--;
     }
+    this.decodeBlocks.leave(victim);
     this.kv.release(victim.blocks);
     victim.blocks = [];
     victim.computed = 0;

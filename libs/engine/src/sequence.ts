@@ -54,8 +54,8 @@ export interface Sequence<R extends EngineRequest = EngineRequest> {
   workTokens: number;
   /** Blocks this step indexed for it: un-indexed again if it is preempted in the same pass. */
   workIndexed: readonly number[];
-  /** The last load snapshot that counted its prompt blocks as decoding (`DecodePromptBlocks`); 0: not counted. */
-  decodeCountedIn: number;
+  /** Counted among the decoding requests' blocks (`DecodeBlocks`): from its prefill's end until it leaves the batch. */
+  decoding: boolean;
 }
 
 /** No blocks indexed: a decode step indexes none; one shared empty list spares an allocation per token. */

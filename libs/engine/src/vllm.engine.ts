@@ -1,6 +1,6 @@
 import { BLOCK_SIZE, micros, type BlockId } from '@sluice/contracts';
 import { BatchFormation, type BatchLimits } from './batch-formation.js';
-import { DecodePromptBlocks } from './decode-prompt-blocks.js';
+import { DecodeBlocks } from './decode-blocks.js';
 import type { EngineCompat, EngineRequest, EngineSnapshot, EnqueueResult, InstanceEngine, Micros, StepResult, StepTokens } from './engine.types.js';
 import { KvCache, KvInvariantError } from './kv/kv-cache.js';
 import { KvResidency } from './kv/kv-residency.js';
@@ -57,7 +57,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   /** The running batch in vLLM's order: the order requests were admitted. */
   private readonly running: Sequence<R>[] = [];
   private readonly byId = new Map<string, Sequence<R>>();
-  private readonly decodePromptBlocks = new DecodePromptBlocks<Sequence<R>>();
+  private readonly decodeBlocks: DecodeBlocks<Sequence<R>>;
   private readonly batch: BatchFormation<R>;
   private readonly compat: EngineCompat;
   private readonly residency: KvResidency | undefined;
@@ -79,7 +79,8 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     this.waiting = new WaitQueue(this.scheduler);
     this.limits = { maxRunning, maxBatchTokens, blockSize, maxModelLen, totalKvBlocks };
     this.compat = compat;
-    this.batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits, compat);
+    this.decodeBlocks = new DecodeBlocks(blockSize);
+    this.batch = new BatchFormation(this.running, this.waiting, this.kv, this.scheduler, this.limits, this.decodeBlocks, compat);
   }
 
   enqueue(request: R, nowUs: Micros): EnqueueResult {
@@ -103,7 +104,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
       workKind: 'prefill',
       workTokens: 0,
       workIndexed: NONE_INDEXED,
-      decodeCountedIn: 0,
+      decoding: false,
     };
     this.byId.set(request.id, seq);
     // After every request ready at the same time or earlier: equal times keep arrival order.
@@ -126,6 +127,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
         break;
       case 'running':
         this.running.splice(this.running.indexOf(seq), 1);
+        this.decodeBlocks.leave(seq);
         this.kv.release(seq.blocks);
         seq.blocks = [];
         break;
@@ -243,18 +245,17 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
    * prompt block hashes live in one tree per worker, so a prefix shared by several requests counts
    * once; output blocks are the request's own). Here a prompt block is its hash; the blocks past
    * the prompt's full ones (its partial last block, the output) belong to the request alone.
+   * Kept as requests join and leave decoding (`DecodeBlocks`); this walk is the check of it.
    */
-  private uniqueDecodeBlocks(): number {
-    // Past its prefill a request holds at least its prompt's full blocks (`computed` ≥ the
-    // prompt), so every one of its prompt hashes is held and shared; the rest are its own.
-    this.decodePromptBlocks.begin();
+  private uniqueDecodeBlocksByWalk(): number {
+    const hashes = new Set<BlockId>();
     let ownBlocks = 0;
     for (const seq of this.running) {
       if (isPrefilling(seq)) continue;
-      this.decodePromptBlocks.see(seq);
+      for (const hash of seq.promptHashes) hashes.add(hash);
       ownBlocks += blocksFor(seq.computed, this.limits.blockSize) - seq.promptHashes.length;
     }
-    return this.decodePromptBlocks.count() + ownBlocks;
+    return hashes.size + ownBlocks;
   }
 
   /**
@@ -266,7 +267,7 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   snapshot(nowUs?: Micros): EngineSnapshot {
     let activePrefillTokens = 0;
     for (const seq of this.running) if (isPrefilling(seq)) activePrefillTokens += seq.prefillTarget - seq.computed;
-    const activeDecodeBlocks = this.uniqueDecodeBlocks();
+    const activeDecodeBlocks = this.decodeBlocks.count();
     // As Dynamo counts active prefill tokens: every request at the instance whose prefill is not
     // done, queued ones included (its router adds a request's prompt when it routes it and removes
     // it at the first token). Queued requests have not been looked up in the prefix cache yet, so
@@ -296,6 +297,11 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
   /** Throws if the KV books do not balance, or a running request holds other than the blocks its computed tokens fill; for tests. */
   checkInvariants(): void {
     this.kv.checkInvariants(this.running.map((seq) => seq.blocks));
+    const walked = this.uniqueDecodeBlocksByWalk();
+    if (this.decodeBlocks.count() !== walked) throw new KvInvariantError(`decoding requests hold ${walked} distinct blocks, counted ${this.decodeBlocks.count()}`);
+    for (const seq of this.running) {
+      if (seq.decoding === isPrefilling(seq)) throw new KvInvariantError(`request ${seq.request.id} is ${seq.decoding ? '' : 'not '}counted as decoding while ${isPrefilling(seq) ? '' : 'not '}prefilling`);
+    }
     for (const seq of this.running) {
       const expected = blocksFor(seq.computed, this.limits.blockSize);
       if (seq.blocks.length !== expected) throw new KvInvariantError(`request ${seq.request.id} holds ${seq.blocks.length} blocks for ${seq.computed} computed tokens (expected ${expected})`);
@@ -325,8 +331,12 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
    * samples one. With max_tokens = 0 the finished prefill samples nothing.
    */
   private advance(seq: Sequence<R>): number {
+    const before = seq.computed;
     seq.computed += seq.workTokens;
-    if (seq.workKind === 'prefill' && isPrefilling(seq)) return 0;
+    if (seq.workKind === 'prefill') {
+      if (isPrefilling(seq)) return 0;
+      this.decodeBlocks.join(seq);
+    } else this.decodeBlocks.grew(seq, before);
     const produced = seq.generated < seq.maxTokens ? 1 : 0;
     seq.generated += produced;
     // BLIS parity mode regenerates the output after a preemption: the tokens the caller already
@@ -349,11 +359,13 @@ export class VllmEngine<R extends EngineRequest = EngineRequest> implements Inst
     if (!this.kv.canAllocate(needed)) return false;
     this.kv.allocateInto(needed, seq.blocks);
     seq.computed += 1;
+    this.decodeBlocks.grew(seq, seq.computed - 1);
     return true;
   }
 
   private finish(seq: Sequence<R>): void {
     this.running.splice(this.running.indexOf(seq), 1);
+    this.decodeBlocks.leave(seq);
     this.kv.release(seq.blocks);
     seq.blocks = [];
     this.byId.delete(seq.request.id);

@@ -5,7 +5,8 @@
  * the request rather than a write to a per-request array that is cold by then.
  */
 export class StepTimes {
-  private timesMs = new Float64Array(1024);
+  /** Starts small and doubles: with thousands of instances most log few steps. */
+  private timesMs = new Float64Array(64);
   private count = 0;
 
   /** Appends the next step's delivery time; returns its step number. */

@@ -1,49 +1,64 @@
 import type { BlockId } from '@sluice/contracts';
 
+/** What the count reads of a request: its prompt's full-block hashes, its progress, and whether it is counted. */
+export interface DecodingSequence {
+  readonly promptHashes: readonly BlockId[];
+  readonly computed: number;
+  decoding: boolean;
+}
+
 /**
- * The distinct prompt blocks of the requests past their prefill, kept up to date as requests
- * join and leave the decoding set rather than rebuilt for every load snapshot. Rebuilt, it was a
- * set of every decoding request's prompt hashes (~30 requests × ~32 blocks) at each snapshot, and
- * a snapshot follows every step: half of a twin run's time (4.1 s of 7.9 s for 30,000 requests,
- * `TWIN_BENCH_SIZES=30000 node --cpu-prof libs/twin/bench/twin.bench.mjs`). A request's prompt
- * hashes never change, so between two snapshots only the requests that joined or left cost
- * anything, and a request's own stamp says whether it is counted (no set of the requests).
+ * The KV blocks held by the requests past their prefill, each distinct block once, kept up to date
+ * as requests join and leave the decoding set and as their output grows, so a load snapshot reads
+ * a number instead of walking the running batch. Walking it (with a request's stamp saying whether
+ * it was counted) cost a pass over ~117 running requests at every snapshot of the bench's workload,
+ * 8% of a twin run (`node --cpu-prof libs/twin/bench/twin-streamed.mjs 100000`); rebuilt as a set,
+ * before that, half of it.
  *
- * Each block is counted by how many decoding requests hold it, so a prefix shared by several
- * counts once and stays counted until the last of them leaves.
+ * Past its prefill a request holds at least its prompt's full blocks (`computed` ≥ the prompt), so
+ * every one of its prompt hashes is held and may be shared: each is counted by how many decoding
+ * requests hold it, so a prefix shared by several counts once and stays counted until the last of
+ * them leaves. Its other blocks (its prompt's partial last block, its output) are its own.
+ *
+ * The engine calls `join` when a prefill finishes, `grew` when a decoding request's computed tokens
+ * grow, and `leave` when a request leaves the running batch (finished, preempted, cancelled)
+ * before its progress is reset; the engine's checkInvariants compares the count with a walk.
  */
-export class DecodePromptBlocks<S extends { readonly promptHashes: readonly BlockId[]; decodeCountedIn: number }> {
-  /** The decoding requests of the last count, and of the count under way (`see` appends), swapped at each count. */
-  private counted: S[] = [];
-  private seen: S[] = [];
+export class DecodeBlocks<S extends DecodingSequence> {
   private readonly holders = new BlockHolders();
-  /** The count under way, stamped on each request it sees (so leaving costs no set of the requests). */
-  private pass = 0;
+  /** Σ over decoding requests of their blocks past the prompt's full ones. */
+  private ownBlocks = 0;
 
-  /** Starts a count: then `see` each request now past its prefill (each once), then `count`. */
-  begin(): void {
-    this.pass++;
-    this.seen.length = 0;
+  constructor(private readonly blockSize: number) {}
+
+  /** Its prefill is done: it decodes from now on (a request already counted is not counted twice). */
+  join(seq: S): void {
+    if (seq.decoding) return;
+    seq.decoding = true;
+    this.hold(seq.promptHashes, 1);
+    this.ownBlocks += this.blocksFor(seq.computed) - seq.promptHashes.length;
   }
 
-  see(seq: S): void {
-    if (seq.decodeCountedIn === 0) this.hold(seq.promptHashes, 1);
-    seq.decodeCountedIn = this.pass;
-    this.seen.push(seq);
+  /** Its computed tokens grew from `before` (a decode step); nothing for a request not decoding. */
+  grew(seq: S, before: number): void {
+    if (seq.decoding) this.ownBlocks += this.blocksFor(seq.computed) - this.blocksFor(before);
   }
 
-  /** Forgets the requests not seen since `begin` (finished, preempted, cancelled); returns the distinct prompt blocks of the rest. */
+  /** It left the running batch; call before its progress is reset. Nothing for a request not decoding. */
+  leave(seq: S): void {
+    if (!seq.decoding) return;
+    seq.decoding = false;
+    this.hold(seq.promptHashes, -1);
+    this.ownBlocks -= this.blocksFor(seq.computed) - seq.promptHashes.length;
+  }
+
+  /** The distinct blocks the decoding requests hold. */
   count(): number {
-    const { counted, seen, pass } = this;
-    for (let i = 0; i < counted.length; i++) {
-      const seq = counted[i]!;
-      if (seq.decodeCountedIn === pass) continue;
-      this.hold(seq.promptHashes, -1);
-      seq.decodeCountedIn = 0;
-    }
-    this.counted = seen;
-    this.seen = counted;
-    return this.holders.size;
+    return this.holders.size + this.ownBlocks;
+  }
+
+  private blocksFor(tokens: number): number {
+    return Math.ceil(tokens / this.blockSize);
   }
 
   private hold(hashes: readonly BlockId[], by: 1 | -1): void {
