@@ -28,8 +28,8 @@ export class StreamedReport {
   private endMs = -Infinity;
   private done = false;
 
-  /** `expectedRequests` is required: the books cannot count distinct ids without keeping them. */
-  constructor(private readonly options: ReportOptions & { readonly expectedRequests: number }) {}
+  /** `expectedRequests` is given to `report`: a streamed workload's count is known at its end. */
+  constructor(private readonly options: Omit<ReportOptions, 'expectedRequests'> = {}) {}
 
   add(record: RequestRecord): void {
     if (this.done) throw new Error('a StreamedReport takes no records after its report');
@@ -41,14 +41,17 @@ export class StreamedReport {
     this.conservation.add(record);
   }
 
-  /** The report of every record added; once (the stores are summarized in place). */
-  report(): RunReport {
+  /**
+   * The report of every record added; once (the stores are summarized in place). `expectedRequests`
+   * is required: the books cannot count distinct ids without keeping them.
+   */
+  report(expectedRequests: number): RunReport {
     this.done = true;
     const window = this.window();
     const overall = this.overall.summary(window);
     const byFairnessId = summariesOf(this.byFairnessId, window);
     const outputTokensByFairnessId = Object.fromEntries(Object.entries(byFairnessId).map(([t, s]) => [t, s.outputTokens]));
-    const books = this.conservation.books(this.options.expectedRequests);
+    const books = this.conservation.books(expectedRequests);
     return {
       window,
       overall,

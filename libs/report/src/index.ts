@@ -1,5 +1,6 @@
 export type { RunReportFile } from './run-report-file.js';
-export { readReportJson, writeReportJson } from './report-json.js';
+export { forEachReportRecord, readReportJson, writeReportJson } from './report-json.js';
+export { RECORDS_FILE, RecordsFileWriter, forEachRecordIn } from './records-file.js';
 export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
 export { renderReportHtml } from './render-html.js';
 export { summaryTable } from './summary-table.js';
@@ -13,3 +14,4 @@ export type { PlotSpec, PlotBand } from './plots.js';
 export type { Series, Point } from './series.js';
 export { DecisionTraceError, DecisionTraceFile, TWIN_FLUSH_BYTES, forEachDecision } from './decision-trace-file.js';
 export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison, type RegretSummary, type TraceSide } from './compare-decisions.js';
+export { PLOT_SAMPLE_RECORDS, StreamedPlots } from './streamed-plots.js';

@@ -2,7 +2,7 @@ import type { Goodput, LatencyStats, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { engineSectionHtml } from './engine-html.js';
-import { buildPlots } from './plots.js';
+import { buildPlots, type PlotSpec } from './plots.js';
 import { escapeHtml, htmlDocument, plotFigures } from './html-page.js';
 
 export { escapeHtml, jsonForScript } from './html-page.js';
@@ -79,9 +79,12 @@ function header(report: RunReportFile): string {
 </dl>`;
 }
 
-/** The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no network. */
-export function renderReportHtml(report: RunReportFile): string {
-  const plots = buildPlots(report.records);
+/**
+ * The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no
+ * network. Its plots are drawn from its records, or given (a streamed run's, which holds none).
+ */
+export function renderReportHtml(report: RunReportFile, given?: readonly PlotSpec[]): string {
+  const plots = given ?? buildPlots(report.records);
   const chaos = report.chaos ? chaosPlots(report.chaos, report.records) : [];
   const data = { summary: report.summary, plots: [...plots, ...chaos] };
   const body = `${header(report)}

@@ -33,5 +33,11 @@ export interface RunReportFile {
    * (a live run whose workers did not answer), never zeros in their place.
    */
   readonly engine?: EngineSection;
+  /**
+   * The run's records, or, when `recordsFile` names them, none here: a streamed run keeps them in
+   * that NDJSON file beside report.json (readReportJson reads them from it).
+   */
   readonly records: readonly RunRecord[];
+  /** Where a streamed run's records are: an NDJSON file, relative to report.json's folder. */
+  readonly recordsFile?: string;
 }
