@@ -1,6 +1,8 @@
 import type { Outcome, RunRecord } from '@sluice/metrics';
 import { buildPlots, type PlotSpec } from './plots.js';
+import type { StreamedPage } from './render-html.js';
 import type { Point } from './series.js';
+import { SLOWEST_LISTED } from './slowest-requests.js';
 
 /**
  * The most records a streamed run keeps for its report.html: a uniform sample of the run (reservoir
@@ -15,8 +17,9 @@ const OUTCOME_ORDER: readonly Outcome[] = ['completed', 'rejected', 'dropped', '
 /**
  * report.html's plots of a streamed run, fed a record at a time, in bounded memory: the TTFT CDF
  * and latency over time from the sample; outcomes per second counted exactly (one number a second
- * and outcome). Load per worker and the flow-control queue are not drawn: a concurrency curve from
- * a sample reads as that share of the load, and the exact one needs every interval.
+ * and outcome); the slowest requests by TTFT and by E2E kept whole, exactly. Load per worker and
+ * the flow-control queue are not drawn: a concurrency curve from a sample reads as that share of
+ * the load, and the exact one needs every interval.
  */
 export class StreamedPlots {
   private readonly sample: RunRecord[] = [];
@@ -24,6 +27,8 @@ export class StreamedPlots {
   private readonly endingPerSecond = new Map<Outcome, number[]>();
   private lastSecond = -1;
   private readonly random: () => number;
+  private readonly slowestByTtft = new Slowest((r) => (r.firstTokenMs === undefined ? undefined : r.firstTokenMs - r.arrivalMs));
+  private readonly slowestByE2e = new Slowest((r) => (r.outcome === 'completed' && r.endMs !== undefined ? r.endMs - r.arrivalMs : undefined));
 
   constructor(seed: number, private readonly capacity = PLOT_SAMPLE_RECORDS) {
     this.random = mulberry32(seed);
@@ -31,6 +36,8 @@ export class StreamedPlots {
 
   add(record: RunRecord): void {
     this.seen++;
+    this.slowestByTtft.offer(record, this.seen);
+    this.slowestByE2e.offer(record, this.seen);
     const slim = slimRecord(record);
     if (this.sample.length < this.capacity) this.sample.push(slim);
     else {
@@ -45,8 +52,14 @@ export class StreamedPlots {
     if (second > this.lastSecond) this.lastSecond = second;
   }
 
-  /** The plots, in report order; each note says what it was drawn from. */
-  plots(): PlotSpec[] {
+  /** What report.html draws: the plots, in report order, each note saying what it was drawn from; the slowest requests. */
+  page(): StreamedPage {
+    const slowest = new Map([...this.slowestByTtft.kept, ...this.slowestByE2e.kept].map((s) => [s.order, s.record]));
+    // In the order they passed, as the tables break ties.
+    return { plots: this.plots(), slowest: [...slowest.entries()].sort(([a], [b]) => a - b).map(([, record]) => record) };
+  }
+
+  private plots(): PlotSpec[] {
     const sampled = this.seen > this.sample.length ? `From a uniform sample of ${this.sample.length.toLocaleString('en-US')} of the run's ${this.seen.toLocaleString('en-US')} requests (a streamed run keeps no records). ` : '';
     const fromSample = buildPlots(this.sample)
       .filter((plot) => plot.name === 'ttft-cdf' || plot.name === 'latency-over-time')
@@ -64,6 +77,24 @@ export class StreamedPlots {
     });
     const [plot] = buildPlots([]).filter((p) => p.name === 'outcomes-over-time');
     return { ...plot!, note: `${plot!.note} Counted from every request.`, series };
+  }
+}
+
+/** The SLOWEST_LISTED records of the highest latency so far; an equal one does not displace an earlier one. */
+class Slowest {
+  readonly kept: { readonly record: RunRecord; readonly latencyMs: number; readonly order: number }[] = [];
+
+  constructor(private readonly latencyOf: (r: RunRecord) => number | undefined) {}
+
+  offer(record: RunRecord, order: number): void {
+    const latencyMs = this.latencyOf(record);
+    if (latencyMs === undefined) return;
+    const { kept } = this;
+    if (kept.length === SLOWEST_LISTED && latencyMs <= kept[kept.length - 1]!.latencyMs) return;
+    let at = kept.length;
+    while (at > 0 && kept[at - 1]!.latencyMs < latencyMs) at--;
+    kept.splice(at, 0, { record, latencyMs, order });
+    if (kept.length > SLOWEST_LISTED) kept.pop();
   }
 }
 

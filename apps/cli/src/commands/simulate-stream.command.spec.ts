@@ -52,6 +52,10 @@ describe('sluice simulate, streamed', () => {
       const html = readFileSync(join(dir, out, 'report.html'), 'utf8');
       expect(html).toContain('Counted from every request.');
       expect(html).not.toContain('data-plot="worker-load"');
+      // The slowest requests are the kept page's, kept whole as they passed.
+      const slowestTable = (page: string) => page.slice(page.indexOf('id="slowest-ttft"'), page.indexOf('<h2>Plots</h2>'));
+      expect(slowestTable(html)).toBe(slowestTable(readFileSync(join(dir, 'kept', 'report.html'), 'utf8')));
+      expect(slowestTable(html)).toContain('<td class="name">r');
     }
     const compared = await sluice(compareCommand, dir, 'kept/report.json', 'flagged/report.json', '--json');
     expect(compared.code, compared.stderr).toBe(0);

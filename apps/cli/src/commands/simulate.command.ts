@@ -56,6 +56,7 @@ Options:
   --fitness-weights W       score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (as sluice run)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
+  --epp-config FILE, --inference-objectives FILE   the Endpoint Picker's config, as for sluice up
   -h, --help                this text`;
 
 /** report.json of a chaos scenario run in the twin: the usual report plus what the faults did. */
@@ -155,9 +156,9 @@ export const simulateCommand: Command = {
     };
     if (streaming) {
       mkdirSync(outDir, { recursive: true });
-      const { report, plots } = twinStreamedReport(workload, runOptions, outDir);
+      const { report, page } = twinStreamedReport(workload, runOptions, outDir);
       trace?.close();
-      const paths = writeRunReports(outDir, report, plots);
+      const paths = writeRunReports(outDir, report, page);
       printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
       if (!parsed.flags.has('json')) out.line(`records: ${join(outDir, RECORDS_FILE)} (streamed: ${streaming})`);
       return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { StreamedReport } from '@sluice/metrics';
-import { RECORDS_FILE, RecordsFileWriter, StreamedPlots, engineSection, type PlotSpec, type RunReportFile } from '@sluice/report';
+import { RECORDS_FILE, RecordsFileWriter, StreamedPlots, engineSection, type RunReportFile, type StreamedPage } from '@sluice/report';
 import { simulateStreamed, type TwinStreamResult } from '@sluice/twin';
 import { generateWorkload, type WorkloadRequest, type WorkloadSpec } from '@sluice/workload';
 import type { WorkloadInput } from './read-workload-input.js';
@@ -26,7 +26,7 @@ export function plannedRequests(workload: WorkloadInput): number {
  * settles and counted into the summary and the plots' sample, then dropped. The report is the kept
  * run's (`twinReport`), field for field, but names its records file instead of holding them.
  */
-export function twinStreamedReport(workload: WorkloadInput, options: TwinRunOptions, outDir: string): { readonly result: TwinStreamResult; readonly report: RunReportFile; readonly plots: readonly PlotSpec[] } {
+export function twinStreamedReport(workload: WorkloadInput, options: TwinRunOptions, outDir: string): { readonly result: TwinStreamResult; readonly report: RunReportFile; readonly page: StreamedPage } {
   const run = twinRunOf(options);
   if (run.twin.chaos !== undefined) throw new Error('a chaos run cannot be streamed: its report reads every record');
   const summary = new StreamedReport(options.fitnessWeights === undefined ? {} : { fitnessWeights: options.fitnessWeights });
@@ -49,7 +49,7 @@ export function twinStreamedReport(workload: WorkloadInput, options: TwinRunOpti
     records: [],
     recordsFile: RECORDS_FILE,
   };
-  return { result, report, plots: plots.plots() };
+  return { result, report, page: plots.page() };
 }
 
 /** A spec's requests from its generator, one at a time (the same ones `generateWorkloadRequests` lists); a trace's as read. */
