@@ -38,4 +38,10 @@ export const TwinSectionSchema = z.strictObject({
    * instead of `hops` (docs/twin.md, "Hop latencies"). Read by every command that runs the twin.
    */
   hopProfile: z.string().min(1).optional(),
+  /**
+   * `sluice simulate` streams a workload of more requests than this (a spec's num_requests, else
+   * aggregate_rate × horizon; a trace's rows): its records go to records.ndjson beside report.json
+   * and its summaries are built as they settle (docs/twin.md, "Streamed runs"). Unset: 200 000.
+   */
+  streamAbove: z.number().int().nonnegative().optional(),
 });

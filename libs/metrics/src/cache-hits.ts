@@ -19,14 +19,26 @@ export interface CacheHits {
 }
 
 export function cacheHits(records: readonly RequestRecord[]): CacheHits {
-  let known = 0;
-  let hits = 0;
-  let cached = 0;
-  for (const r of records) {
-    if (r.outcome !== 'completed' || r.cachedTokens === undefined) continue;
-    known++;
-    cached += r.cachedTokens;
-    if (r.cachedTokens > 0) hits++;
+  const tally = new CacheHitTally();
+  for (const r of records) tally.add(r);
+  return tally.result();
+}
+
+/** `cacheHits`, counted one record at a time. */
+export class CacheHitTally {
+  private known = 0;
+  private hits = 0;
+  private cached = 0;
+
+  add(r: RequestRecord): void {
+    if (r.outcome !== 'completed' || r.cachedTokens === undefined) return;
+    this.known++;
+    this.cached += r.cachedTokens;
+    if (r.cachedTokens > 0) this.hits++;
   }
-  return { known, hits, hitRate: known === 0 ? null : hits / known, meanCachedTokens: known === 0 ? null : cached / known };
+
+  result(): CacheHits {
+    const { known, hits, cached } = this;
+    return { known, hits, hitRate: known === 0 ? null : hits / known, meanCachedTokens: known === 0 ? null : cached / known };
+  }
 }

@@ -40,40 +40,53 @@ const sum = (counts: Record<string, number>): number => Object.values(counts).re
  * catch requests that left no record; without it, duplicate records of one id still unbalance.
  */
 export function conservation(records: readonly RequestRecord[], expectedRequests?: number): ConservationBooks {
-  let completed = 0;
-  let inFlight = 0;
-  const rejectedByStage: Record<string, number> = {};
-  const rejectedByReason: Record<string, number> = {};
-  const droppedByReason: Record<string, number> = {};
-  const failedByReason: Record<string, number> = {};
-  for (const r of records) {
+  const tally = new ConservationTally();
+  for (const r of records) tally.add(r);
+  return tally.books(expectedRequests ?? new Set(records.map((r) => r.id)).size);
+}
+
+/** `conservation`, counted one record at a time (a streamed run's records, as they settle). */
+export class ConservationTally {
+  private completed = 0;
+  private inFlight = 0;
+  private readonly rejectedByStage: Record<string, number> = {};
+  private readonly rejectedByReason: Record<string, number> = {};
+  private readonly droppedByReason: Record<string, number> = {};
+  private readonly failedByReason: Record<string, number> = {};
+
+  add(r: RequestRecord): void {
     switch (r.outcome) {
       case 'completed':
-        completed++;
+        this.completed++;
         break;
       case 'in_flight':
-        inFlight++;
+        this.inFlight++;
         break;
       case 'rejected':
-        bump(rejectedByStage, r.stage);
-        bump(rejectedByReason, r.reason);
+        bump(this.rejectedByStage, r.stage);
+        bump(this.rejectedByReason, r.reason);
         break;
       case 'dropped':
-        bump(droppedByReason, r.reason);
+        bump(this.droppedByReason, r.reason);
         break;
       case 'failed':
-        bump(failedByReason, r.reason);
+        bump(this.failedByReason, r.reason);
         break;
     }
   }
-  return {
-    requests: expectedRequests ?? new Set(records.map((r) => r.id)).size,
-    completed,
-    rejected: { total: sum(rejectedByReason), byStage: sortedKeys(rejectedByStage), byReason: sortedKeys(rejectedByReason) },
-    dropped: { total: sum(droppedByReason), byReason: sortedKeys(droppedByReason) },
-    failed: { total: sum(failedByReason), byReason: sortedKeys(failedByReason) },
-    inFlight,
-  };
+
+  /** The books, `requests` being how many must be accounted for. */
+  books(requests: number): ConservationBooks {
+    const { rejectedByStage, rejectedByReason, droppedByReason, failedByReason } = this;
+    return {
+      requests,
+      completed: this.completed,
+      rejected: { total: sum(rejectedByReason), byStage: sortedKeys(rejectedByStage), byReason: sortedKeys(rejectedByReason) },
+      dropped: { total: sum(droppedByReason), byReason: sortedKeys(droppedByReason) },
+      failed: { total: sum(failedByReason), byReason: sortedKeys(failedByReason) },
+      inFlight: this.inFlight,
+    };
+  }
 }
 
 /** Whether requests = completed + rejected + dropped + failed + in flight, and each breakdown sums to its total. */

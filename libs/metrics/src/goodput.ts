@@ -59,39 +59,52 @@ class Tally {
  * without targets out of both counts; here it stays out of attainment's).
  */
 export function goodput(records: readonly RequestRecord[], window: RunWindow): Goodput {
-  const ttft = new Tally();
-  const tpot = new Tally();
-  const e2e = new Tally();
-  let good = 0;
-  let targeted = 0;
-  let met = 0;
-  for (const r of records) {
+  const tally = new GoodputTally();
+  for (const r of records) tally.add(r);
+  return tally.result(window);
+}
+
+/** `goodput`, counted one record at a time (a streamed run's records, as they settle). */
+export class GoodputTally {
+  private readonly ttft = new Tally();
+  private readonly tpot = new Tally();
+  private readonly e2e = new Tally();
+  private good = 0;
+  private targeted = 0;
+  private met = 0;
+
+  add(r: RequestRecord): void {
     const slo = r.slo;
     const completed = r.outcome === 'completed' && r.endMs !== undefined;
     if (slo === undefined || (slo.ttftMs === undefined && slo.tpotMs === undefined && slo.e2eMs === undefined)) {
-      if (completed) good++;
-      continue;
+      if (completed) this.good++;
+      return;
     }
-    targeted++;
+    this.targeted++;
     let within = completed;
     // Every target is counted, also once one is missed: each dimension's attainment is its own.
-    if (slo.ttftMs !== undefined) within = ttft.count(completed && r.firstTokenMs !== undefined && r.firstTokenMs - r.arrivalMs <= slo.ttftMs) && within;
-    if (slo.tpotMs !== undefined) within = tpot.count(completed && requestTpotMs(r) <= slo.tpotMs) && within;
-    if (slo.e2eMs !== undefined) within = e2e.count(completed && r.endMs - r.arrivalMs <= slo.e2eMs) && within;
+    if (slo.ttftMs !== undefined) within = this.ttft.count(completed && r.firstTokenMs !== undefined && r.firstTokenMs - r.arrivalMs <= slo.ttftMs) && within;
+    if (slo.tpotMs !== undefined) within = this.tpot.count(completed && requestTpotMs(r) <= slo.tpotMs) && within;
+    if (slo.e2eMs !== undefined) within = this.e2e.count(completed && r.endMs - r.arrivalMs <= slo.e2eMs) && within;
     if (within) {
-      good++;
-      met++;
+      this.good++;
+      this.met++;
     }
   }
-  const seconds = window.durationMs / 1000;
-  return {
-    requestsPerSec: seconds > 0 ? good / seconds : 0,
-    good,
-    targeted,
-    met,
-    attainment: targeted === 0 ? null : met / targeted,
-    ttft: ttft.result(),
-    tpot: tpot.result(),
-    e2e: e2e.result(),
-  };
+
+  /** The goodput over the run's window (known only at its end). */
+  result(window: RunWindow): Goodput {
+    const { good, targeted, met } = this;
+    const seconds = window.durationMs / 1000;
+    return {
+      requestsPerSec: seconds > 0 ? good / seconds : 0,
+      good,
+      targeted,
+      met,
+      attainment: targeted === 0 ? null : met / targeted,
+      ttft: this.ttft.result(),
+      tpot: this.tpot.result(),
+      e2e: this.e2e.result(),
+    };
+  }
 }

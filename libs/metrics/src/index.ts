@@ -9,3 +9,5 @@ export { BLIS_FITNESS_TERMS, FITNESS_TERMS, UnknownFitnessTermError, fitness, pa
 export { conservation, checkConservation, type ConservationBooks, type ConservationCheck } from './conservation.js';
 export { cacheHits, type CacheHits } from './cache-hits.js';
 export { buildReport, type ReportOptions, type RunReport } from './report.js';
+export { StreamedReport } from './streamed-report.js';
+export { EXACT_DISTINCT_VALUES, SKETCH_RELATIVE_ERROR } from './value-counts.js';

@@ -1,3 +1,5 @@
+import { ExactSum } from './exact-sum.js';
+
 /**
  * Latency statistics of one sample set, in ms. An empty sample set gives `count: 0` and `null` for
  * every statistic (not 0, which would read as a perfect latency).
@@ -11,6 +13,11 @@ export interface LatencyStats {
   readonly p95: number | null;
   readonly p99: number | null;
   readonly max: number | null;
+  /**
+   * Present only when the percentiles are not exact: a streamed run's pooled values past what a
+   * value → count store holds exactly, read from log buckets of this relative error (ValueCounts).
+   */
+  readonly approximate?: { readonly relativeError: number };
 }
 
 /**
@@ -22,6 +29,14 @@ export function percentile(sorted: ArrayLike<number>, p: number): number | null 
   if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be within [0, 100], got ${p}`);
   if (sorted.length === 0) return null;
   return interpolate(sorted.length, p, (k) => sorted[k]!, (k) => sorted[k + 1]!);
+}
+
+/**
+ * `percentile` of n > 0 values known by rank (the k-th smallest, from 0): for stores that count
+ * values rather than list them, with the same interpolation.
+ */
+export function percentileOfRanked(n: number, p: number, valueAt: (k: number) => number): number {
+  return interpolate(n, p, valueAt, (k) => valueAt(k + 1));
 }
 
 /**
@@ -46,18 +61,19 @@ export function summarize(samples: ArrayLike<number>): LatencyStats {
 export function summarizeInPlace(values: Float64Array): LatencyStats {
   const count = values.length;
   if (count === 0) return { count, min: null, mean: null, p50: null, p90: null, p95: null, p99: null, max: null };
-  let sum = 0;
+  // Rounded once: the same mean whatever the order of the samples (a streamed run's is settle order).
+  const sum = new ExactSum();
   let min = Infinity;
   let max = -Infinity;
   for (let i = 0; i < count; i++) {
     const v = values[i]!;
-    sum += v;
+    sum.add(v);
     if (v < min) min = v;
     if (v > max) max = v;
   }
   const ranked = new OrderStatistics(values);
   // Ascending, as OrderStatistics requires.
-  return { count, min, mean: sum / count, p50: ranked.percentile(50), p90: ranked.percentile(90), p95: ranked.percentile(95), p99: ranked.percentile(99), max };
+  return { count, min, mean: sum.value() / count, p50: ranked.percentile(50), p90: ranked.percentile(90), p95: ranked.percentile(95), p99: ranked.percentile(99), max };
 }
 
 /**

@@ -37,7 +37,6 @@ export function runWindow(records: readonly RequestRecord[]): RunWindow {
  * (per class, per tenant) are measured over the whole run's window and their rates add up.
  */
 export function throughput(records: readonly RequestRecord[], window: RunWindow): Throughput {
-  if (window.durationMs <= 0) return { requestsPerSec: 0, outputTokensPerSec: 0 };
   let completed = 0;
   let tokens = 0;
   for (const r of records) {
@@ -45,6 +44,12 @@ export function throughput(records: readonly RequestRecord[], window: RunWindow)
     completed++;
     tokens += r.outputTokens;
   }
+  return throughputOf(completed, tokens, window);
+}
+
+/** `throughput` of counts already made: completed requests and their output tokens. */
+export function throughputOf(completed: number, outputTokens: number, window: RunWindow): Throughput {
+  if (window.durationMs <= 0) return { requestsPerSec: 0, outputTokensPerSec: 0 };
   const seconds = window.durationMs / 1000;
-  return { requestsPerSec: completed / seconds, outputTokensPerSec: tokens / seconds };
+  return { requestsPerSec: completed / seconds, outputTokensPerSec: outputTokens / seconds };
 }

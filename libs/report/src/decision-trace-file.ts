@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DecisionTraceLineSchema, describeZodError, type DecisionTraceLine } from '@sluice/contracts';
-import { forEachLine } from './report-json.js';
+import { forEachLine } from './lines.js';
 
 /** Twin runs gather lines into writes of about this size: a few syscalls per thousand decisions. */
 export const TWIN_FLUSH_BYTES = 64 * 1024;

@@ -1,8 +1,9 @@
 export type { RunReportFile, TargetSection } from './run-report-file.js';
 export { CLIENT_LAG_WARN_P99_MS, clientLagSection, type ClientLagSection } from './client-lag.js';
-export { readReportJson, writeReportJson } from './report-json.js';
+export { forEachReportRecord, readReportJson, writeReportJson } from './report-json.js';
+export { RECORDS_FILE, RecordsFileWriter, forEachRecordIn } from './records-file.js';
 export { writeRunReports, type RunReportPaths } from './write-run-reports.js';
-export { renderReportHtml } from './render-html.js';
+export { renderReportHtml, type StreamedPage } from './render-html.js';
 export { summaryTable } from './summary-table.js';
 export { compareChaos, compareGoodputByGroup, compareReports, comparisonTable, type ComparedRow } from './compare-reports.js';
 export type { ChaosSection, ChaosFaultReport, ChaosProcessReport, InvariantResult, InvariantStatus } from './chaos-section.js';
@@ -17,3 +18,4 @@ export { DecisionTraceError, DecisionTraceFile, TWIN_FLUSH_BYTES, forEachDecisio
 export { LIVE_TRACE_LIMITS, LiveDecisionTraceFile, type LiveTraceLimits, type TraceDropReason } from './live-decision-trace-file.js';
 export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison, type RegretSummary, type TraceSide } from './compare-decisions.js';
 export { DEFAULT_JAEGER_URL, jaegerUrlOf, slowestRequests, traceLinkOf, type SlowRequest } from './slowest-requests.js';
+export { PLOT_SAMPLE_RECORDS, StreamedPlots } from './streamed-plots.js';

@@ -42,7 +42,8 @@ function withGoodput(summary: RunReport): RunReport {
 }
 
 export function currentReport(report: RunReportFile): RunReportFile {
-  return { ...currentHead(report), records: report.records.map((r) => currentRecord(r as RecordAsRead)) };
+  // A streamed run's report names its records file and holds none.
+  return { ...currentHead(report), records: (report.records ?? []).map((r) => currentRecord(r as RecordAsRead)) };
 }
 
 /** `value` with its key `from` named `to`, in the same place among its keys. */

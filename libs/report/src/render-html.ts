@@ -1,9 +1,9 @@
-import type { Goodput, LatencyStats, Summary } from '@sluice/metrics';
+import type { Goodput, LatencyStats, RunRecord, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { engineSectionHtml } from './engine-html.js';
 import { slowestRequestsHtml } from './slowest-requests.js';
-import { buildPlots } from './plots.js';
+import { buildPlots, type PlotSpec } from './plots.js';
 import { escapeHtml, htmlDocument, plotFigures } from './html-page.js';
 
 export { escapeHtml, jsonForScript } from './html-page.js';
@@ -99,9 +99,19 @@ function clientLagRow(report: RunReportFile): string {
 `;
 }
 
-/** The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no network. */
-export function renderReportHtml(report: RunReportFile): string {
-  const plots = buildPlots(report.records);
+/** What a streamed run's page is drawn from, its report holding no records (StreamedPlots). */
+export interface StreamedPage {
+  readonly plots: readonly PlotSpec[];
+  /** The records the slowest-requests tables list (the slowest by TTFT and by E2E, kept as they passed). */
+  readonly slowest: readonly RunRecord[];
+}
+
+/**
+ * The report as one self-contained HTML document: inline CSS and JS, data embedded as JSON, no
+ * network. Its plots and tables are drawn from its records, or from what a streamed run kept.
+ */
+export function renderReportHtml(report: RunReportFile, streamed?: StreamedPage): string {
+  const plots = streamed?.plots ?? buildPlots(report.records);
   const chaos = report.chaos ? chaosPlots(report.chaos, report.records) : [];
   const data = { summary: report.summary, plots: [...plots, ...chaos] };
   const body = `${header(report)}
@@ -109,7 +119,7 @@ ${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
 ${report.engine ? engineSectionHtml(report.engine) : ''}
-${slowestRequestsHtml(report.records, report.config)}
+${slowestRequestsHtml(streamed?.slowest ?? report.records, report.config)}
 <h2>Plots</h2>
 ${plotFigures(plots)}`;
   return htmlDocument(`sluice run report — ${report.workload.file}`, body, data);

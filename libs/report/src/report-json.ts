@@ -1,7 +1,8 @@
-import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { forEachLine } from './lines.js';
 import type { RunRecord } from '@sluice/metrics';
 import { currentHead, currentRecord, currentReport, type RecordAsRead } from './older-report.js';
+import { forEachRecordIn, recordsFileOf } from './records-file.js';
 import type { RunReportFile } from './run-report-file.js';
 
 /**
@@ -20,6 +21,12 @@ const RECORDS_PER_WRITE = 1_000;
 
 export function writeReportJson(file: string, report: RunReportFile): void {
   const { records, ...head } = report;
+  if (head.recordsFile !== undefined) {
+    // The records are in their own file: report.json is the head alone, as JSON.stringify prints it.
+    if (records.length > 0) throw new Error(`a report naming its records file (${head.recordsFile}) holds no records itself`);
+    writeFileSync(file, `${JSON.stringify(head, null, 2)}\n`);
+    return;
+  }
   const fd = openSync(file, 'w');
   try {
     // The head as JSON.stringify(…, null, 2) prints it, without its closing brace.
@@ -46,10 +53,29 @@ export function writeReportJson(file: string, report: RunReportFile): void {
  * Reads a report.json. One written by `writeReportJson` is read line by line, so its size is not
  * bounded by the longest string; with `records: false` reading stops where the records begin (a
  * comparison needs only the summaries). Any other layout of the same JSON is parsed whole. An
- * older report's names are read as today's (older-report.ts).
+ * older report's names are read as today's (older-report.ts). A report naming its records file
+ * (a streamed run) gets them from that file, a line at a time.
  */
 export function readReportJson(file: string, options: { readonly records?: boolean } = {}): RunReportFile {
-  const wantRecords = options.records ?? true;
+  const report = readEmbedded(file, options.records ?? true);
+  if (report.recordsFile === undefined || options.records === false) return report;
+  const records: RunRecord[] = [];
+  forEachRecordIn(recordsFileOf(file, report.recordsFile), (record) => records.push(record));
+  return { ...report, records };
+}
+
+/**
+ * Each record of a report, in order, without holding them: from its records file when it names
+ * one, else as readReportJson reads them.
+ */
+export function forEachReportRecord(file: string, onRecord: (record: RunRecord) => void): void {
+  const head = readReportJson(file, { records: false });
+  if (head.recordsFile !== undefined) return forEachRecordIn(recordsFileOf(file, head.recordsFile), onRecord);
+  for (const record of readReportJson(file).records) onRecord(record);
+}
+
+/** A report.json as it is written, its records (if it holds them) read when asked for. */
+function readEmbedded(file: string, wantRecords: boolean): RunReportFile {
   const head: string[] = [];
   const records: RunRecord[] = [];
   let part: 'head' | 'records' | 'tail' | 'other' = 'head';
@@ -80,28 +106,4 @@ export function readReportJson(file: string, options: { readonly records?: boole
   if (part === 'other') return currentReport(JSON.parse(readFileSync(file, 'utf8')) as RunReportFile);
   const parsed = JSON.parse(`${head.join('\n')}\n  "records": []\n}`) as RunReportFile;
   return { ...currentHead(parsed), records };
-}
-
-/** Calls `onLine` with each line of the file (without its newline) until it returns false. */
-export function forEachLine(file: string, onLine: (line: string) => boolean): void {
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(1 << 22);
-    const decoder = new StringDecoder('utf8');
-    let pending = '';
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
-      const text = pending + (read > 0 ? decoder.write(buffer.subarray(0, read)) : decoder.end());
-      let start = 0;
-      for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-        if (!onLine(text.slice(start, newline))) return;
-        start = newline + 1;
-      }
-      pending = text.slice(start);
-      if (read === 0) break;
-    }
-    if (pending !== '') onLine(pending);
-  } finally {
-    closeSync(fd);
-  }
 }

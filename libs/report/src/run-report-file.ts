@@ -38,7 +38,13 @@ export interface RunReportFile {
   readonly clientLag?: ClientLagSection;
   /** A run against an endpoint other than sluice's own gateway (`sluice run --target`). */
   readonly target?: TargetSection;
+  /**
+   * The run's records, or, when `recordsFile` names them, none here: a streamed run keeps them in
+   * that NDJSON file beside report.json (readReportJson reads them from it).
+   */
   readonly records: readonly RunRecord[];
+  /** Where a streamed run's records are: an NDJSON file, relative to report.json's folder. */
+  readonly recordsFile?: string;
 }
 
 /** What `sluice run --target` drove, and what such an endpoint could not give. */

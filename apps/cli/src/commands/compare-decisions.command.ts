@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
 import type { DecisionTraceLine } from '@sluice/contracts';
-import { compareDecisions, forEachDecision, readReportJson, type DecisionComparison, type RegretSummary } from '@sluice/report';
+import { compareDecisions, forEachDecision, forEachReportRecord, type DecisionComparison, type RegretSummary } from '@sluice/report';
 import type { Output } from '../terminal/output.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
@@ -58,10 +58,12 @@ export const compareDecisionsCommand: Command = {
   },
 };
 
-/** Gateway request id → workload id, from a live run's records. */
+/** Gateway request id → workload id, from a live run's records, read one at a time (from records.ndjson when the report names it). */
 function workloadIds(file: string): ReadonlyMap<string, string> {
   const ids = new Map<string, string>();
-  for (const record of readReportJson(file).records) if (record.gatewayRequestId !== undefined) ids.set(record.gatewayRequestId, record.id);
+  forEachReportRecord(file, (record) => {
+    if (record.gatewayRequestId !== undefined) ids.set(record.gatewayRequestId, record.id);
+  });
   if (ids.size === 0) throw new Error(`${file}: no record carries the gateway's request id (a live run's report.json does)`);
   return ids;
 }

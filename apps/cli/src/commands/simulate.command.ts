@@ -1,6 +1,7 @@
+import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigError, loadConfig, loadProfile, parseCommandLine } from '@sluice/config';
-import { DecisionTraceFile, writeRunReports, type RunReportFile } from '@sluice/report';
+import { DecisionTraceFile, RECORDS_FILE, writeRunReports, type RunReportFile } from '@sluice/report';
 import { decisionTraceObserver, type TwinChaosReport } from '@sluice/twin';
 import type { ChaosScenario, Fault } from '@sluice/workload';
 import { SHORT_SCALE, ScenarioLoadError, loadScenario } from '../chaos/load-scenario.js';
@@ -8,12 +9,13 @@ import type { Output } from '../terminal/output.js';
 import { writeObservedTrace } from '../run/export-trace.js';
 import { HOP_SAMPLINGS, readHopSource, saveHopProfile, type HopSampling, type HopSource } from '../run/hop-source.js';
 import { printRunSummary } from '../run/print-run-summary.js';
-import { configuredHopSource, twinReport } from '../run/twin-report.js';
+import { configuredHopSource, twinReport, type TwinRunOptions } from '../run/twin-report.js';
+import { DEFAULT_STREAM_ABOVE, plannedRequests, twinStreamedReport } from '../run/twin-streamed-report.js';
 import { WorkloadInputError, readWorkloadInput, workloadInputFromSpec, type WorkloadInput } from '../run/read-workload-input.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 import { fitnessWeightsOf } from './fitness-weights-option.js';
 
-const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
+const USAGE = `Usage: sluice simulate WORKLOAD [--config FILE] [--hop-latency-from FILE [--hop-sampling S] [--save-hop-profile FILE]] [--seed N] [--out DIR] [--stream] [--export-trace DIR] [--decision-trace FILE] [--fitness-weights W] [--json]
        sluice simulate --chaos SCENARIO.yaml [--short | --scale F] [the same options]
 
 Runs the workload through the discrete-event twin: the same admission, flow-control and routing
@@ -41,6 +43,10 @@ Options:
   --save-hop-profile FILE   keep the live paths read by --hop-latency-from as a hop profile (twin.hopProfile)
   --seed N                  seed of routing tie-breaks and bus-fault draws (default router.seed, else 0)
   --out DIR                 where the reports go (default .sluice/runs/simulate-<time>)
+  --stream                  stream the run (as a workload of more than twin.streamAbove requests, default
+                            200000, is): records go to DIR/records.ndjson as they settle, report.json names
+                            that file, the summaries are counted as they pass (docs/twin.md, "Streamed runs");
+                            not with --chaos or --export-trace, which read every record
   --export-trace DIR        also write the run as a TraceV2 trace (DIR/trace.yaml, DIR/trace.csv) with
                             what became of each request, in virtual time
   --decision-trace FILE     write each routing decision as a JSON line (virtual time, request, attempt,
@@ -69,7 +75,7 @@ export const simulateCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
+    const parsed = parseCommandLine(argv, { flags: ['help', 'json', 'short', 'stream'], values: ['hop-latency-from', 'hop-sampling', 'save-hop-profile', 'seed', 'out', 'chaos', 'scale', 'export-trace', 'fitness-weights', 'decision-trace'], maxPositionals: 1 }, ctx.cwd);
     if (parsed.flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -129,9 +135,17 @@ export const simulateCommand: Command = {
     const { workload, scenario } = inputs;
     // Stage replicas are modelled (docs/twin.md, "Stage replicas"); gateways are not: each owns only its own requests.
     if (config.gateway.replicas > 1) err.line(err.yellow(`sluice simulate: gateway.replicas ${config.gateway.replicas} is not modelled: the twin runs one gateway (docs/twin.md, "Stage replicas")`));
+    const exportTrace = parsed.values.get('export-trace');
+    const streaming = streamingOf(parsed.flags.has('stream'), workload, config.twin.streamAbove);
+    const refusal = streaming && (scenario ? 'a chaos run reads every record for its report' : exportTrace !== undefined ? '--export-trace writes what became of each request from every record' : undefined);
+    if (streaming && refusal) {
+      err.line(`sluice simulate: ${streaming}, and ${refusal}: it cannot be streamed${parsed.flags.has('stream') ? ' (leave out --stream)' : ' (raise twin.streamAbove to run it kept)'}`);
+      return EXIT.USAGE;
+    }
+    const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `simulate-${new Date().toISOString().replace(/[:.]/g, '-')}`));
     const traceFile = parsed.values.get('decision-trace') ?? config.router.decisionTrace;
     const trace = traceFile === undefined ? undefined : new DecisionTraceFile(resolve(ctx.cwd, traceFile));
-    const { result, report: base } = twinReport(workload, {
+    const runOptions: TwinRunOptions = {
       config,
       profile,
       ...(hopSource ? { hopSource } : {}),
@@ -139,7 +153,17 @@ export const simulateCommand: Command = {
       ...(scenario ? { faults: scenario.faults } : {}),
       ...(fitnessWeights === undefined ? {} : { fitnessWeights }),
       ...(trace && { observer: decisionTraceObserver(config.router.counterfactualK, (line) => trace.write(line)) }),
-    });
+    };
+    if (streaming) {
+      mkdirSync(outDir, { recursive: true });
+      const { report, page } = twinStreamedReport(workload, runOptions, outDir);
+      trace?.close();
+      const paths = writeRunReports(outDir, report, page);
+      printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
+      if (!parsed.flags.has('json')) out.line(`records: ${join(outDir, RECORDS_FILE)} (streamed: ${streaming})`);
+      return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
+    }
+    const { result, report: base } = twinReport(workload, runOptions);
     trace?.close();
     let report: RunReportFile = base;
     if (scenario && result.chaos) {
@@ -153,15 +177,24 @@ export const simulateCommand: Command = {
       }
       if (!parsed.flags.has('json')) printChaos(out, result.chaos);
     }
-    const outDir = resolve(ctx.cwd, parsed.values.get('out') ?? join(ctx.rootDir, '.sluice', 'runs', `simulate-${new Date().toISOString().replace(/[:.]/g, '-')}`));
     const paths = writeRunReports(outDir, report);
     // No created_at: like the report, the same inputs give the same trace, byte for byte.
-    const exportTrace = parsed.values.get('export-trace');
     if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, result.records);
     printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },
 };
+
+/**
+ * Why the run is streamed, or undefined when it is kept: --stream, or a workload of more requests
+ * than twin.streamAbove (default DEFAULT_STREAM_ABOVE).
+ */
+function streamingOf(flag: boolean, workload: WorkloadInput, streamAbove: number | undefined): string | undefined {
+  if (flag) return '--stream';
+  const planned = plannedRequests(workload);
+  const above = streamAbove ?? DEFAULT_STREAM_ABOVE;
+  return planned > above ? `the workload offers ${planned} requests, above twin.streamAbove (${above})` : undefined;
+}
 
 /** A scenario and its workload, read and scaled exactly as `sluice chaos` reads them (one loader). */
 function readScenario(file: string, scale: number): Inputs {

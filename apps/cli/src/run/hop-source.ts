@@ -41,7 +41,8 @@ export function readHopSource(file: string, sampling: HopSampling): HopSource {
  * those records (for the older medians).
  */
 function readPaths(file: string): { readonly paths: HopSample[] } | { readonly records: readonly RunRecord[] } {
-  // A profile is small and starts with its kind; a report is read line by line (it can be large).
+  // A profile is small and starts with its kind; a report is read line by line (it can be large),
+  // a streamed run's from the records.ndjson it names.
   if (PROFILE_START.test(firstBytes(file, 200))) return { paths: hopSamplesOf(parseProfile(file, readFileSync(file, 'utf8'))) };
   const records = readReportJson(file).records.map(fromActualSend);
   const paths = hopSamplesFromRecords(records);

@@ -28,7 +28,10 @@ export interface WorkloadInput {
   /** What the report records as workload.spec: the parsed spec, or the trace's header. */
   readonly spec: WorkloadSpec | TraceV2Header;
   readonly kind: 'spec' | 'trace';
-  /** In arrival order; a trace's are open-loop at its injection times. */
+  /**
+   * In arrival order; a trace's are open-loop at its injection times. A spec's are generated when
+   * first read (a streamed `sluice simulate` reads them from the generator instead, one at a time).
+   */
   readonly requests: readonly WorkloadRequest[];
   /** Seed of the run's own random draws (backoff jitter, the twin's tie-breaks stay with --seed). */
   readonly seed: number;
@@ -69,11 +72,14 @@ export function readWorkloadInput(path: string): WorkloadInput {
 
 /** A parsed spec as a workload input (also for a chaos scenario's workload). */
 export function workloadInputFromSpec(file: string, spec: WorkloadSpec): WorkloadInput {
+  let requests: WorkloadRequest[] | undefined;
   return {
     file,
     spec,
     kind: 'spec',
-    requests: generateWorkloadRequests(spec),
+    get requests() {
+      return (requests ??= generateWorkloadRequests(spec));
+    },
     seed: spec.seed ?? 0,
     traceMeta: { header: { mode: 'generated', workload_spec: file, ...(spec.seed === undefined ? {} : { workload_seed: spec.seed }), ...goodputHeaderOf(spec) }, prefixes: tracePrefixesFromSpec(spec) },
   };

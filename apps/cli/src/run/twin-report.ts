@@ -27,10 +27,30 @@ export interface TwinRunOptions {
  */
 export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { readonly result: TwinResult; readonly report: RunReportFile } {
   const { requests } = workload;
-  const { config, profile, seed, faults, fitnessWeights, observer } = options;
+  const { fitnessWeights } = options;
+  const run = twinRunOf(options);
+  const result = simulate(requests, run.twin);
+  const report: RunReportFile = {
+    ...reportHead(workload, requests.length, run),
+    summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
+    engine: engineSection(result.engine, 'kv-blocks'),
+    records: result.records,
+  };
+  return { result, report };
+}
+
+/** What a twin run is given, resolved from the command's options: the twin's options and where its hops came from. */
+export interface TwinRun {
+  readonly twin: TwinOptions;
+  readonly hops: HopLatencies | undefined;
+  readonly source: HopSource | undefined;
+}
+
+export function twinRunOf(options: TwinRunOptions): TwinRun {
+  const { config, profile, seed, faults, observer } = options;
   const source = options.hopSource ?? (options.hops === undefined ? configuredHopSource(config) : undefined);
   const hops = source?.hops ?? options.hops;
-  const result = simulate(requests, {
+  const twin: TwinOptions = {
     config,
     profile,
     ...(hops ? { hops } : {}),
@@ -38,20 +58,22 @@ export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { 
     ...(seed !== undefined ? { seed } : {}),
     ...(faults ? { chaos: { faults } } : {}),
     ...(observer ? { observer } : {}),
-  });
-  const report: RunReportFile = {
+  };
+  return { twin, hops, source };
+}
+
+/** Everything of report.json above its summary: what ran, on what, with which config. */
+export function reportHead(workload: WorkloadInput, requests: number, run: TwinRun): Pick<RunReportFile, 'version' | 'tool' | 'startedAt' | 'gateway' | 'workload' | 'config'> {
+  const { hops, source } = run;
+  return {
     version: 1,
     tool: 'sluice simulate',
     // Virtual time starts at 0: a fixed stamp keeps the same inputs' report byte-identical.
     startedAt: new Date(0).toISOString(),
     gateway: 'twin (virtual time)',
-    workload: { file: workload.file, spec: workload.spec, requests: requests.length },
-    config: { ...config, ...(hops ? { hops } : {}), ...(source ? { hopSource: source.description } : {}) },
-    summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
-    engine: engineSection(result.engine, 'kv-blocks'),
-    records: result.records,
+    workload: { file: workload.file, spec: workload.spec, requests },
+    config: { ...run.twin.config, ...(hops ? { hops } : {}), ...(source ? { hopSource: source.description } : {}) },
   };
-  return { result, report };
 }
 
 /** `twin.hopProfile`, read from the working directory; a file that cannot be read stops the run, naming the key. */
