@@ -1,5 +1,6 @@
 import type { ZodError } from 'zod';
 import { ChatCompletionRequestSchema, CompletionRequestSchema, describeZodError } from '@sluice/contracts';
+import { chatDefaultMaxTokens } from '@sluice/stages';
 import type { ApiKind } from './exchange.js';
 import { renderChat } from './prompt.js';
 import { tokenize } from './tokenizer.js';
@@ -16,22 +17,29 @@ export type ParsedBody =
     }
   | { readonly ok: false; readonly message: string; readonly param: string | null };
 
-/** Output length when a chat request gives none (OpenAI's legacy completions default). */
-export const DEFAULT_MAX_TOKENS = 16;
+/** A model served: its name and its context length (the prompt and output of one request). */
+export interface ServedModel {
+  readonly name: string;
+  readonly maxModelLen: number;
+}
 
-/** The body, checked against the OpenAI schema of its endpoint and the models this gateway serves. */
-export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly string[]): ParsedBody {
+/**
+ * The body, checked against the OpenAI schema of its endpoint and the models served. A chat
+ * request with no output length runs to the end of its model's context, no further than
+ * `outputCap` (0 = no cap), as vLLM does (`chatDefaultMaxTokens`).
+ */
+export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly ServedModel[], outputCap = 0): ParsedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: 'request body must be a JSON object', param: null };
   }
-  const parsed = parseFields(kind, body);
-  if (parsed.ok && !models.includes(parsed.model)) {
-    return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.join(', ')}`, param: 'model' };
+  const parsed = parseFields(kind, body, models, outputCap);
+  if (parsed.ok && !models.some((m) => m.name === parsed.model)) {
+    return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.map((m) => m.name).join(', ')}`, param: 'model' };
   }
   return parsed;
 }
 
-function parseFields(kind: ApiKind, body: object): ParsedBody {
+function parseFields(kind: ApiKind, body: object, models: readonly ServedModel[], outputCap: number): ParsedBody {
   const invalid = (error: ZodError) => {
     const first = error.issues[0];
     // OpenAI's `param` names the top-level field; the message keeps the full path.
@@ -42,11 +50,14 @@ function parseFields(kind: ApiKind, body: object): ParsedBody {
     const result = ChatCompletionRequestSchema.safeParse(body);
     if (!result.success) return invalid(result.error);
     const data = result.data;
+    const tokenIds = tokenize(renderChat(data.messages));
+    // An unknown model is refused by the caller; its context is moot.
+    const maxModelLen = models.find((m) => m.name === data.model)?.maxModelLen ?? 0;
     return {
       ok: true,
       model: data.model,
-      tokenIds: tokenize(renderChat(data.messages)),
-      maxTokens: data.max_completion_tokens ?? data.max_tokens ?? DEFAULT_MAX_TOKENS,
+      tokenIds,
+      maxTokens: data.max_completion_tokens ?? data.max_tokens ?? chatDefaultMaxTokens(tokenIds.length, maxModelLen, outputCap),
       stream: data.stream ?? false,
       includeUsage: data.stream_options?.include_usage ?? false,
     };
