@@ -171,6 +171,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       stream: taken.stream,
       includeUsage: taken.includeUsage,
       reportTimings: taken.reportTimings,
+      errorBody: this.service.config.gateway.errorBody,
       onSettle: (reason, outputTokens) => {
         const usage = { key, promptTokens: inputTokens, outputTokens };
         recordTerminalOutcome(this.metrics, span, arrivalMs, reason, httpStatusOf(reason), usage, { series: objective, taken: true, streaming: taken.stream, responseBytes: exchange.responseBytes });
@@ -226,7 +227,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         return this.core.onEnd(frame.requestId, frame.attempt, frame.outputTokens, { instance: frame.instanceId, timings: frame.timings, ...(frame.cachedTokens !== undefined && { cachedTokens: frame.cachedTokens }) }, nowUs);
       }
       case 'error':
-        return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs);
+        return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs, frame.retryAfterMs);
       case 'migrate':
         return this.core.onMigrate(frame, nowUs);
       case 'held':

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { DEFAULT_SLO_CLASS, httpHeaders, type Micros, type OutcomeReason, type SloClass } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { DEFAULT_FAIRNESS_ID, KeyRateLimits, costRefusal, readRequestHeaders, type HeaderReading } from '@sluice/stages';
+import { DEFAULT_FAIRNESS_ID, KeyRateLimits, costRefusal, readRequestHeaders, retryAfterSecondsOf, type HeaderReading } from '@sluice/stages';
 import type { ApiKey, ApiKeys } from './api-keys.js';
 import type { ApiKind } from './exchange.js';
 import { BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody } from './http-io.js';
@@ -76,7 +76,7 @@ export class RequestIntake {
       const rate = key.rateLimit === undefined ? undefined : this.rates.take(key.id, key.rateLimit, nowUs);
       if (rate !== undefined && !rate.ok) {
         const message = `API key "${key.id}" is over its rate limit of ${key.rateLimit!.requestsPerSecond} requests/s (burst ${key.rateLimit!.burst}): retry after ${rate.retryAfterMs} ms`;
-        return refusal('api_key_rate_limited', message, null, key, { ...CLOSE, 'retry-after': String(Math.ceil(rate.retryAfterMs / 1000)) });
+        return refusal('api_key_rate_limited', message, null, key, { ...CLOSE, 'retry-after': String(retryAfterSecondsOf('api_key_rate_limited', rate.retryAfterMs)) });
       }
     }
 
@@ -95,7 +95,7 @@ export class RequestIntake {
 
     const headers = this.readHeaders(req, key);
     if (!headers.reading.ok) return refusal('invalid_request', headers.reading.message, headers.reading.header, key);
-    const parsed = parseInferenceBody(kind, body, this.config.models.map((m) => m.name));
+    const parsed = parseInferenceBody(kind, body, this.config.models, limits.maxTokens);
     if (!parsed.ok) return refusal('invalid_request', parsed.message, parsed.param, key);
     const model = this.config.models.find((m) => m.name === parsed.model)!;
     const tooDear = costRefusal(parsed.tokenIds.length, parsed.maxTokens, model, limits);

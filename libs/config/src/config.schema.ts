@@ -194,6 +194,12 @@ const ConfigBody = z.strictObject({
       limits: GatewayLimitsSchema.prefault({}),
       /** Which hosts and origins admin writes (`POST /busy_threshold`) may come through. */
       admin: GatewayAdminSchema.prefault({}),
+      /**
+       * The shape of error bodies: `openai` (default), `{"error": {message, type, param, code}}` on
+       * every error; `dynamo`, Dynamo's bare `{message, type, code}` for `all_workers_busy`, byte for
+       * byte, for clients written against Dynamo's frontend (same status and reason either way).
+       */
+      errorBody: z.enum(['openai', 'dynamo']).default('openai'),
     })
     .prefault({}),
   admission: z
