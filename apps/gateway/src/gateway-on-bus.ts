@@ -5,7 +5,7 @@ import type { Completion, GatewayEffects, GatewayFailure, GatewayMigration, Hand
 import { context, trace } from '@sluice/telemetry';
 import type { GatewayMetrics } from './gateway.metrics.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
-import { outputTokenIds } from './prompt.js';
+import { outputTokenIds } from '@sluice/openai';
 
 const SUBMIT_SUBJECT: Record<ResumeStage, () => string> = {
   admission: subjects.admissionSubmit,

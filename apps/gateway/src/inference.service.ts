@@ -23,11 +23,10 @@ import {
 import type { SluiceConfig } from '@sluice/config';
 import { GatewayStage, gatewaySettingsFrom, priorityFor, type GatewayWakeUp } from '@sluice/stages';
 import { SpanKind, type Span } from '@sluice/telemetry';
-import { Exchange, type ApiKind } from './exchange.js';
+import { Exchange, apiError, sendJson, type ApiKind } from '@sluice/openai';
 import { ApiKeys } from './api-keys.js';
 import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
 import { GatewayOnBus, nextAttemptOf } from './gateway-on-bus.js';
-import { apiError, sendJson } from './http-io.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
 import { RequestIds } from './request-ids.js';
 import { RequestIntake } from './request-intake.js';

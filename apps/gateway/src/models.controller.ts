@@ -1,7 +1,7 @@
 import { Controller, Get, NotFoundException, Param, UseGuards } from '@nestjs/common';
 import type { Model, ModelList } from '@sluice/contracts';
 import { ApiKeyGuard } from './api-key.guard.js';
-import { apiError } from './http-io.js';
+import { apiError } from '@sluice/openai';
 import { InferenceService } from './inference.service.js';
 
 /**

@@ -4,17 +4,10 @@ import { parseInferenceBody } from './parse-request.js';
 const MODELS = [{ name: 'small', maxModelLen: 100 }];
 
 describe('parseInferenceBody', () => {
-  it('runs a chat request with no output length to the end of the context, as vLLM does', () => {
-    const parsed = parseInferenceBody('chat', { model: 'small', messages: [{ role: 'user', content: 'Hi' }] }, MODELS);
-    expect(parsed.ok).toBe(true);
-    if (!parsed.ok) return;
-    expect(parsed.maxTokens).toBe(100 - parsed.tokenIds.length);
-  });
-
-  it('caps that length at the output cap, and keeps a length the request gives', () => {
+  it('leaves a chat request with no output length to the caller (vLLM\'s rule: chatDefaultMaxTokens), and keeps a length the request gives', () => {
     const messages = [{ role: 'user', content: 'Hi' }];
-    expect(parseInferenceBody('chat', { model: 'small', messages }, MODELS, 10)).toMatchObject({ ok: true, maxTokens: 10 });
-    expect(parseInferenceBody('chat', { model: 'small', messages, max_tokens: 7 }, MODELS, 10)).toMatchObject({ ok: true, maxTokens: 7 });
+    expect(parseInferenceBody('chat', { model: 'small', messages }, MODELS)).toMatchObject({ ok: true, maxTokens: undefined });
+    expect(parseInferenceBody('chat', { model: 'small', messages, max_tokens: 7 }, MODELS)).toMatchObject({ ok: true, maxTokens: 7 });
     expect(parseInferenceBody('chat', { model: 'small', messages, max_tokens: 7, max_completion_tokens: 5 }, MODELS)).toMatchObject({ ok: true, maxTokens: 5 });
   });
 

@@ -1,6 +1,5 @@
 import type { ZodError } from 'zod';
 import { ChatCompletionRequestSchema, CompletionRequestSchema, describeZodError } from '@sluice/contracts';
-import { chatDefaultMaxTokens } from '@sluice/stages';
 import type { ApiKind } from './exchange.js';
 import { renderChat } from './prompt.js';
 import { tokenize } from './tokenizer.js';
@@ -11,7 +10,12 @@ export type ParsedBody =
       readonly ok: true;
       readonly model: string;
       readonly tokenIds: number[];
-      readonly maxTokens: number;
+      /**
+       * Output tokens asked for; undefined when a chat request names no length (neither
+       * `max_tokens` nor `max_completion_tokens`): the caller applies vLLM's rule, libs/stages
+       * `chatDefaultMaxTokens`. A completions request without one asks for 16.
+       */
+      readonly maxTokens: number | undefined;
       readonly stream: boolean;
       readonly includeUsage: boolean;
     }
@@ -23,23 +27,19 @@ export interface ServedModel {
   readonly maxModelLen: number;
 }
 
-/**
- * The body, checked against the OpenAI schema of its endpoint and the models served. A chat
- * request with no output length runs to the end of its model's context, no further than
- * `outputCap` (0 = no cap), as vLLM does (`chatDefaultMaxTokens`).
- */
-export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly ServedModel[], outputCap = 0): ParsedBody {
+/** The body, checked against the OpenAI schema of its endpoint and the models served. */
+export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly ServedModel[]): ParsedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: 'request body must be a JSON object', param: null };
   }
-  const parsed = parseFields(kind, body, models, outputCap);
+  const parsed = parseFields(kind, body);
   if (parsed.ok && !models.some((m) => m.name === parsed.model)) {
     return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.map((m) => m.name).join(', ')}`, param: 'model' };
   }
   return parsed;
 }
 
-function parseFields(kind: ApiKind, body: object, models: readonly ServedModel[], outputCap: number): ParsedBody {
+function parseFields(kind: ApiKind, body: object): ParsedBody {
   const invalid = (error: ZodError) => {
     const first = error.issues[0];
     // OpenAI's `param` names the top-level field; the message keeps the full path.
@@ -50,14 +50,11 @@ function parseFields(kind: ApiKind, body: object, models: readonly ServedModel[]
     const result = ChatCompletionRequestSchema.safeParse(body);
     if (!result.success) return invalid(result.error);
     const data = result.data;
-    const tokenIds = tokenize(renderChat(data.messages));
-    // An unknown model is refused by the caller; its context is moot.
-    const maxModelLen = models.find((m) => m.name === data.model)?.maxModelLen ?? 0;
     return {
       ok: true,
       model: data.model,
-      tokenIds,
-      maxTokens: data.max_completion_tokens ?? data.max_tokens ?? chatDefaultMaxTokens(tokenIds.length, maxModelLen, outputCap),
+      tokenIds: tokenize(renderChat(data.messages)),
+      maxTokens: data.max_completion_tokens ?? data.max_tokens,
       stream: data.stream ?? false,
       includeUsage: data.stream_options?.include_usage ?? false,
     };
