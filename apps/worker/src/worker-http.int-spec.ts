@@ -18,6 +18,8 @@ beforeAll(async () => {
     rootDir: REPO_ROOT,
     configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10', '--worker.http.enabled=true', `--worker.http.basePort=${BASE_PORT}`],
     parallel: true,
+    // Six processes starting on a busy 2-core machine: the default 30 s is not always enough.
+    readyTimeoutMs: 80_000,
   });
   client = new OpenAI({ baseURL: `${instanceUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
@@ -92,13 +94,13 @@ describe("a worker instance's own vLLM HTTP server", () => {
   it("runs in the instance's own engine: the bus side sees the request running on that instance, and counts it finished", async () => {
     const finished = () => metricSum(workerUrl(), 'vllm:request_success_total', ['engine="1"']);
     const before = await finished();
-    // Long enough to be seen running: 1 000 decode steps of ~1.4 ms at timeScale 10.
-    const long = fetch(`${instanceUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: 'a long one', max_tokens: 1_000 }) });
-    await eventually(async () => (await metricSum(`${instanceUrl}`, 'vllm:num_requests_running', ['engine="1"'])) === 1, 5_000, 'the request running on rank 1, on its own page');
-    expect(await metricSum(workerUrl(), 'vllm:num_requests_running', ['engine="1"'])).toBe(1);
-    expect(await metricSum(workerUrl(), 'vllm:num_requests_running', ['engine="0"'])).toBe(0);
+    // Long enough to be seen running: 3 000 decode steps of ~1.4 ms at timeScale 10.
+    const long = fetch(`${instanceUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: 'a long one', max_tokens: 3_000 }) });
+    // The running gauge is the engine's batch (its load snapshot): the request is in rank 1's batch, and only there.
+    const running = async (url: string, rank: number) => metricSum(url, 'vllm:num_requests_running', [`engine="${rank}"`]);
+    await eventually(async () => (await running(instanceUrl, 1)) === 1 && (await running(workerUrl(), 1)) === 1 && (await running(workerUrl(), 0)) === 0, 5_000, "the request in rank 1's batch");
     const answer = (await (await long).json()) as { usage: { completion_tokens: number } };
-    expect(answer.usage.completion_tokens).toBe(1_000);
+    expect(answer.usage.completion_tokens).toBe(3_000);
     await eventually(async () => (await finished()) === before + 1, 2_000, 'the request counted finished on rank 1');
   });
 
