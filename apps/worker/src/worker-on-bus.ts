@@ -23,7 +23,7 @@ import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { FinishedTransfer, InstanceCore, InstanceWakeUp, KvTransfer, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
 import { bindKvTransfer, type BoundKvTransferMetrics, type KvTransferMetrics } from './kv-transfer.metrics.js';
 import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
-import type { DirectReplies } from './http/direct-replies.js';
+import type { DirectReplies } from './direct-replies.js';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { bindEngine, bindHttp, cacheConfigInfo, type EngineMetrics, type HttpMetrics, type HttpStatusGroup, type WorkerMetrics } from './worker.metrics.js';

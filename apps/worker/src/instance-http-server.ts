@@ -5,7 +5,7 @@ import { blockIds, errorTypeOf, httpHeaders, httpStatusOf, micros, type Inferenc
 import { BodyError, BodyTimeoutError, BodyTooLargeError, Exchange, apiError, parseInferenceBody, readJsonBody, sendJson, type ApiKind, type ServedModel } from '@sluice/openai';
 import { chatDefaultMaxTokens, type InstanceCore } from '@sluice/stages';
 import { context } from '@sluice/telemetry';
-import { liveHeld, type LiveHeld } from '../live-held.js';
+import { liveHeld, type LiveHeld } from './live-held.js';
 import type { DirectReplies } from './direct-replies.js';
 import { instanceMetricsPage } from './instance-metrics-page.js';
 
