@@ -151,6 +151,9 @@ build_nats() {
   base_rootfs "$rootfs"
   install_bin "$rootfs" /usr/sbin/nats-server /usr/local/bin/nats-server
   install_bin "$rootfs" /bin/dash /bin/sh
+  # docker-compose.yml's healthcheck probes the monitoring port's /healthz with wget, as the
+  # real image's busybox does.
+  if [[ -x /usr/bin/wget ]]; then install_bin "$rootfs" /usr/bin/wget /usr/bin/wget; fi
 
   cat >"$rootfs/usr/local/bin/docker-entrypoint.sh" <<'EOF'
 #!/bin/sh
@@ -202,6 +205,8 @@ build_prometheus() {
   base_rootfs "$rootfs"
   install_bin "$rootfs" /usr/bin/prometheus /bin/prometheus
   if [[ -x /usr/bin/promtool ]]; then install_bin "$rootfs" /usr/bin/promtool /bin/promtool; fi
+  # docker-compose.yml's healthcheck probes /-/ready with wget, as the real image's busybox does.
+  if [[ -x /usr/bin/wget ]]; then install_bin "$rootfs" /usr/bin/wget /usr/bin/wget; fi
   install_bin "$rootfs" /bin/dash /bin/sh
   mkdir -p "$rootfs/usr/share/prometheus" "$rootfs/etc/prometheus" "$rootfs/prometheus"
   # Debian's build serves its web UI from here rather than from assets compiled in.

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
@@ -14,6 +15,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { BUS_IDENTITIES } from '@sluice/contracts';
 import { authorizationBlock, envPasswordOf, passwordEnvOf } from '@sluice/launcher';
+import { InferenceObjectiveSchema, InferencePoolSchema, modelOf } from './gaie-crds.schema.js';
 import { renderKustomization, withoutHashSuffix, type K8sObject } from './render-kustomization.js';
 
 /**
@@ -21,7 +23,7 @@ import { renderKustomization, withoutHashSuffix, type K8sObject } from './render
  * schema (kubernetes-models, pinned; no network), and the rules a rolling restart relies on hold.
  * Where kubectl is installed, its Kustomize renders the same objects as the renderer used here.
  */
-const OVERLAYS = ['infra/k8s/overlays/dev'];
+const OVERLAYS = ['infra/k8s/overlays/dev', 'infra/k8s/overlays/gateway-api'];
 /** The Secret every deployment expects (created per cluster: README, "Kubernetes"). */
 const SECRET = 'sluice-nats-credentials';
 const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'];
@@ -35,6 +37,9 @@ const SCHEMAS: Record<string, new (data: never) => { validate(): void }> = {
   'v1 Service': Service,
   'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
   'monitoring.coreos.com/v1 ServiceMonitor': ServiceMonitor,
+  'gateway.networking.k8s.io/v1 HTTPRoute': HTTPRoute,
+  'inference.networking.k8s.io/v1 InferencePool': modelOf(InferencePoolSchema),
+  'inference.networking.x-k8s.io/v1alpha2 InferenceObjective': modelOf(InferenceObjectiveSchema),
 };
 
 interface Container {
@@ -49,7 +54,7 @@ interface Container {
 }
 interface PodTemplate {
   metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
-  spec: { containers: Container[]; terminationGracePeriodSeconds?: number; volumes?: { configMap?: { name: string } }[] };
+  spec: { containers: (Container & { volumeMounts?: { name: string; mountPath: string }[] })[]; terminationGracePeriodSeconds?: number; volumes?: { name: string; configMap?: { name: string } }[] };
 }
 /** An env entry filled from a Secret, and a volume of one: what the bus credentials use. */
 interface SecretEnv {
@@ -157,9 +162,27 @@ describe.each(OVERLAYS)('%s', (overlay) => {
     for (const name of SERVICES) {
       const deployment = named(objects, 'Deployment', name) as Workload;
       const [container] = deployment.spec.template.spec.containers;
+      // The files of the ConfigMaps the pod mounts, here: a path the environment names under a mount is read from them.
+      const mounted = new Map<string, string>();
+      for (const mount of container?.volumeMounts ?? []) {
+        const source = deployment.spec.template.spec.volumes?.find((v) => v.name === mount.name)?.configMap;
+        const data = source && (named(objects, 'ConfigMap', withoutHashSuffix(source.name)) as (K8sObject & { data: Record<string, string> }) | undefined)?.data;
+        if (!data) continue;
+        const local = mkdtempSync(join(dir, `${mount.name}-`));
+        for (const [key, text] of Object.entries(data)) writeFileSync(join(local, key), text);
+        mounted.set(mount.mountPath, local);
+      }
+      const local = (value: string | undefined) => [...mounted].reduce((v, [mountPath, here]) => (v?.startsWith(`${mountPath}/`) ? here + v.slice(mountPath.length) : v), value);
       // The config this pod reads: the file, then the shared environment, then its own env entries.
       const podEnv = Object.fromEntries((container?.env ?? []).map((e) => [e.name, e.value]));
-      const config = loadConfig({ file, env: { ...env!.data, ...podEnv } });
+      const podEnvironment = Object.fromEntries(Object.entries({ ...env!.data, ...podEnv }).map(([k, v]) => [k, local(v)]));
+      const config = loadConfig({ file, env: podEnvironment });
+      if (podEnvironment.SLUICE_INFERENCE_OBJECTIVES_FILE !== undefined) {
+        // The InferencePool the overlay applies is the pool the services serve: its name, its workers' port.
+        const pool = objects.find((o) => o.kind === 'InferencePool') as (K8sObject & { spec: { targetPorts: { number: number }[] } }) | undefined;
+        expect([config.inferencePool, config.worker.port], name).toEqual([pool?.metadata.name, pool?.spec.targetPorts[0]?.number]);
+        expect(config.inferenceObjectives.length, name).toBe(objects.filter((o) => o.kind === 'InferenceObjective').length);
+      }
       const serviceKey = ({ 'flow-controller': 'flowController' } as Record<string, string>)[name] ?? name;
       const { shutdownGraceMs, port } = config[serviceKey as 'gateway'];
       expect(container?.ports?.find((p) => p.name === 'http')?.containerPort, `${name}: the container port is the configured one`).toBe(port);

@@ -1,10 +1,10 @@
 import type { Logger } from '@nestjs/common';
 import { handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
-import { subjects, type BusyThresholdsAnnouncement, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
+import { queueGroups, subjects, type BusyThresholdsAnnouncement, type InferenceRequest, type OutcomeReason } from '@sluice/contracts';
 import type { ChainDecision, DecisionInputs } from '@sluice/policies';
 import type { AdmissionEffects, HandBack, HandoffFailure } from '@sluice/stages';
-import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
+import { SpanKind, SpanStatusCode, natsProcessAttributes, type Span } from '@sluice/telemetry';
 import type { AdmissionMetrics } from './admission.metrics.js';
 
 /** What the service keeps of a request while the core decides: its span and when it arrived. */
@@ -33,8 +33,7 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     const span = this.service.tracer.startSpan('admission.decide', {
       kind: SpanKind.CONSUMER,
       attributes: {
-        'messaging.system': 'nats',
-        'messaging.destination.name': subjects.admissionSubmit(),
+        ...natsProcessAttributes(subjects.admissionSubmit(), queueGroups.admission),
         'sluice.request.id': request.id,
         'sluice.request.attempt': request.attempt,
         'sluice.slo_class': request.sloClass,

@@ -1,9 +1,9 @@
 import { epochMicros, handoffInSpan, sendErrorFrame } from '@sluice/bus';
 import { type RequestIntake, type ServiceContext } from '@sluice/service';
-import { micros, millisFromMicros, secondsFromMicros, subjects, type FlowQueueBand, type FlowQueueReport, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
+import { micros, millisFromMicros, queueGroups, secondsFromMicros, subjects, type FlowQueueBand, type FlowQueueReport, type InferenceRequest, type Micros, type OutcomeReason } from '@sluice/contracts';
 import type { DispatchCycleResult, FlowKey } from '@sluice/policies';
 import { worthHandingBack, type FlowArrival, type FlowControlEffects, type FlowEviction, type FlowRelease, type HandBack, type HandoffFailure } from '@sluice/stages';
-import { SpanKind, SpanStatusCode, context, trace, type Context, type Span } from '@sluice/telemetry';
+import { SpanKind, SpanStatusCode, context, natsProcessAttributes, trace, type Context, type Span } from '@sluice/telemetry';
 import { type FlowControlMetrics, type QueueExit } from './flow-control.metrics.js';
 
 /** What the service keeps of a request in flow control: the arrival span and the trace it came in. */
@@ -37,8 +37,7 @@ export class FlowControlOnBus implements FlowControlEffects<InferenceRequest, Fl
     const span = this.service.tracer.startSpan('flow_control.enqueue', {
       kind: SpanKind.CONSUMER,
       attributes: {
-        'messaging.system': 'nats',
-        'messaging.destination.name': subjects.flowSubmit(),
+        ...natsProcessAttributes(subjects.flowSubmit(), queueGroups.flowController),
         'sluice.request.id': request.id,
         'sluice.request.attempt': request.attempt,
         'sluice.flow.fairness_id': request.fairnessId,

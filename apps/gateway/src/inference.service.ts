@@ -22,7 +22,7 @@ import {
 } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { GatewayStage, gatewaySettingsFrom, priorityFor, type GatewayWakeUp } from '@sluice/stages';
-import { SpanKind, type Span } from '@sluice/telemetry';
+import { SpanKind, sampledTraceIdOf, type Span } from '@sluice/telemetry';
 import { Exchange, apiError, sendJson, type ApiKind } from '@sluice/openai';
 import { ApiKeys } from './api-keys.js';
 import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
@@ -30,6 +30,7 @@ import { GatewayOnBus, nextAttemptOf } from './gateway-on-bus.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
 import { RequestIds } from './request-ids.js';
 import { RequestIntake } from './request-intake.js';
+import { completedAnswerAttributes, serverSpanAttributes } from './span-conventions.js';
 import { recordTerminalOutcome } from './terminal-outcome.js';
 
 /**
@@ -112,10 +113,13 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.metrics.inFlight.inc();
     const span = this.service.tracer.startSpan(`POST ${path}`, {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': 'POST', 'url.path': path, 'http.route': path, 'gen_ai.operation.name': kind === 'chat' ? 'chat' : 'text_completion' },
+      attributes: serverSpanAttributes(kind, path, req),
     });
     const id = this.ids.next(kind);
     span.setAttribute('sluice.request.id', id);
+    // Every answer, refusals included, names the trace its request is in, so a client can open it.
+    const traceId = sampledTraceIdOf(span);
+    if (traceId !== undefined) res.setHeader(httpHeaders.traceId, traceId);
 
     const taken = await this.intake.take(kind, req, arrivalUs);
     if (taken.key !== undefined) span.setAttribute('sluice.api_key.id', taken.key.id);
@@ -172,6 +176,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       reportTimings: taken.reportTimings,
       errorBody: this.service.config.gateway.errorBody,
       onSettle: (reason, outputTokens) => {
+        if (reason === 'ok') span.setAttributes(completedAnswerAttributes(id, taken.model, outputTokens, taken.maxTokens));
         const usage = { key, promptTokens: inputTokens, outputTokens };
         recordTerminalOutcome(this.metrics, span, arrivalMs, reason, httpStatusOf(reason), usage, { series: objective, taken: true, streaming: taken.stream, responseBytes: exchange.responseBytes });
       },

@@ -1,6 +1,11 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpHeaders } from '@sluice/contracts';
 import type { LocalCluster } from '@sluice/launcher';
-import { attributeMatches, readTelemetryDoc, postCompletion, startTracedCluster, type DocumentedAttribute, type OtlpReceiver, type ReceivedSpan, type TracedCluster } from '@sluice/testing';
+import { jaegerUrlOf, slowestRequests, type RunReportFile } from '@sluice/report';
+import { attributeMatches, readTelemetryDoc, postCompletion, runSluice, startTracedCluster, type DocumentedAttribute, type OtlpReceiver, type ReceivedSpan, type TracedCluster } from '@sluice/testing';
 
 /**
  * One request, one trace across all five services: the gateway's server span, then admission,
@@ -86,6 +91,8 @@ describe('distributed tracing', () => {
     });
 
     const traceId = traceOf(receiver.spans)!;
+    // The answer names the trace its request is in, so a client can open it.
+    expect(res.headers.get(httpHeaders.traceId)).toBe(traceId);
     const trace = receiver.spans.filter((s) => s.traceId === traceId);
     const byService = (service: string, name?: string) => {
       const found = trace.filter((s) => s.service === service && (name === undefined || s.name === name));
@@ -127,6 +134,29 @@ describe('distributed tracing', () => {
     }
     expect(byService('sluice-worker', 'worker.prefill').attributes['sluice.worker.prefill_tokens']).toBeGreaterThan(0);
 
+    // The conventions' required attributes, with their values: HTTP server, GenAI, messaging.
+    expect(gateway.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'url.scheme': 'http',
+      'url.path': '/v1/completions',
+      'server.address': new URL(cluster.gatewayUrl).hostname,
+      'server.port': Number(new URL(cluster.gatewayUrl).port),
+      'http.response.status_code': 200,
+      'gen_ai.operation.name': 'text_completion',
+      'gen_ai.provider.name': 'sluice',
+      'gen_ai.request.model': 'qwen3-14b',
+      'gen_ai.response.id': id,
+      'gen_ai.response.model': 'qwen3-14b',
+      'gen_ai.response.finish_reasons': 'length',
+      'gen_ai.usage.output_tokens': 3,
+    });
+    expect(gateway.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+    for (const [span, group] of [[admission, 'sluice-admission'], [enqueue, 'sluice-flow-controller'], [router, 'sluice-router'], [worker, undefined]] as const) {
+      expect(span.attributes, span.name).toMatchObject({ 'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.operation.name': 'process' });
+      expect(span.attributes['messaging.destination.name'], span.name).toMatch(/^sluice\.v1\./);
+      expect(span.attributes['messaging.consumer.group.name'], span.name).toBe(group);
+    }
+
     // Exactly the documented spans, each with its documented attributes; every documented span is here.
     expect(trace.flatMap((s) => docProblems(s, COMPLETED_REQUEST))).toEqual([]);
     expect(doc.spans.filter((d) => !trace.some((s) => d.names.includes(s.name))).map((d) => d.names.join())).toEqual([]);
@@ -140,6 +170,38 @@ describe('distributed tracing', () => {
       expect(new Set(spans.map((s) => s.resource['service.instance.id'])), service.name).toEqual(new Set([instanceId]));
     }
     expect(String(worker.attributes['sluice.worker.instance'])).toMatch(new RegExp(`^${String(worker.resource['service.instance.id'])}-r\\d+$`));
+  });
+
+  it('gives each record of `sluice run` its trace id, and report.html links the slowest to their traces', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-trace-links-'));
+    const workload = join(dir, 'workload.yaml');
+    writeFileSync(
+      workload,
+      ['seed: 1', 'aggregate_rate: 40', 'num_requests: 12', 'clients:', '  - { id: c, tenant_id: acme, slo_class: standard, rate_fraction: 1, arrival: { process: poisson },',
+        '      input_distribution: { type: constant, params: { value: 16 } }, output_distribution: { type: constant, params: { value: 2 } } }'].join('\n'),
+    );
+    const run = await runSluice(['run', workload, '--gateway', cluster.gatewayUrl, '--out', join(dir, 'out'), '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'out', 'report.json'), 'utf8')) as RunReportFile;
+    expect(report.records).toHaveLength(12);
+    const traceIds = report.records.map((r) => r.traceId);
+    expect(traceIds.every((t) => t !== undefined && /^[0-9a-f]{32}$/.test(t)), traceIds.join()).toBe(true);
+    expect(new Set(traceIds).size).toBe(12);
+
+    // Each is the trace of the gateway span of that very request (its gateway id).
+    await receiver.waitFor((spans) => report.records.every((r) => spans.some((s) => s.service === 'sluice-gateway' && s.traceId === r.traceId)));
+    for (const record of report.records) {
+      const span = receiver.spans.find((s) => s.service === 'sluice-gateway' && s.traceId === record.traceId)!;
+      expect(span.attributes['sluice.request.id']).toBe(record.gatewayRequestId);
+    }
+
+    const html = readFileSync(join(dir, 'out', 'report.html'), 'utf8');
+    const links = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
+    const jaegerUrl = jaegerUrlOf(report.config);
+    // The slowest 10 by TTFT, then by E2E, each row linked to its own trace.
+    const listed = [...slowestRequests(report.records, 'ttft'), ...slowestRequests(report.records, 'e2e')].map((s) => `${jaegerUrl}/trace/${s.record.traceId}`);
+    expect(listed).toHaveLength(20);
+    expect(links).toEqual(listed);
   });
 
   it('records each preemption as an event on the worker span of the preempted request', async () => {
@@ -174,7 +236,11 @@ describe('OTEL_TRACES_SAMPLER', () => {
   ])('%s: a served request exports %i spans', async (sampler, expected) => {
     const traced = await startTracedCluster(['--worker.timeScale=10', '--worker.instances=1'], { OTEL_TRACES_SAMPLER: sampler });
     try {
-      expect((await complete(traced.cluster.gatewayUrl, 'sample me or not', 3)).status).toBe(200);
+      const res = await complete(traced.cluster.gatewayUrl, 'sample me or not', 3);
+      expect(res.status).toBe(200);
+      // A trace id only for a trace that is recorded: no link to a trace nobody exported.
+      if (expected === 0) expect(res.headers.get(httpHeaders.traceId)).toBeNull();
+      else expect(res.headers.get(httpHeaders.traceId)).toMatch(/^[0-9a-f]{32}$/);
     } finally {
       await traced.stop();
     }

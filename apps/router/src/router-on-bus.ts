@@ -1,11 +1,11 @@
 import type { Logger } from '@nestjs/common';
 import { epochMicros, handoffInSpan, sendErrorFrame, sendMigrateFrame } from '@sluice/bus';
 import { type ServiceContext } from '@sluice/service';
-import { micros, millisFromMicros, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
+import { micros, millisFromMicros, queueGroups, subjects, type InferenceRequest, type MigrateFrame, type OutcomeReason } from '@sluice/contracts';
 import type { ClusterView, RoutingDecision } from '@sluice/policies';
 import { decisionTraceLine, type BusyCount, type HandBack, type HandoffFailure, type PdPlacementInfo, type RoutingEffects } from '@sluice/stages';
 import type { DecisionTraceLine } from '@sluice/contracts';
-import { SpanKind, SpanStatusCode, type Span } from '@sluice/telemetry';
+import { SpanKind, SpanStatusCode, natsProcessAttributes, type Span } from '@sluice/telemetry';
 import type { RouterMetrics } from './router.metrics.js';
 
 /** What the service keeps of a request while the core routes it: its span and when it arrived. */
@@ -38,8 +38,7 @@ export class RouterOnBus implements RoutingEffects<InferenceRequest, RouteCarrie
     const span = this.service.tracer.startSpan('router.route', {
       kind: SpanKind.CONSUMER,
       attributes: {
-        'messaging.system': 'nats',
-        'messaging.destination.name': subjects.routerSubmit(),
+        ...natsProcessAttributes(subjects.routerSubmit(), queueGroups.router),
         'sluice.request.id': request.id,
         'sluice.request.attempt': request.attempt,
         'sluice.router.policy': policy,

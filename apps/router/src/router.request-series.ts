@@ -16,6 +16,8 @@ export interface RouterRequestSeries {
    * model was busy (the admission service counts its own under the same name; a sum adds both).
    */
   readonly tasksRejected: LeanCounter<'model'>;
+  /** Decision-trace lines not written (`router.decisionTrace`): the disk behind (`backlog`), the file at its size limit, or a failed write. */
+  readonly traceLinesDropped: LeanCounter<'reason'>;
   /** The Endpoint Picker's scheduler metrics: how long the choice took, and whether one was made (`instanceId` the chosen, or none). */
   scheduled(seconds: number, model: string, instanceId: string | undefined): void;
 }
@@ -71,6 +73,12 @@ export function createRouterRequestSeries(registry: Registry): RouterRequestSeri
       name: 'dynamo_tasks_rejected_total',
       help: 'Requests rejected because every worker was busy (busy thresholds), as Dynamo counts them.',
       labelNames: ['model'],
+      registers: [registry],
+    }),
+    traceLinesDropped: new LeanCounter({
+      name: 'sluice_router_decision_trace_dropped_total',
+      help: 'Decision-trace lines not written: the disk behind (backlog), the file at its size limit (file_full), or a failed write (write_error).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     decisions: new LeanCounter({

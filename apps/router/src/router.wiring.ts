@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { seedOf } from '@sluice/collections';
 import { epochMicros } from '@sluice/bus';
 import { configuredBusyThresholds, type RoutingPolicyRegistry } from '@sluice/policies';
-import { DecisionTraceFile } from '@sluice/report';
+import { LiveDecisionTraceFile } from '@sluice/report';
 import { requestStage } from '@sluice/service';
 import { RoutingStage, routingSettingsFrom } from '@sluice/stages';
 import { createRouterMetrics } from './router.metrics.js';
@@ -26,8 +26,18 @@ export const ROUTER_STAGE = requestStage({
   wire({ service, wakeUps, logger }, registry: RoutingPolicyRegistry) {
     const { router } = service.config;
     const metrics = createRouterMetrics(service.metrics, service.config.inferencePool, { instances: () => stage.instances(epochMicros()) });
-    // Each line written as it is made (no buffer): the file is whole whenever the router stops.
-    const trace = router.decisionTrace === undefined ? undefined : new DecisionTraceFile(resolve(router.decisionTrace), 0);
+    // Written off the event loop, bounded: a slow or full disk costs lines (counted), never a decision's time.
+    let fileFullSaid = false;
+    const trace =
+      router.decisionTrace === undefined
+        ? undefined
+        : new LiveDecisionTraceFile(resolve(router.decisionTrace), (reason) => {
+            metrics.traceLinesDropped.inc({ reason });
+            if (reason !== 'backlog' && !fileFullSaid) {
+              fileFullSaid = true;
+              logger.warn(reason === 'file_full' ? `the decision trace ${router.decisionTrace} reached its size limit: later decisions are not written` : `the decision trace ${router.decisionTrace} could not be written: it stops here`);
+            }
+          });
     if (trace) logger.log(`writing each routing decision to ${trace.path}`);
     const onBus = new RouterOnBus(
       service,

@@ -22,7 +22,7 @@ import {
 import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { FinishedTransfer, InstanceCore, InstanceWakeUp, KvTransfer, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
 import { bindKvTransfer, type BoundKvTransferMetrics, type KvTransferMetrics } from './kv-transfer.metrics.js';
-import { SpanKind, context, trace, type Tracer } from '@sluice/telemetry';
+import { SpanKind, context, natsProcessAttributes, trace, type Tracer } from '@sluice/telemetry';
 import type { DirectReplies } from './direct-replies.js';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
@@ -105,8 +105,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
         kind: SpanKind.CONSUMER,
         startTime: this.wallMs(atUs),
         attributes: {
-          'messaging.system': 'nats',
-          'messaging.destination.name': job ? subjects.workerPrefill(instance.instanceId) : subjects.workerSubmit(instance.instanceId),
+          // An instance's own subject, no queue group: the router chose the instance.
+          ...natsProcessAttributes(job ? subjects.workerPrefill(instance.instanceId) : subjects.workerSubmit(instance.instanceId)),
           ...(job && { 'sluice.pd.decode_instance': held.prefillFor }),
           ...(held.prefillInstanceId !== undefined && { 'sluice.pd.prefill_instance': held.prefillInstanceId }),
           'sluice.request.id': request.id,

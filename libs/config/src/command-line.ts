@@ -37,6 +37,11 @@ export interface CommandLine {
   readonly positionals: readonly string[];
   /** `--config FILE` (the last one given), absolute when a cwd was given. */
   readonly configFile?: string;
+  /**
+   * Files of the Endpoint Picker's config a command hands on (`--epp-config FILE`,
+   * `--inference-objectives FILE`), by the config key they set, absolute when a cwd was given.
+   */
+  readonly files: ReadonlyMap<string, string>;
   /** `--key.path=value` flags, in order (a later one wins). */
   readonly overrides: readonly ConfigOverride[];
   /** The config flags again as every service takes them: `--config FILE`, then `--key.path=value`. */
@@ -44,6 +49,9 @@ export interface CommandLine {
   /** Usage problems, one line each, each naming the flag or argument. */
   readonly problems: readonly string[];
 }
+
+/** Options naming a file that sets a config key (docs/endpoint-picker-config.md), as `--config` names sluice.yaml. */
+export const CONFIG_FILE_OPTIONS: Readonly<Record<string, string>> = { 'epp-config': 'eppConfig', 'inference-objectives': 'inferenceObjectivesFile' };
 
 const CONFIG_KEY = /^[A-Za-z][\w-]*(\.[A-Za-z0-9_-]+)+$/;
 /** `-5` or `-0.5` is a value, not an option. */
@@ -61,6 +69,7 @@ export function parseCommandLine(argv: readonly string[], spec: CommandLineSpec 
   const overrides: ConfigOverride[] = [];
   const problems: string[] = [];
   let configFile: string | undefined;
+  const files = new Map<string, string>();
   const declaredFlags = spec.flags ?? [];
 
   for (let i = 0; i < argv.length; i++) {
@@ -86,7 +95,8 @@ export function parseCommandLine(argv: readonly string[], spec: CommandLineSpec 
       continue;
     }
     const isValueOption = spec.values?.includes(name) ?? false;
-    if (!isValueOption && name !== 'config' && !CONFIG_KEY.test(name)) {
+    const fileKey = Object.hasOwn(CONFIG_FILE_OPTIONS, name) ? CONFIG_FILE_OPTIONS[name] : undefined;
+    if (!isValueOption && name !== 'config' && fileKey === undefined && !CONFIG_KEY.test(name)) {
       problems.push(`unknown option --${name}`);
       continue;
     }
@@ -101,11 +111,15 @@ export function parseCommandLine(argv: readonly string[], spec: CommandLineSpec 
       i++;
     }
     if (isValueOption) values.set(name, value);
-    else if (name !== 'config') overrides.push({ path: name.split('.'), text: value });
+    else if (fileKey !== undefined) {
+      if (value === '') problems.push(`--${name} needs a file name`);
+      else files.set(fileKey, cwd === undefined || isAbsolute(value) ? value : resolve(cwd, value));
+    } else if (name !== 'config') overrides.push({ path: name.split('.'), text: value });
     else if (value === '') problems.push('--config needs a file name');
     else configFile = cwd === undefined || isAbsolute(value) ? value : resolve(cwd, value);
   }
 
-  const configArgs = [...(configFile === undefined ? [] : ['--config', configFile]), ...overrides.map((o) => `--${o.path.join('.')}=${o.text}`)];
-  return { flags, values, positionals, ...(configFile === undefined ? {} : { configFile }), overrides, configArgs, problems };
+  const fileArgs = Object.entries(CONFIG_FILE_OPTIONS).flatMap(([option, key]) => (files.has(key) ? [`--${option}`, files.get(key)!] : []));
+  const configArgs = [...(configFile === undefined ? [] : ['--config', configFile]), ...fileArgs, ...overrides.map((o) => `--${o.path.join('.')}=${o.text}`)];
+  return { flags, values, positionals, ...(configFile === undefined ? {} : { configFile }), files, overrides, configArgs, problems };
 }

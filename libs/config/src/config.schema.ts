@@ -18,6 +18,7 @@ import { GatewayAdminSchema } from './gateway-admin.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
 import { GatewayLimitsSchema } from './gateway-limits.schema.js';
 import { MetricsSchema } from './metrics.schema.js';
+import { TracingSchema } from './tracing.schema.js';
 
 /**
  * The one config document (`sluice.yaml`). Every object is strict, so a misspelt key fails
@@ -159,6 +160,13 @@ const ConfigBody = z.strictObject({
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, 'a Kubernetes object name: lower-case letters, digits and -, at most 63')
     .default('sluice'),
+  /**
+   * An EndpointPickerConfig YAML (the Gateway API Inference Extension's) read into this config
+   * (docs/endpoint-picker-config.md); also `--epp-config FILE`. Relative to the working directory.
+   */
+  eppConfig: z.string().min(1).optional(),
+  /** A YAML of InferencePool and InferenceObjective objects read into inferencePool, worker.port and inferenceObjectives; also `--inference-objectives FILE`. */
+  inferenceObjectivesFile: z.string().min(1).optional(),
   gateway: z
     .strictObject({
       ...ServiceBase,
@@ -371,6 +379,8 @@ const ConfigBody = z.strictObject({
   twin: TwinSectionSchema.prefault({}),
   /** How many tenants get series of their own on a metrics page (docs/metrics.md, "Bounded pages"). */
   metrics: MetricsSchema.prefault({}),
+  /** Where the run report links traces (docs/telemetry.md, "From a report to its trace"). */
+  tracing: TracingSchema.prefault({}),
 });
 
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {

@@ -5,3 +5,8 @@ export * from './load-config.js';
 export * from './load-config-or-exit.js';
 export * from './profiles.js';
 export * from './nats-credentials.js';
+export { DEFAULT_JAEGER_URL } from './tracing.schema.js';
+export * from './endpoint-picker/epp-config.translate.js';
+export * from './endpoint-picker/inference-objects.translate.js';
+export * from './endpoint-picker/endpoint-picker-layer.js';
+export * from './endpoint-picker/epp-plugins.js';

@@ -4,6 +4,7 @@ import { describeZodError } from '@sluice/contracts';
 import { parseCommandLine } from './command-line.js';
 import { ConfigError } from './config.error.js';
 import { ConfigSchema, type SluiceConfig } from './config.schema.js';
+import { EPP_CONFIG_KEY, INFERENCE_OBJECTIVES_FILE_KEY, mergeEndpointPickerLayer, readEndpointPickerLayer } from './endpoint-picker/endpoint-picker-layer.js';
 
 export const ENV_PREFIX = 'SLUICE_';
 /** `SLUICE_CONFIG` names the file; it is not itself a key. */
@@ -73,6 +74,16 @@ export function loadConfig(sources: ConfigSources = {}): SluiceConfig {
   if (flags.problems.length > 0) throw new ConfigError(flags.problems);
   const file = flags.configFile ?? sources.file ?? env[CONFIG_FILE_ENV];
   const tree: Tree = file ? readFileTree(file) : {};
+  // The Endpoint Picker's files sit beside sluice.yaml, under env and flags (endpoint-picker-layer.ts).
+  const layerFile = (key: string): string | undefined => {
+    const named = flags.files.get(key) ?? env[`${ENV_PREFIX}${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`] ?? tree[key];
+    return typeof named === 'string' && named !== '' ? named : undefined;
+  };
+  const eppConfig = layerFile(EPP_CONFIG_KEY);
+  const inferenceObjectivesFile = layerFile(INFERENCE_OBJECTIVES_FILE_KEY);
+  if (eppConfig !== undefined || inferenceObjectivesFile !== undefined) {
+    mergeEndpointPickerLayer(tree, readEndpointPickerLayer({ ...(eppConfig === undefined ? {} : { eppConfig }), ...(inferenceObjectivesFile === undefined ? {} : { inferenceObjectivesFile }) }));
+  }
 
   if (env.NATS_URL) setPath(tree, ['nats', 'url'], env.NATS_URL);
   for (const [name, raw] of Object.entries(env)) {
@@ -81,6 +92,7 @@ export function loadConfig(sources: ConfigSources = {}): SluiceConfig {
     setPath(tree, name.slice(ENV_PREFIX.length).split('__').map(camelFromScreaming), parseScalar(raw));
   }
   for (const { path, text } of flags.overrides) setPath(tree, path, parseScalar(text));
+  for (const [key, named] of flags.files) tree[key] = named;
 
   const result = ConfigSchema.safeParse(tree);
   if (!result.success) throw new ConfigError(describeZodError(result.error));

@@ -28,6 +28,12 @@ export const httpHeaders = {
    * clock id) it is ignored.
    */
   sentAt: 'x-sluice-sent-at',
+  /**
+   * Response header: the W3C trace id (32 lowercase hex digits) of the request's trace, set when the
+   * gateway records spans (tracing on and the request sampled). A client keeps it to open the
+   * request's trace in Jaeger (`{jaegerUrl}/trace/{traceId}`); absent when nothing was recorded.
+   */
+  traceId: 'x-sluice-trace-id',
   /** `Bearer <key>`, read when gateway.auth is on (docs/security.md). */
   authorization: 'authorization',
 } as const;
@@ -47,3 +53,6 @@ export const SCHEDULING_ID_RULE = `1 to ${SCHEDULING_ID_MAX_LENGTH} letters, dig
  * value stays finite on the wire in µs and in every deadline computed from it.
  */
 export const SLO_TTFT_MS_MAX = 3_600_000;
+
+/** A W3C trace id as `x-sluice-trace-id` carries it: 32 lowercase hex digits, not all zero (W3C Trace Context §3.2.2.3). */
+export const TRACE_ID_PATTERN = /^(?!0{32})[0-9a-f]{32}$/;

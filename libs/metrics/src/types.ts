@@ -73,6 +73,11 @@ export interface RunRecord extends RequestRecord {
    */
   readonly gatewayRequestId?: string;
   /**
+   * The W3C trace id of the request's trace (the gateway's `x-sluice-trace-id`; of the last attempt),
+   * live only and only when the gateway recorded spans: report.html links it to Jaeger.
+   */
+  readonly traceId?: string;
+  /**
    * `usage.completion_tokens` of the stream's usage chunk (the client asks for it with
    * `stream_options.include_usage`), so the tokens received can be checked against the server's count.
    */

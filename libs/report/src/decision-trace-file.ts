@@ -10,8 +10,7 @@ export const TWIN_FLUSH_BYTES = 64 * 1024;
  * A decision trace being written (NDJSON, one `DecisionTraceLine` a line, in decision order).
  * Writes are synchronous: the twin's run is one synchronous loop, so a stream's asynchronous
  * writes would wait for it to end and hold every line meanwhile; here at most `flushBytes` are
- * held. The live router passes 0, so each decision is on disk as it is made (a line is a few
- * hundred bytes; one write per routed request costs microseconds) and a killed router loses none.
+ * held. The live router writes off its event loop instead (`LiveDecisionTraceFile`).
  */
 export class DecisionTraceFile {
   private readonly fd: number;

@@ -12,4 +12,6 @@ export { escapeHtml } from './render-html.js';
 export type { PlotSpec, PlotBand } from './plots.js';
 export type { Series, Point } from './series.js';
 export { DecisionTraceError, DecisionTraceFile, TWIN_FLUSH_BYTES, forEachDecision } from './decision-trace-file.js';
+export { LIVE_TRACE_LIMITS, LiveDecisionTraceFile, type LiveTraceLimits, type TraceDropReason } from './live-decision-trace-file.js';
 export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison, type RegretSummary, type TraceSide } from './compare-decisions.js';
+export { DEFAULT_JAEGER_URL, jaegerUrlOf, slowestRequests, traceLinkOf, type SlowRequest } from './slowest-requests.js';

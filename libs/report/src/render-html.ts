@@ -2,6 +2,7 @@ import type { Goodput, LatencyStats, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { engineSectionHtml } from './engine-html.js';
+import { slowestRequestsHtml } from './slowest-requests.js';
 import { buildPlots } from './plots.js';
 import { escapeHtml, htmlDocument, plotFigures } from './html-page.js';
 
@@ -89,6 +90,7 @@ ${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
 ${report.engine ? engineSectionHtml(report.engine) : ''}
+${slowestRequestsHtml(report.records, report.config)}
 <h2>Plots</h2>
 ${plotFigures(plots)}`;
   return htmlDocument(`sluice run report — ${report.workload.file}`, body, data);

@@ -9,3 +9,5 @@ export * from './endpoint-picker.js';
 export * from './lean-metrics.js';
 export * from './series-budget.js';
 export * from './metrics-page.js';
+export * from './trace-id.js';
+export * from './span-conventions.js';

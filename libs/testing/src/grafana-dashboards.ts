@@ -13,7 +13,7 @@ export interface GrafanaPanel {
   readonly title?: unknown;
   readonly gridPos?: { readonly h?: unknown; readonly w?: unknown; readonly x?: unknown; readonly y?: unknown };
   readonly datasource?: { readonly type?: unknown; readonly uid?: unknown };
-  readonly targets?: readonly { readonly expr?: unknown; readonly refId?: unknown; readonly datasource?: { readonly uid?: unknown } }[];
+  readonly targets?: readonly { readonly expr?: unknown; readonly refId?: unknown; readonly exemplar?: unknown; readonly datasource?: { readonly uid?: unknown } }[];
   /** A row's panels (collapsed rows keep their panels here). */
   readonly panels?: readonly GrafanaPanel[];
 }

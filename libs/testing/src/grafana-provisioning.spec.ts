@@ -30,6 +30,23 @@ describe('grafana provisioning files', () => {
     ]);
   });
 
+  it('provision the compose stack’s Jaeger, and link the Prometheus exemplars’ trace_id to it', () => {
+    const file = yamlFile('datasources/jaeger.yml');
+    expect(file.apiVersion).toBe(1);
+    const sources = file.datasources as Record<string, unknown>[];
+    expect(sources).toEqual([expect.objectContaining({ type: 'jaeger', uid: 'jaeger', access: 'proxy', url: 'http://jaeger:16686' })]);
+    const [prometheus] = yamlFile('datasources/prometheus.yml').datasources as { jsonData?: { exemplarTraceIdDestinations?: unknown } }[];
+    expect(prometheus?.jsonData?.exemplarTraceIdDestinations).toEqual([{ name: 'trace_id', datasourceUid: 'jaeger' }]);
+  });
+
+  it('show exemplars on the gateway’s TTFT and request-duration panels, where they carry a trace id', () => {
+    const exemplarMetrics = ['sluice_time_to_first_token_seconds_bucket', 'sluice_request_duration_seconds_bucket'];
+    for (const metric of exemplarMetrics) {
+      const targets = dashboards.flatMap(({ json }) => allPanels(json).flatMap((p) => p.targets ?? [])).filter((t) => typeof t.expr === 'string' && t.expr.includes(metric));
+      expect(targets.some((t) => t.exemplar === true), metric).toBe(true);
+    }
+  });
+
   it('load dashboards from the directory the compose file mounts', () => {
     const file = yamlFile('dashboards/sluice.yml');
     expect(file.apiVersion).toBe(1);

@@ -27,7 +27,7 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
+type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
 interface OtlpKeyValue { key: string; value: AnyValue }
 interface OtlpTraces {
   resourceSpans?: {
@@ -42,6 +42,8 @@ function valueOf(v: AnyValue): string | number | boolean {
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
+  // An array (e.g. gen_ai.response.finish_reasons) as its values comma-joined: enough to compare.
+  if (v.arrayValue !== undefined) return (v.arrayValue.values ?? []).map(valueOf).join(',');
   return v.boolValue ?? '';
 }
 

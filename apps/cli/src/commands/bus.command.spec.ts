@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Output } from '../terminal/output.js';
+import { runInProcess } from './run-in-process.js';
 import { busCommand, parseBusFaultsRequest } from './bus.command.js';
 import { EXIT } from './command.js';
 
 /** Runs `sluice bus ...` up to where it would talk to NATS: usage errors stop before that. */
-async function bus(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const ctx = {
-    rootDir: '/nonexistent',
-    cwd: '/tmp',
-    env: {},
-    stdout: new Output({ write: (c: string) => (stdout += c) }, {}),
-    stderr: new Output({ write: (c: string) => (stderr += c) }, {}),
-  };
-  const code = await busCommand.run(argv, ctx);
-  return { code, stdout, stderr };
-}
+const bus = (...argv: string[]) => runInProcess(busCommand, argv, { rootDir: '/nonexistent', cwd: '/tmp' });
 
 const request = (positionals: string[], values: Record<string, string> = {}) => parseBusFaultsRequest(positionals, new Map(Object.entries(values)));
 

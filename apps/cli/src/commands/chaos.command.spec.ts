@@ -3,16 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFaultRegistry } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
-import { Output } from '../terminal/output.js';
+import { runInProcess } from './run-in-process.js';
 import { chaosCommand, clusterArgs } from './chaos.command.js';
 
-async function run(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const ctx = { rootDir: tmpdir(), cwd: tmpdir(), env: {}, stdout: new Output({ write: (c: string) => (stdout += c) }, {}), stderr: new Output({ write: (c: string) => (stderr += c) }, {}) };
-  const code = await chaosCommand.run(argv.slice(1), ctx);
-  return { code, stdout, stderr };
-}
+const run = (...argv: string[]) => runInProcess(chaosCommand, argv.slice(1));
 
 /** Usage errors: each exits 2 before a cluster is started. */
 describe('sluice chaos usage', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DecisionComparison } from '@sluice/report';
-import { Output } from '../terminal/output.js';
+import { runInProcess } from './run-in-process.js';
 import type { Command } from './command.js';
 import { compareDecisionsCommand } from './compare-decisions.command.js';
 import { simulateCommand } from './simulate.command.js';
@@ -17,12 +17,7 @@ clients:
   - { id: chat, tenant_id: acme, slo_class: standard, rate_fraction: 1, arrival: { process: poisson }, input_distribution: { type: constant, params: { value: 64 } }, output_distribution: { type: constant, params: { value: 8 } } }
 `;
 
-async function sluice(command: Command, dir: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const ctx = { rootDir: tmpdir(), cwd: dir, env: {}, stdout: new Output({ write: (c: string) => (stdout += c) }, {}), stderr: new Output({ write: (c: string) => (stderr += c) }, {}) };
-  return { code: await command.run(argv, ctx), stdout, stderr };
-}
+const sluice = (command: Command, dir: string, ...argv: string[]) => runInProcess(command, argv, { cwd: dir });
 
 describe('sluice compare-decisions', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-compare-decisions-'));

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readReportJson } from '@sluice/report';
 import { describe, expect, it } from 'vitest';
-import { Output } from '../terminal/output.js';
+import { runInProcess } from './run-in-process.js';
 import type { Command } from './command.js';
 import { compareCommand } from './compare.command.js';
 import { simulateCommand } from './simulate.command.js';
@@ -23,13 +23,7 @@ clients:
   - { id: batch, tenant_id: globex, slo_class: sheddable, rate_fraction: 1, arrival: { process: poisson }, input_distribution: { type: constant, params: { value: 32 } }, output_distribution: { type: constant, params: { value: 3 } } }
 `;
 
-async function run(command: Command, cwd: string, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const ctx = { rootDir: tmpdir(), cwd, env: {}, stdout: new Output({ write: (c: string) => (stdout += c) }, {}), stderr: new Output({ write: (c: string) => (stderr += c) }, {}) };
-  const code = await command.run(argv, ctx);
-  return { code, stdout, stderr };
-}
+const run = (command: Command, cwd: string, ...argv: string[]) => runInProcess(command, argv, { cwd });
 
 describe('an older report.json (tenant, byTenant)', () => {
   it('is that file: written before the rename', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fitness } from '@sluice/metrics';
 import { readReportJson } from '@sluice/report';
 import { describe, expect, it } from 'vitest';
-import { Output } from '../terminal/output.js';
+import { runInProcess } from './run-in-process.js';
 import { simulateCommand } from './simulate.command.js';
 
 /** `sluice simulate` of a workload whose clients carry SLO targets, scored with --fitness-weights. */
@@ -19,11 +19,7 @@ clients:
   - { id: batch, tenant_id: globex, slo_class: sheddable, rate_fraction: 1, arrival: { process: poisson }, input_distribution: { type: constant, params: { value: 32 } }, output_distribution: { type: constant, params: { value: 3 } } }
 `;
 
-async function simulate(dir: string, ...argv: string[]) {
-  let stderr = '';
-  const ctx = { rootDir: tmpdir(), cwd: dir, env: {}, stdout: new Output({ write: () => true }, {}), stderr: new Output({ write: (c: string) => (stderr += c) }, {}) };
-  return { code: await simulateCommand.run(argv, ctx), stderr };
-}
+const simulate = (dir: string, ...argv: string[]) => runInProcess(simulateCommand, argv, { cwd: dir });
 
 describe('sluice simulate with SLO targets and --fitness-weights', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-simulate-slo-'));

@@ -50,6 +50,7 @@ Options:
   --fitness-weights W       score the run: term:weight pairs, e.g. ttft_p99:3,goodput_rps:1 (as sluice run)
   --json                    print the summary as JSON
   --config FILE, --key.path=value   the cluster's config (policies, instances, profile)
+  --epp-config FILE, --inference-objectives FILE   the Endpoint Picker's config, as for sluice up
   -h, --help                this text`;
 
 /** report.json of a chaos scenario run in the twin: the usual report plus what the faults did. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { ConfigError, parseCommandLine } from '@sluice/config';
+import { ConfigError, parseCommandLine, readEndpointPickerLayer } from '@sluice/config';
 import {
   ClusterStartError,
   NatsUnavailableError,
@@ -37,6 +37,10 @@ Pids are in .sluice/cluster.json.
 
 Options:
   --config FILE       a sluice.yaml (also SLUICE_CONFIG)
+  --epp-config FILE   an EndpointPickerConfig (the Gateway API Inference Extension's) read into the
+                      router, flow control and saturation detector; what sluice cannot honour stops
+                      start-up, named by its YAML path (docs/endpoint-picker-config.md)
+  --inference-objectives FILE  InferencePool / InferenceObjective objects: the pool, its port, the priorities
   --no-demo           do not run the demo workload (examples/workloads/quickstart.yaml, about a minute)
   --demo-workload F   run this workload as the demo instead
   --warmup N          warm-up requests sent through the gateway before sluice reports it is up
@@ -74,7 +78,7 @@ export const upCommand: Command = {
 
   async run(argv, ctx: CliContext): Promise<number> {
     const { stdout: out, stderr: err } = ctx;
-    const { flags, values, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only', 'nats-cluster'] }, ctx.cwd);
+    const { flags, values, files, configArgs, problems } = parseCommandLine(argv, { flags: ['no-demo', 'help'], values: ['demo-workload', 'warmup', 'only', 'nats-cluster'] }, ctx.cwd);
     if (flags.has('help')) {
       out.line(USAGE);
       return EXIT.OK;
@@ -99,6 +103,16 @@ export const upCommand: Command = {
     const clusterConfigArgs = natsCluster === undefined ? configArgs : [...configArgs, `--nats.clusterSize=${natsCluster}`];
     const withGateway = only === undefined || only.includes('gateway');
     const demo = flags.has('no-demo') || !withGateway ? undefined : resolve(ctx.cwd, values.get('demo-workload') ?? join(ctx.rootDir, 'examples', 'workloads', 'quickstart.yaml'));
+
+    // What the Endpoint Picker's files became, so a GAIE user sees their config in sluice's terms
+    // (a file that does not translate fails below, in the launcher's loadConfig, naming each refusal).
+    if (files.size > 0) {
+      try {
+        for (const line of readEndpointPickerLayer(Object.fromEntries(files)).mapped) out.line(out.dim(`endpoint picker: ${line}`));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+      }
+    }
 
     // A `sluice up` of this checkout that was killed left its state (and maybe secrets): replaced.
     const stale = removeStaleClusterState(ctx.rootDir);

@@ -1,7 +1,7 @@
 import { sendStamp } from '@sluice/bus';
 import { httpHeaders, priorityOf, type SluiceAnswerExtension } from '@sluice/contracts';
 import { schedulingHeadersOf, type WorkloadRequest } from '@sluice/workload';
-import { endingOf, reasonOfErrorAnswer, type Ending } from './outcome-of-answer.js';
+import { endingOf, reasonOfErrorAnswer, traceIdOfAnswer, type Ending } from './outcome-of-answer.js';
 import type { RunRecord } from '@sluice/metrics';
 import { sseData } from './sse-reader.js';
 
@@ -83,7 +83,7 @@ export async function sendRequest(request: WorkloadRequest, options: LoadClientO
     }
     // The gateway's own id for it: what its stages (and the router's decision trace) call it.
     const gatewayId = res.headers.get(httpHeaders.requestId);
-    const named = gatewayId === null ? {} : { gatewayRequestId: gatewayId };
+    const named = { ...(gatewayId === null ? {} : { gatewayRequestId: gatewayId }), ...traceIdOfAnswer(res.headers) };
     if (!res.ok) {
       const body: unknown = await res.json().catch(() => undefined);
       const ending = endingOf(reasonOfErrorAnswer(res.status, res.headers.get(httpHeaders.droppedReason), body));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
-import { endingOf, reasonOfErrorAnswer } from './outcome-of-answer.js';
+import { endingOf, reasonOfErrorAnswer, traceIdOfAnswer } from './outcome-of-answer.js';
 
 describe('how an error answer counts in the books', () => {
   it('takes the reason from x-request-dropped-reason, then the error code, then Dynamo’s busy body', () => {
@@ -16,5 +16,20 @@ describe('how an error answer counts in the books', () => {
     expect(endingOf('ttl_expired')).toEqual({ outcome: 'dropped', reason: 'ttl_expired', stage: 'flow' });
     expect(endingOf('worker_lost')).toEqual({ outcome: 'failed', reason: 'worker_lost', stage: 'worker' });
     expect(endingOf('http_502')).toEqual({ outcome: 'failed', reason: 'http_502' });
+  });
+});
+
+describe('the trace id a record keeps', () => {
+  const answer = (headers: Record<string, string>) => new Headers(headers);
+
+  it('keeps the gateway’s x-sluice-trace-id when it is a W3C trace id', () => {
+    expect(traceIdOfAnswer(answer({ 'x-sluice-trace-id': '4bf92f3577b34da6a3ce929d0e0e4736' }))).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
+  });
+
+  it('keeps nothing when the header is absent, all zeros (no span recorded) or not 32 lowercase hex digits', () => {
+    expect(traceIdOfAnswer(answer({}))).toEqual({});
+    expect(traceIdOfAnswer(answer({ 'x-sluice-trace-id': '0'.repeat(32) }))).toEqual({});
+    expect(traceIdOfAnswer(answer({ 'x-sluice-trace-id': '4BF92F3577B34DA6A3CE929D0E0E4736' }))).toEqual({});
+    expect(traceIdOfAnswer(answer({ 'x-sluice-trace-id': '4bf92f35' }))).toEqual({});
   });
 });

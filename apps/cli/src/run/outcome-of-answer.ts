@@ -1,4 +1,4 @@
-import { OUTCOME_REASON_NAMES, outcomeOf, type OutcomeReason, type Stage } from '@sluice/contracts';
+import { OUTCOME_REASON_NAMES, TRACE_ID_PATTERN, httpHeaders, outcomeOf, type OutcomeReason, type Stage } from '@sluice/contracts';
 import type { Outcome } from '@sluice/metrics';
 
 /** Which stage turns a request away for each reason (what the report's books group rejections by). */
@@ -61,4 +61,13 @@ export function reasonOfErrorAnswer(status: number, droppedReason: string | null
   if (typeof record.error?.code === 'string') return record.error.code;
   if (record.type === 'service_unavailable' && record.code === 503) return 'all_workers_busy';
   return `http_${status}`;
+}
+
+/**
+ * The answer's trace id (`x-sluice-trace-id`) as a record field, or nothing: a value that is not a
+ * W3C trace id is left out rather than turned into a link to nowhere.
+ */
+export function traceIdOfAnswer(headers: Pick<Headers, 'get'>): { traceId?: string } {
+  const traceId = headers.get(httpHeaders.traceId);
+  return traceId !== null && TRACE_ID_PATTERN.test(traceId) ? { traceId } : {};
 }

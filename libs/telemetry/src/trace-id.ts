@@ -1,0 +1,12 @@
+import { isSpanContextValid, TraceFlags, type Span } from '@opentelemetry/api';
+
+/**
+ * The span's W3C trace id when the span is recorded and sampled, else undefined: with no SDK started
+ * (tracing off) a span is the API's no-op with the all-zero id, and an unsampled one is exported
+ * nowhere, so a link to either would open nothing.
+ */
+export function sampledTraceIdOf(span: Span): string | undefined {
+  const spanContext = span.spanContext();
+  if (!isSpanContextValid(spanContext)) return undefined;
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext.traceId : undefined;
+}
