@@ -83,8 +83,8 @@ export class AdmissionOnBus implements AdmissionEffects<InferenceRequest, Admiss
     });
   }
 
-  reject(request: InferenceRequest, { span }: AdmissionCarried, reason: OutcomeReason, message: string): void {
-    sendErrorFrame(this.service.bus, request, 'admission', reason, message);
+  reject(request: InferenceRequest, { span }: AdmissionCarried, reason: OutcomeReason, message: string, retryAfterMs?: number): void {
+    sendErrorFrame(this.service.bus, request, 'admission', reason, message, undefined, retryAfterMs);
     span.end();
   }
 

@@ -38,6 +38,10 @@ describe('token-bucket admission', () => {
     const rejected = bodies[statuses.indexOf(429)]!;
     expect(rejected.error).toMatchObject({ type: 'rate_limit_exceeded', code: 'insufficient_tokens' });
     expect(rejected.error?.message).toMatch(/^insufficient tokens/);
+    // retry-after is the bucket's refill time to the request's cost (1 token/s), whole seconds up.
+    const held = Number(/the bucket holds ([0-9.]+)/.exec(rejected.error!.message)![1]);
+    const retryAfter = Number(answers[statuses.indexOf(429)]!.headers.get('retry-after'));
+    expect([Math.ceil(512 - held - 0.05), Math.ceil(512 - held + 0.05)]).toContain(retryAfter);
 
     // The books balance: requests = admitted + rejected, at the gateway and in admission.
     const admission = serviceUrl(cluster, 'admission');
@@ -97,7 +101,8 @@ describe('busy-threshold admission', () => {
     cluster = await startLocalCluster({
       rootDir: REPO_ROOT,
       // Two data-parallel ranks in one worker; snapshots on every change, so busy shows at once.
-      configArgs: [...FREE_PORT_ARGS, '--admission.policy=busy-threshold', '--worker.instances=2', '--worker.loadIntervalMs=0'],
+      // Dynamo's error bodies: the 503 below is its bare body, byte for byte.
+      configArgs: [...FREE_PORT_ARGS, '--admission.policy=busy-threshold', '--worker.instances=2', '--worker.loadIntervalMs=0', '--gateway.errorBody=dynamo'],
     });
   });
   afterAll(() => cluster?.stop());
@@ -117,7 +122,7 @@ describe('busy-threshold admission', () => {
     expect(((await unknown.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'model' });
   });
 
-  it('answers 503 with Dynamo’s exact body once every rank of every worker is busy', async () => {
+  it('answers 503 with Dynamo’s exact body (gateway.errorBody dynamo) and a retry-after once every rank of every worker is busy', async () => {
     // No threshold set: never busy.
     expect((await complete(cluster.gatewayUrl, { prompt: prompt(64) })).status).toBe(200);
 
@@ -140,6 +145,7 @@ describe('busy-threshold admission', () => {
       'a 503 while both ranks decode',
     );
     expect(await shed!.json()).toEqual(ALL_WORKERS_BUSY_BODY);
+    expect(shed!.headers.get('retry-after')).toBe('1');
     expect(await metricValue(admission, 'dynamo_tasks_rejected_total', 'model="qwen3-14b"')).toBeGreaterThanOrEqual(1);
     expect(await metricValue(cluster.gatewayUrl, 'sluice_requests_total', 'outcome="rejected",reason="all_workers_busy"')).toBeGreaterThanOrEqual(1);
 

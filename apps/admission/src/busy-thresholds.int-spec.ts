@@ -21,7 +21,7 @@ const setBusy = (cluster: LocalCluster, body: object) =>
 /** Two long requests, one per rank: each rank then holds decode blocks (> 0 of its total) for a while. */
 const occupyBothRanks = (cluster: LocalCluster) => [0, 1].map(() => complete(cluster.gatewayUrl, { prompt: prompt(256), max_tokens: 150 }));
 
-/** Sends probes until one is shed; returns every probe's status (the last a 503 with Dynamo's body). */
+/** Sends probes until one is shed; returns every probe's status (the last a 503 in OpenAI's error shape, Dynamo's message). */
 async function probeUntilShed(cluster: LocalCluster): Promise<number[]> {
   const statuses: number[] = [];
   await eventually(
@@ -29,7 +29,10 @@ async function probeUntilShed(cluster: LocalCluster): Promise<number[]> {
       const res = await complete(cluster.gatewayUrl, { prompt: prompt(16) });
       statuses.push(res.status);
       const body: unknown = await res.json();
-      if (res.status === 503) expect(body).toEqual(ALL_WORKERS_BUSY_BODY);
+      if (res.status === 503) {
+        expect(body).toEqual({ error: { message: ALL_WORKERS_BUSY_BODY.message, type: 'service_unavailable', param: null, code: 'all_workers_busy' } });
+        expect(res.headers.get('retry-after')).toBe('1');
+      }
       return res.status === 503;
     },
     10_000,

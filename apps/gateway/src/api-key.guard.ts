@@ -6,7 +6,7 @@ import { SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
 import type { SluiceConfig } from '@sluice/config';
 import { ApiKeys } from './api-keys.js';
 import { crossSiteRefusal } from './http-cross-site.js';
-import { apiError } from './http-io.js';
+import { apiError } from '@sluice/openai';
 
 const ADMIN_ONLY = 'sluice:admin-only';
 

@@ -1,6 +1,6 @@
 import type { ControlAnswer } from '@sluice/bus';
 import { BusyThresholdEntrySchema, type ApiError, type BusyThresholdEntry } from '@sluice/contracts';
-import { apiError } from './http-io.js';
+import { apiError } from '@sluice/openai';
 
 /**
  * What `POST /busy_threshold` answers from the admission replicas' answers: 200 with the entry

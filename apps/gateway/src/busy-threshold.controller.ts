@@ -5,7 +5,7 @@ import { BusyThresholdListSchema, BusyThresholdUpdateSchema, describeZodError, i
 import type { SluiceConfig } from '@sluice/config';
 import { AdminOnly, ApiKeyGuard } from './api-key.guard.js';
 import { busyThresholdAnswer } from './busy-threshold.answers.js';
-import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson, UnsupportedMediaTypeError } from './http-io.js';
+import { apiError, BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody, sendJson, UnsupportedMediaTypeError } from '@sluice/openai';
 
 /** A threshold update is a few dozen bytes. */
 const MAX_UPDATE_BYTES = 16 * 1024;

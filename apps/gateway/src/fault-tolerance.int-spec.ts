@@ -4,7 +4,7 @@ import { Bus } from '@sluice/bus';
 import { subjects, type BusFaultRuleInput } from '@sluice/contracts';
 import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer, busOptionsAs } from '@sluice/testing';
-import { tokenText } from './prompt.js';
+import { tokenText } from '@sluice/openai';
 
 /**
  * The fault-tolerance rules (docs/behaviour.md §6) on real processes and a real nats-server: a

@@ -5,7 +5,7 @@ import type { Completion, GatewayEffects, GatewayFailure, GatewayMigration, Hand
 import { context, trace } from '@sluice/telemetry';
 import type { GatewayMetrics } from './gateway.metrics.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
-import { outputTokenIds } from './prompt.js';
+import { outputTokenIds } from '@sluice/openai';
 
 const SUBMIT_SUBJECT: Record<ResumeStage, () => string> = {
   admission: subjects.admissionSubmit,
@@ -61,7 +61,7 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
   fail(_request: InferenceRequest, open: OpenExchange, failure: GatewayFailure): void {
     // The client went away: nothing can be answered; the outcome is still counted.
     if (failure.reason === 'client_disconnected') open.exchange.abandon();
-    else open.exchange.fail(failure.reason, failure.message);
+    else open.exchange.fail(failure.reason, failure.message, failure.retryAfterS);
   }
 
   cancel(_request: InferenceRequest, cancel: CancelRequest): void {

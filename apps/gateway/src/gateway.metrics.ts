@@ -194,7 +194,9 @@ export function httpHandlerOf(url: string | undefined): string | undefined {
   let path = (query === -1 ? url : url.slice(0, query)).toLowerCase();
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (UNINSTRUMENTED.has(path)) return undefined;
-  return ROUTES.has(path) ? path : 'none';
+  if (ROUTES.has(path)) return path;
+  // One model's page: the route's template, so the label's values stay few whatever ids are asked for.
+  return path.startsWith('/v1/models/') && path.indexOf('/', '/v1/models/'.length) === -1 ? '/v1/models/{model}' : 'none';
 }
 
 export interface HttpMetrics {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, streamCompletion, type StreamedAnswer } from '@sluice/testing';
-import { tokenText } from './prompt.js';
+import { tokenText } from '@sluice/openai';
 
 /**
  * Two gateways on one cluster (`gateway.replicas: 2`): each owns the requests it received (their

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SluiceConfig } from '@sluice/config';
-import { isJsonContentType } from './http-io.js';
+import { isJsonContentType } from '@sluice/openai';
 
 /** Why an admin write is refused before anything else is read: the status and what to do. */
 export interface CrossSiteRefusal {

@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import { HttpAdapterHost } from '@nestjs/core';
 import { httpHeaders } from '@sluice/contracts';
 import { ApiKeys } from './api-keys.js';
-import { apiError, sendJson } from './http-io.js';
+import { apiError, sendJson } from '@sluice/openai';
 
 /**
  * `/metrics` as the framework would match it: any method, no query, any case, one trailing slash

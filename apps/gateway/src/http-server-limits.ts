@@ -7,7 +7,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { ConnectionsPerAddress, clientAddressOf } from './connections-per-address.js';
 import { GATEWAY_METRICS, type GatewayMetrics } from './gateway.metrics.js';
 import { connectionCapOf, softOpenFileLimit } from './http-connection-cap.js';
-import { apiError, markMalformedBody, sendJson } from './http-io.js';
+import { apiError, markMalformedBody, sendJson } from '@sluice/openai';
 import { RefusalLog } from './http-refusal-log.js';
 
 /** A refused connection is closed this long after its answer, if the client has not closed it first. */
@@ -122,7 +122,7 @@ export class HttpServerLimits implements OnApplicationBootstrap {
   /**
    * Node's answers to what it could not parse, and to headers that never came whole, as JSON.
    * A request whose body breaks while a route reads it (bad chunked encoding) is the route's to
-   * answer: its body read fails with a 400 naming the fault (http-io.ts), counted in the request
+   * answer: its body read fails with a 400 naming the fault (libs/openai http-io.ts), counted in the request
    * books, and the connection closes after it. A request already answered keeps its answer.
    */
   private onClientError(error: Error & { code?: string }, socket: Socket): void {

@@ -1,9 +1,8 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { ApiKind } from './exchange.js';
 import { GATEWAY_METRICS, httpHandlerOf, type GatewayMetrics } from './gateway.metrics.js';
-import { apiError, sendJson } from './http-io.js';
+import { apiError, sendJson, type ApiKind } from '@sluice/openai';
 import { InferenceService } from './inference.service.js';
 
 /** The OpenAI inference routes: `POST` only. */

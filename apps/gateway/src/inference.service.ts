@@ -23,11 +23,10 @@ import {
 import type { SluiceConfig } from '@sluice/config';
 import { GatewayStage, gatewaySettingsFrom, priorityFor, type GatewayWakeUp } from '@sluice/stages';
 import { SpanKind, sampledTraceIdOf, type Span } from '@sluice/telemetry';
-import { Exchange, type ApiKind } from './exchange.js';
+import { Exchange, apiError, sendJson, type ApiKind } from '@sluice/openai';
 import { ApiKeys } from './api-keys.js';
 import { GATEWAY_METRICS, tokenSeriesOf, type GatewayMetrics } from './gateway.metrics.js';
 import { GatewayOnBus, nextAttemptOf } from './gateway-on-bus.js';
-import { apiError, sendJson } from './http-io.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
 import { RequestIds } from './request-ids.js';
 import { RequestIntake } from './request-intake.js';
@@ -175,6 +174,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
       stream: taken.stream,
       includeUsage: taken.includeUsage,
       reportTimings: taken.reportTimings,
+      errorBody: this.service.config.gateway.errorBody,
       onSettle: (reason, outputTokens) => {
         if (reason === 'ok') span.setAttributes(completedAnswerAttributes(id, taken.model, outputTokens, taken.maxTokens));
         const usage = { key, promptTokens: inputTokens, outputTokens };
@@ -231,7 +231,7 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
         return this.core.onEnd(frame.requestId, frame.attempt, frame.outputTokens, { instance: frame.instanceId, timings: frame.timings, ...(frame.cachedTokens !== undefined && { cachedTokens: frame.cachedTokens }) }, nowUs);
       }
       case 'error':
-        return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs);
+        return this.core.onError(frame.requestId, frame.attempt, frame.reason, frame.message, frame.stage, nowUs, frame.retryAfterMs);
       case 'migrate':
         return this.core.onMigrate(frame, nowUs);
       case 'held':

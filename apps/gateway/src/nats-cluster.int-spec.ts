@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_DETECTION_ARGS, FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, streamCompletion, type StreamedAnswer } from '@sluice/testing';
-import { tokenText } from './prompt.js';
+import { tokenText } from '@sluice/openai';
 
 /**
  * The cluster on a 3-node NATS cluster (`nats.clusterSize: 3`): every service is given the three

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, metricValue, postCompletion, streamCompletion, type StreamedAnswer } from '@sluice/testing';
-import { tokenText } from './prompt.js';
+import { tokenText } from '@sluice/openai';
 
 /**
  * The nats-server killed with SIGKILL under 30 open streams (docs/behaviour.md §6, "The bus going

@@ -1,6 +1,6 @@
 import type { Stage, StageTimings } from '@sluice/contracts';
 import type { Span } from '@sluice/telemetry';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '@sluice/openai';
 import type { ObjectiveSeries, TokenSeries } from './gateway.metrics.js';
 
 /**

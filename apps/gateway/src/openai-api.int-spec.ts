@@ -9,11 +9,13 @@ import { eventually, metricSum, sseData } from '@sluice/testing';
  * child processes, exactly as `npm start` runs them.
  */
 let cluster: LocalCluster;
+const OUTPUT_CAP = 24;
 
 beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=2'],
+    // A cap on output lengths, so a chat request that gives none runs to the cap, not the context's 40k.
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=2', `--gateway.limits.maxTokens=${OUTPUT_CAP}`],
     parallel: true,
   });
 });
@@ -151,6 +153,15 @@ describe('GET /v1/models', () => {
     const body = await json(await fetch(`${cluster.gatewayUrl}/v1/models`));
     expect(body).toMatchObject({ object: 'list', data: [{ id: 'qwen3-14b', object: 'model' }] });
   });
+
+  it('answers one model by id, and 404 in OpenAI\'s error shape for an id not served', async () => {
+    const client = new OpenAI({ baseURL: `${cluster.gatewayUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
+    expect(await client.models.retrieve('qwen3-14b')).toMatchObject({ id: 'qwen3-14b', object: 'model', owned_by: 'sluice' });
+    const missing = await fetch(`${cluster.gatewayUrl}/v1/models/gpt-9`);
+    expect(missing.status).toBe(404);
+    expect(await json(missing)).toEqual({ error: { message: expect.stringContaining('gpt-9'), type: 'invalid_request_error', param: 'model', code: 'model_not_found' } });
+    await expect(client.models.retrieve('gpt-9')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
 });
 
 describe('bad input', () => {
@@ -182,6 +193,27 @@ describe('bad input', () => {
     const res = await post('/v1/chat/completions', { model: 'qwen3-14b', messages: [] });
     expect(res.status).toBe(400);
     expect((await json(res)).error.param).toBe('messages');
+  });
+});
+
+describe('OpenAI and vLLM conventions', () => {
+  it('streams "usage": null on every chunk but the last when include_usage is set, and no usage key otherwise', async () => {
+    const body = { model: 'qwen3-14b', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 3, stream: true };
+    const withUsage = sseData(await (await post('/v1/chat/completions', { ...body, stream_options: { include_usage: true } })).text());
+    const chunks = withUsage.slice(0, -1).map((e) => JSON.parse(e));
+    expect(chunks.slice(0, -1).length).toBeGreaterThanOrEqual(4); // the role, three tokens
+    for (const chunk of chunks.slice(0, -1)) expect(chunk).toHaveProperty('usage', null);
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 3 } });
+    const without = sseData(await (await post('/v1/chat/completions', body)).text()).slice(0, -1).map((e) => JSON.parse(e));
+    for (const chunk of without) expect(chunk).not.toHaveProperty('usage');
+  });
+
+  it('runs a chat request with no max_tokens to the output cap (vLLM: the context left), a completion to 16', async () => {
+    const chat = await json(await post('/v1/chat/completions', { model: 'qwen3-14b', messages: [{ role: 'user', content: 'Hi' }] }));
+    expect(chat.usage.completion_tokens).toBe(OUTPUT_CAP);
+    expect(chat.choices[0].finish_reason).toBe('length');
+    const completion = await json(await post('/v1/completions', { model: 'qwen3-14b', prompt: 'Hi' }));
+    expect(completion.usage.completion_tokens).toBe(16);
   });
 });
 

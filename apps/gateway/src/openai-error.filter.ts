@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { apiError, sendJson } from './http-io.js';
+import { apiError, sendJson } from '@sluice/openai';
 
 /**
  * Every error the framework answers at the gateway (no route, wrong method, a guard's refusal, a

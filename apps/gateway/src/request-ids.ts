@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiKind } from './exchange.js';
+import type { ApiKind } from '@sluice/openai';
 
 /**
  * Request ids in OpenAI's shape (`cmpl-…`, `chatcmpl-…`): a random prefix drawn once per gateway

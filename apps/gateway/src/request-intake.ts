@@ -1,11 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { DEFAULT_SLO_CLASS, httpHeaders, type Micros, type OutcomeReason, type SloClass } from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
-import { DEFAULT_FAIRNESS_ID, KeyRateLimits, costRefusal, readRequestHeaders, type HeaderReading } from '@sluice/stages';
+import { DEFAULT_FAIRNESS_ID, KeyRateLimits, chatDefaultMaxTokens, costRefusal, readRequestHeaders, retryAfterSecondsOf, type HeaderReading } from '@sluice/stages';
 import type { ApiKey, ApiKeys } from './api-keys.js';
-import type { ApiKind } from './exchange.js';
-import { BodyError, BodyTimeoutError, BodyTooLargeError, readJsonBody } from './http-io.js';
-import { parseInferenceBody } from './parse-request.js';
+import { BodyError, BodyTimeoutError, BodyTooLargeError, parseInferenceBody, readJsonBody, type ApiKind } from '@sluice/openai';
 import { HeaderTrust, SCHEDULING_HEADERS } from './scheduling-headers.js';
 
 /** How a request is scheduled: its tenant, objective, SLO class and TTFT objective. */
@@ -76,7 +74,7 @@ export class RequestIntake {
       const rate = key.rateLimit === undefined ? undefined : this.rates.take(key.id, key.rateLimit, nowUs);
       if (rate !== undefined && !rate.ok) {
         const message = `API key "${key.id}" is over its rate limit of ${key.rateLimit!.requestsPerSecond} requests/s (burst ${key.rateLimit!.burst}): retry after ${rate.retryAfterMs} ms`;
-        return refusal('api_key_rate_limited', message, null, key, { ...CLOSE, 'retry-after': String(Math.ceil(rate.retryAfterMs / 1000)) });
+        return refusal('api_key_rate_limited', message, null, key, { ...CLOSE, 'retry-after': String(retryAfterSecondsOf('api_key_rate_limited', rate.retryAfterMs)) });
       }
     }
 
@@ -95,10 +93,12 @@ export class RequestIntake {
 
     const headers = this.readHeaders(req, key);
     if (!headers.reading.ok) return refusal('invalid_request', headers.reading.message, headers.reading.header, key);
-    const parsed = parseInferenceBody(kind, body, this.config.models.map((m) => m.name));
+    const parsed = parseInferenceBody(kind, body, this.config.models);
     if (!parsed.ok) return refusal('invalid_request', parsed.message, parsed.param, key);
     const model = this.config.models.find((m) => m.name === parsed.model)!;
-    const tooDear = costRefusal(parsed.tokenIds.length, parsed.maxTokens, model, limits);
+    // No length asked for: the context left, within the gateway's cap on output (vLLM's override).
+    const maxTokens = parsed.maxTokens ?? chatDefaultMaxTokens(parsed.tokenIds.length, model.maxModelLen, limits.maxTokens);
+    const tooDear = costRefusal(parsed.tokenIds.length, maxTokens, model, limits);
     if (tooDear !== undefined) return refusal(tooDear.reason, tooDear.message, tooDear.param, key);
 
     return {
@@ -106,7 +106,7 @@ export class RequestIntake {
       key,
       model: parsed.model,
       tokenIds: parsed.tokenIds,
-      maxTokens: parsed.maxTokens,
+      maxTokens,
       stream: parsed.stream,
       includeUsage: parsed.includeUsage,
       bodyBytes,

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { GEN_AI_PROVIDER, type Attributes } from '@sluice/telemetry';
-import type { ApiKind } from './exchange.js';
+import type { ApiKind } from '@sluice/openai';
 
 /*
  * The gateway's SERVER span in the OpenTelemetry HTTP server conventions (open-telemetry/semantic-conventions

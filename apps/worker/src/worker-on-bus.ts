@@ -23,6 +23,7 @@ import type { EngineSnapshot, StepResult } from '@sluice/engine';
 import type { FinishedTransfer, InstanceCore, InstanceWakeUp, KvTransfer, WorkerCompletion, WorkerEffects, WorkerWakeUp } from '@sluice/stages';
 import { bindKvTransfer, type BoundKvTransferMetrics, type KvTransferMetrics } from './kv-transfer.metrics.js';
 import { SpanKind, context, natsProcessAttributes, trace, type Tracer } from '@sluice/telemetry';
+import type { DirectReplies } from './direct-replies.js';
 import type { LiveHeld } from './live-held.js';
 import type { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { bindEngine, bindHttp, cacheConfigInfo, type EngineMetrics, type HttpMetrics, type HttpStatusGroup, type WorkerMetrics } from './worker.metrics.js';
@@ -77,6 +78,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
       readonly metrics: KvTransferMetrics;
       readonly refused: (instance: Instance, requestId: string) => void;
     },
+    /** Requests served on an instance's own HTTP port (worker.http): their frames go to their HTTP answers, not the bus. */
+    private readonly direct?: DirectReplies,
   ) {
     this.http = bindHttp(metrics);
   }
@@ -183,6 +186,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     // The step's last tokens ride in the end frame that follows at once (it says how many the attempt made).
     if (this.finishing.includes(held.id)) return;
     const frame: TokensFrame = { type: 'tokens', requestId: held.id, attempt: held.request.attempt, count, generated: held.generated, atMs: this.wallMs(atUs), instanceId: instance.instanceId };
+    if (this.direct?.deliver(frame)) return;
     const gateway = held.request.gatewayId;
     const unsent = this.unsentTokens.get(gateway);
     if (unsent !== undefined) unsent.push(frame);
@@ -207,6 +211,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   };
 
   private sendFrame(replyTo: string, frame: EndFrame | ErrorFrame): void {
+    if (this.direct?.deliver(frame)) return;
     this.flushTokens();
     this.bus.publish(replyTo, frame);
   }
@@ -261,6 +266,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     this.aborted(instance, held, atUs);
     held.span?.setAttribute('sluice.worker.outcome', 'handed_back');
     held.span?.end(this.wallMs(atUs));
+    // A request on the instance's own port has no gateway to continue it elsewhere: it ends here.
+    if (this.direct?.deliver({ type: 'error', requestId: held.id, attempt: held.request.attempt, stage: 'worker', reason: 'shutdown', message: 'the worker shut down before the request finished' })) return;
     this.flushTokens();
     sendMigrateFrame(this.bus, held.request, instance.instanceId, 'worker_draining', 'router');
   }

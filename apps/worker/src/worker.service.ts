@@ -9,6 +9,8 @@ import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, servesDecode, servesPrefill, type LatencyProfile } from '@sluice/engine';
 import { WorkerStage, workerSettingsFrom, type InstanceCore, type WorkerWakeUp } from '@sluice/stages';
 import { Coalesced } from './coalesced.js';
+import { DirectReplies } from './direct-replies.js';
+import { InstanceHttpServer } from './instance-http-server.js';
 import { createKvTransferMetrics } from './kv-transfer.metrics.js';
 import { liveHeld, type LiveHeld } from './live-held.js';
 import { RealTimeWakeUps } from './real-time-wake-ups.js';
@@ -37,6 +39,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   private readonly disaggregated: boolean;
   /** Answers to `discover`, at most one per 100 ms however many are asked. */
   private readonly announce = new Coalesced(100, () => this.stage.announce(this.scheduler.nowUs()));
+  /** worker.http: each instance's own vLLM HTTP server, and the replies of the requests they serve. */
+  private readonly direct: DirectReplies | undefined;
+  private readonly httpServers: InstanceHttpServer[] = [];
 
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
@@ -65,15 +70,33 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       metrics: createKvTransferMetrics(service.metrics),
       refused: (instance: InstanceCore<LiveHeld>, requestId: string) => void instance.prefillRefused(requestId, this.scheduler.nowUs()),
     };
-    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs), disaggregated);
+    this.direct = worker.http.enabled ? new DirectReplies() : undefined;
+    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs), disaggregated, this.direct);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
+    if (this.direct) {
+      const { limits, bodyTimeoutMs } = service.config.gateway;
+      for (const instance of this.stage.instances) {
+        this.httpServers.push(
+          new InstanceHttpServer({
+            instance,
+            model: { name: worker.model, maxModelLen: settings.maxModelLen },
+            direct: this.direct,
+            nowUs: () => this.scheduler.nowUs(),
+            epochUs: epochMicros,
+            metricsText: () => service.metrics.metrics(),
+            maxBodyBytes: limits.maxBodyBytes,
+            bodyTimeoutMs,
+          }),
+        );
+      }
+    }
     this.disaggregated = settings.kvTransfer !== undefined;
     // Every instance's series exist from the start, at zero, as a vLLM pod's do.
     for (const instance of this.stage.instances) effects.bind(instance);
     this.intake = new RequestIntake(service, 'worker');
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const { bus } = this.service;
     const { worker } = this.service.config;
     for (const instance of this.stage.instances) {
@@ -126,8 +149,22 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.stage.faults(instanceId)),
     );
     this.stage.start(this.scheduler.nowUs());
+    await this.listenHttp();
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;
     this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
+  }
+
+  /**
+   * worker.http: each instance's server on `basePort` + its rank (0: a port the system picks),
+   * logged with the instance it serves. A port that cannot be had fails start-up.
+   */
+  private async listenHttp(): Promise<void> {
+    const { host, http } = this.service.config.worker;
+    for (const [index, server] of this.httpServers.entries()) {
+      const instance = this.stage.instances[index]!;
+      const port = await server.listen(host, http.basePort === 0 ? 0 : http.basePort + instance.rank);
+      this.logger.log(`instance ${instance.instanceId} serves vLLM's HTTP API on http://${host}:${port}`);
+    }
   }
 
   /**
@@ -165,6 +202,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.stage.drain(this.scheduler.nowUs());
     for (const sub of this.submits) sub.unsubscribe();
+    for (const server of this.httpServers) server.close();
     const grace = this.service.config.worker.shutdownGraceMs;
     const deadline = Date.now() + grace;
     while (this.stage.hasWork() && Date.now() < deadline) {

@@ -14,8 +14,10 @@ export function sendErrorFrame(
   reason: OutcomeReason,
   message: string,
   ctx?: Context,
+  /** The deciding rule's estimate of when a retry would pass (the gateway's `retry-after`). */
+  retryAfterMs?: number,
 ): void {
-  const frame: ErrorFrame = { type: 'error', requestId: request.id, attempt: request.attempt, stage, reason, message };
+  const frame: ErrorFrame = { type: 'error', requestId: request.id, attempt: request.attempt, stage, reason, message, ...(retryAfterMs !== undefined && { retryAfterMs }) };
   bus.publish(request.replyTo, frame, ctx);
 }
 

@@ -202,6 +202,12 @@ const ConfigBody = z.strictObject({
       limits: GatewayLimitsSchema.prefault({}),
       /** Which hosts and origins admin writes (`POST /busy_threshold`) may come through. */
       admin: GatewayAdminSchema.prefault({}),
+      /**
+       * The shape of error bodies: `openai` (default), `{"error": {message, type, param, code}}` on
+       * every error; `dynamo`, Dynamo's bare `{message, type, code}` for `all_workers_busy`, byte for
+       * byte, for clients written against Dynamo's frontend (same status and reason either way).
+       */
+      errorBody: z.enum(['openai', 'dynamo']).default('openai'),
     })
     .prefault({}),
   admission: z
@@ -349,6 +355,24 @@ const ConfigBody = z.strictObject({
       roles: WorkerRolesSchema.optional(),
       /** The link KV blocks cross from a prefill to a decode instance: `nixl` (default with roles), `tcp`, or `{ setupUs, perBlockUs, bandwidthBytesPerSecond }`. */
       kvTransfer: KvTransferLinkSchema.optional(),
+      /**
+       * Each instance also serves vLLM's HTTP API on a port of its own (`basePort` + rank; 0 = an
+       * ephemeral port, logged): completions, chat, models, /health and its own /metrics, through
+       * the same engine as its bus requests. No admission, flow control or routing: the bare GPU
+       * (docs/architecture.md, "A worker's HTTP face").
+       */
+      http: z
+        .strictObject({ enabled: z.boolean().default(false), basePort: Port.default(0) })
+        .prefault({}),
+    })
+    .superRefine((worker, ctx) => {
+      // Every process would take the same ports: all but the first would fail to listen.
+      if (worker.http.enabled && worker.http.basePort !== 0 && worker.processes > 1) {
+        ctx.addIssue({ code: 'custom', path: ['http', 'basePort'], message: `with worker.processes ${worker.processes} every process would take ports ${worker.http.basePort}…: use 0 (each instance an ephemeral port, logged) or one process` });
+      }
+      if (worker.http.enabled && worker.http.basePort !== 0 && worker.http.basePort + worker.instances - 1 > 65535) {
+        ctx.addIssue({ code: 'custom', path: ['http', 'basePort'], message: `${worker.http.basePort} + ${worker.instances} instances runs past port 65535` });
+      }
     })
     .prefault({}),
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */

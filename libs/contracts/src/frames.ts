@@ -57,6 +57,11 @@ export const ErrorFrameSchema = z.object({
   stage: StageSchema,
   reason: OutcomeReasonSchema,
   message: Message,
+  /**
+   * The deciding rule's estimate of when the request would pass, in ms (a token bucket's refill
+   * time): the gateway's `retry-after`. Absent when the rule has none.
+   */
+  retryAfterMs: z.number().nonnegative().finite().optional(),
 });
 
 /** Why a request is re-submitted (`sluice_migrations_total{reason}`). */

@@ -92,9 +92,17 @@ export interface ChatCompletionChunk {
   usage?: Usage | null;
 }
 
+/** One model, as `GET /v1/models/{id}` answers it and `GET /v1/models` lists it. */
+export interface Model {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: string;
+}
+
 export interface ModelList {
   object: 'list';
-  data: { id: string; object: 'model'; created: number; owned_by: string }[];
+  data: Model[];
 }
 
 /** OpenAI's error envelope. */

@@ -2,6 +2,7 @@ export * from './wake-ups.js';
 export * from './stage-request.js';
 export * from './gateway/request-rules.js';
 export * from './gateway/key-rate-limits.js';
+export * from './gateway/retry-after.js';
 export * from './admission/admission.effects.js';
 export * from './admission/admission.settings.js';
 export * from './admission/admission-policy.store.js';

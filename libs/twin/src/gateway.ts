@@ -62,7 +62,7 @@ const RECORD_STAGE: Partial<Record<OutcomeReason, Stage>> = {
 };
 
 /**
- * The synthetic model says the same ten words in turn (apps/gateway/src/prompt.ts), so the i-th
+ * The synthetic model says the same ten words in turn (libs/openai/src/prompt.ts), so the i-th
  * output token is the same for every request: what a migrated prompt's blocks must reproduce for
  * prefix-cache hits to match the live cluster's. The ids differ from the gateway's tokenizer's;
  * only their equality matters (block-ids.ts).

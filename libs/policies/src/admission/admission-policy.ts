@@ -6,7 +6,14 @@ export type DecisionInputs = Record<string, string | number | boolean>;
 
 export type AdmissionDecision =
   | { readonly admit: true; readonly inputs: DecisionInputs }
-  | { readonly admit: false; readonly reason: OutcomeReason; readonly message: string; readonly inputs: DecisionInputs };
+  | {
+      readonly admit: false;
+      readonly reason: OutcomeReason;
+      readonly message: string;
+      readonly inputs: DecisionInputs;
+      /** When the request would pass if sent again, in ms, for a policy that can tell (the token bucket's refill time). */
+      readonly retryAfterMs?: number;
+    };
 
 /** The first gate. `nowUs` is injected so refill and budgets are testable without sleeping. */
 export interface AdmissionPolicy {

@@ -16,8 +16,11 @@ export interface AdmissionEffects<R, C> {
   decided(request: R, carried: C, policy: string, decision: ChainDecision): void;
   /** Admitted: hand it to flow control. A refused handoff comes back as `handoffRefused`. */
   handOn(request: R, carried: C): void;
-  /** Ends the request here with a reason: an error frame to the gateway that owns it. */
-  reject(request: R, carried: C, reason: OutcomeReason, message: string): void;
+  /**
+   * Ends the request here with a reason: an error frame to the gateway that owns it.
+   * `retryAfterMs`: the rejecting policy's estimate of when it would pass (the gateway's `retry-after`).
+   */
+  reject(request: R, carried: C, reason: OutcomeReason, message: string, retryAfterMs?: number): void;
   /** Gives the request back to its gateway, which re-submits it (the next stage is unavailable). */
   handBack(request: R, carried: C, handBack: HandBack): void;
   /** Instances silent past the heartbeat timeout left admission's view. */

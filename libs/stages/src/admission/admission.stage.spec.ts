@@ -31,7 +31,15 @@ describe('AdmissionStage', () => {
     const { core, recorder } = stage({ policy: ['token-bucket'], policies: { 'token-bucket': { capacity: 1_000, refillRate: 0 } } });
     for (const id of ['a', 'b', 'c', 'd']) core.submit(stageRequest({ id, inputTokens: 300 }), ms(1), id);
     expect(recorder.of('handOn').map(([r]) => (r as Request).id)).toEqual(['a', 'b', 'c']);
-    expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'd' }), 'd', 'insufficient_tokens', 'insufficient tokens: the request costs 300, the bucket holds 100.0']]);
+    // No refill: no time would let it pass, so no retry estimate.
+    expect(recorder.of('reject')).toEqual([[expect.objectContaining({ id: 'd' }), 'd', 'insufficient_tokens', 'insufficient tokens: the request costs 300, the bucket holds 100.0', undefined]]);
+  });
+
+  it('passes the bucket\'s refill time to the request\'s cost with the refusal (the gateway\'s retry-after)', () => {
+    const { core, recorder } = stage({ policy: ['token-bucket'], policies: { 'token-bucket': { capacity: 1_000, refillRate: 100 } } });
+    for (const id of ['a', 'b', 'c', 'd']) core.submit(stageRequest({ id, inputTokens: 300 }), ms(1), id);
+    // 100 left, 200 short at 100 tokens/s: 2 s.
+    expect(recorder.of('reject').map(([, , , , retryAfterMs]) => retryAfterMs)).toEqual([2_000]);
   });
 
   it('a handoff flow control refuses ends the request with flow_unavailable', () => {

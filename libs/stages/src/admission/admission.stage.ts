@@ -86,7 +86,7 @@ export class AdmissionStage<R extends StageRequest, C = undefined> {
     this.effects.decided(request, carried, decision.decidedBy, decision);
     if (decision.admit) this.inputs.admitted(request.model, nowUs);
     if (decision.admit) this.effects.handOn(request, carried);
-    else this.effects.reject(request, carried, decision.reason, decision.message);
+    else this.effects.reject(request, carried, decision.reason, decision.message, decision.retryAfterMs);
   }
 
   /** Flow control did not take the request (no responder, no ack): it ends here, not at the deadline. */

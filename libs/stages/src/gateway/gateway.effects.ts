@@ -44,6 +44,8 @@ export interface GatewayFailure {
   readonly reason: OutcomeReason;
   readonly message: string;
   readonly stage: Stage | undefined;
+  /** The answer's `retry-after` in whole seconds (a 429 or 503: `retryAfterSecondsOf`); undefined for other answers. */
+  readonly retryAfterS?: number | undefined;
 }
 
 /** A re-submission the core decided: why, who lost or handed back the request, where it resumes. */

@@ -91,8 +91,20 @@ describe('GatewayStage', () => {
     const { core, recorder } = gateway();
     core.receive(request('a'), 'span', ms(0));
     core.onError('a', 0, 'flow_capacity', 'band full', 'flow', ms(3));
-    expect(named(recorder, 'fail')).toEqual([[request('a'), 'span', { reason: 'flow_capacity', message: 'band full', stage: 'flow' }, ms(3)]]);
+    // A 429 with no estimate from its stage: the default retry-after.
+    expect(named(recorder, 'fail')).toEqual([[request('a'), 'span', { reason: 'flow_capacity', message: 'band full', stage: 'flow', retryAfterS: 1 }, ms(3)]]);
     expect(named(recorder, 'cancel').map(([, c]) => c)).toEqual([{ requestId: 'a', reason: 'ended' }]);
+  });
+
+  it('answers a 429 or 503 with a retry-after: the stage\'s estimate rounded up to seconds, else the default; other failures with none', () => {
+    const { core, recorder } = gateway();
+    for (const id of ['a', 'b', 'c', 'd']) core.receive(request(id), 'span', ms(0));
+    core.onError('a', 0, 'insufficient_tokens', 'bucket low', 'admission', ms(1), 2_400);
+    core.onError('b', 0, 'all_workers_busy', 'busy', 'router', ms(1));
+    core.onError('c', 0, 'injected_invalid_request', 'bad', 'worker', ms(1), 5_000);
+    core.clientGone('d', ms(1));
+    const retryAfter = Object.fromEntries(named(recorder, 'fail').map(([r, , f]) => [(r as Request).id, (f as GatewayFailure).retryAfterS]));
+    expect(retryAfter).toEqual({ a: 3, b: 1, c: undefined, d: 1 });
   });
 
   it('tries admission again with doubling pauses while it does not ack, and ends the request when the window closes', () => {

@@ -7,6 +7,7 @@ import type { Completion, GatewayEffects, GatewayFailure, GatewayRequest, Reatte
 import { deadlineOf, type GatewaySettings } from './gateway.settings.js';
 import { HANDOFF_RETRY, UNAVAILABLE_AT, endReasonWhenSpent, nextHandoffPauseMs, resubmitPauseMs, resumeStageAfter } from './migration-rules.js';
 import { RequestTimers, type DueTimer } from './request-timers.js';
+import { retryAfterSecondsOf } from './retry-after.js';
 
 /**
  * `deadline`: a request's deadline; `retry`: a handoff tried again after a stage did not ack;
@@ -163,10 +164,13 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
     this.complete(entry, { end }, nowUs);
   }
 
-  /** A stage ended the current attempt (its error frame). */
-  onError(requestId: string, attempt: number, reason: OutcomeReason, message: string, stage: Stage, nowUs: Micros): void {
+  /**
+   * A stage ended the current attempt (its error frame). `retryAfterMs` is the deciding rule's
+   * estimate of when a retry would pass (a token bucket's refill), if it had one.
+   */
+  onError(requestId: string, attempt: number, reason: OutcomeReason, message: string, stage: Stage, nowUs: Micros, retryAfterMs?: number): void {
     const entry = this.current(requestId, attempt);
-    if (entry !== undefined) this.finish(entry, { reason, message, stage }, nowUs);
+    if (entry !== undefined) this.finish(entry, { reason, message, stage, retryAfterS: retryAfterSecondsOf(reason, retryAfterMs) }, nowUs);
   }
 
   /** A stage handed the request back, or the router reports its instance lost (a `migrate` frame). */
@@ -357,7 +361,9 @@ export class GatewayStage<R extends GatewayRequest, C, E> {
   /** Ended other than by its last token: the answer, then every copy downstream lets it go. */
   private finish(entry: OpenRequest<R, C>, failure: GatewayFailure, nowUs: Micros): void {
     this.close(entry);
-    this.effects.fail(entry.request, entry.carried, failure, nowUs);
+    // Every 429 and 503 says when to come back: the stage's estimate, else the default.
+    const retryAfterS = failure.retryAfterS ?? retryAfterSecondsOf(failure.reason);
+    this.effects.fail(entry.request, entry.carried, { ...failure, retryAfterS }, nowUs);
     const { reason } = failure;
     this.effects.cancel(entry.request, { requestId: entry.request.id, reason: reason === 'client_disconnected' || reason === 'timeout' ? reason : 'ended' }, nowUs);
   }

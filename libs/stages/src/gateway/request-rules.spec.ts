@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SLO_TTFT_MS_MAX, httpHeaders } from '@sluice/contracts';
-import { costRefusal, exceedsContext, priorityFor, readRequestHeaders } from './request-rules.js';
+import { chatDefaultMaxTokens, costRefusal, exceedsContext, priorityFor, readRequestHeaders } from './request-rules.js';
 
 describe('priorityFor', () => {
   const objectives = new Map([
@@ -31,6 +31,23 @@ describe('exceedsContext', () => {
 
   it('says by how much a request does not fit, naming the model and its limit', () => {
     expect(exceedsContext(900, 101, model)).toBe('prompt (900 tokens) + max_tokens (101) exceeds the context of qwen3-14b (1000 tokens)');
+  });
+});
+
+describe('chatDefaultMaxTokens', () => {
+  it('is the rest of the context, as vLLM runs a chat request with no max_tokens', () => {
+    expect(chatDefaultMaxTokens(1_000, 40_960, 0)).toBe(39_960);
+  });
+
+  it('is capped by a server-wide cap when set', () => {
+    expect(chatDefaultMaxTokens(1_000, 40_960, 8_192)).toBe(8_192);
+    expect(chatDefaultMaxTokens(40_000, 40_960, 8_192)).toBe(960);
+  });
+
+  it('is at least 1, so a prompt that fills the context is refused for its length', () => {
+    const maxTokens = chatDefaultMaxTokens(40_960, 40_960, 0);
+    expect(maxTokens).toBe(1);
+    expect(exceedsContext(40_960, maxTokens, { name: 'm', maxModelLen: 40_960 })).toMatch(/exceeds the context/);
   });
 });
 

@@ -27,6 +27,23 @@ export function exceedsContext(inputTokens: number, maxTokens: number, model: { 
   return `prompt (${inputTokens} tokens) + max_tokens (${maxTokens}) exceeds the context of ${model.name} (${model.maxModelLen} tokens)`;
 }
 
+/** A completions request with no `max_tokens` generates 16, the OpenAI legacy default that vLLM keeps (`CompletionRequest.max_tokens`). */
+export const COMPLETIONS_DEFAULT_MAX_TOKENS = 16;
+
+/**
+ * The output length of a chat request that gives neither `max_tokens` nor `max_completion_tokens`,
+ * as vLLM decides it: the rest of the context (`max_model_len` − prompt tokens), no more than a
+ * server-wide cap when one is set (`cap`, 0 = none; vLLM's `override_max_tokens`). vLLM's rule:
+ * `get_max_tokens` in vllm-project/vllm vllm/entrypoints/utils.py (commit
+ * 00fc88090e8c33cc3a21b9258bb2e0c09f34400a), the minimum of the context left, the request's or
+ * default `max_tokens` (none for chat) and the override. At least 1: a prompt that fills the
+ * context is then refused by `exceedsContext`, naming the lengths, as vLLM refuses it.
+ */
+export function chatDefaultMaxTokens(inputTokens: number, maxModelLen: number, cap: number): number {
+  const rest = maxModelLen - inputTokens;
+  return Math.max(1, cap > 0 ? Math.min(rest, cap) : rest);
+}
+
 /** The one shared flow per priority of requests that name no tenant (docs/behaviour.md §3). */
 export const DEFAULT_FAIRNESS_ID = 'default';
 

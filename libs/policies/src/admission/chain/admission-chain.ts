@@ -1,7 +1,7 @@
-import type { Micros, OutcomeReason } from '@sluice/contracts';
+import type { Micros } from '@sluice/contracts';
 import { z } from 'zod';
 import type { ClusterView, PolicyRequest } from '../../cluster-view.js';
-import type { AdmissionDecision, AdmissionPolicy, DecisionInputs } from '../admission-policy.js';
+import type { AdmissionDecision, AdmissionPolicy } from '../admission-policy.js';
 import { ALWAYS_ADMIT } from '../always-admit/always-admit.policy.js';
 import { ADMISSION_POLICY_NAMES, type AdmissionPolicyName } from '../registry.js';
 import { REJECT_ALL } from '../reject-all/reject-all.policy.js';
@@ -86,20 +86,9 @@ export class AdmissionChain {
     for (const { name, policy } of this.checks) {
       const decision = policy.decide(request, cluster, nowUs, replicas);
       ran.push({ policy: name, decision });
-      if (!decision.admit) return rejection(name, decision.reason, decision.message, decision.inputs, ran, this.names);
+      if (!decision.admit) return { ...decision, decidedBy: name, checks: ran, chain: this.names };
     }
     const last = ran.at(-1)!;
     return { admit: true, inputs: last.decision.inputs, decidedBy: last.policy, checks: ran, chain: this.names };
   }
-}
-
-function rejection(
-  decidedBy: AdmissionPolicyName,
-  reason: OutcomeReason,
-  message: string,
-  inputs: DecisionInputs,
-  checks: readonly CheckOutcome[],
-  chain: readonly AdmissionPolicyName[],
-): ChainDecision {
-  return { admit: false, reason, message, inputs, decidedBy, checks, chain };
 }

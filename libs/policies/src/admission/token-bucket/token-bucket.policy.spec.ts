@@ -32,6 +32,8 @@ describe('token-bucket', () => {
       reason: 'insufficient_tokens',
       message: 'insufficient tokens: the request costs 512, the bucket holds 272.0',
       inputs: { cost: 512, bucket_level_before: 272, bucket_level_after: 272, capacity: 10_000 },
+      // 240 tokens short at 1000/s: the admission at k = 240 ms below.
+      retryAfterMs: 240,
     });
 
     // Then one request every 1 ms for 10 s. Each ms refills 1000 µs · 1000/s / 1e6 = 1 token
@@ -74,6 +76,23 @@ describe('token-bucket', () => {
     const decide = ask(1_000, 1_000);
     expect(decide(1_001, 0)).toMatchObject({ admit: false, reason: 'insufficient_tokens', inputs: { bucket_level_before: 1_000 } });
     expect(decide(1_001, 1e9)).toMatchObject({ admit: false, inputs: { bucket_level_before: 1_000 } });
+  });
+
+  it('says how long until the refill covers a refused request, and a retry after that long passes', () => {
+    const decide = ask(1_000, 200);
+    decide(1_000, 0); // empty at t = 0
+    const refused = decide(300, 500_000); // 0.5 s: 100 tokens back, 200 short at 200/s = 1 s
+    expect(refused).toMatchObject({ admit: false, retryAfterMs: 1_000 });
+    const waitUs = (refused as { retryAfterMs: number }).retryAfterMs * 1_000;
+    expect(decide(300, 500_000 + waitUs - 1_000).admit).toBe(false); // 1 ms early: still short
+    expect(decide(300, 500_000 + waitUs).admit).toBe(true);
+  });
+
+  it('gives no refill time where refill never covers the request', () => {
+    expect(ask(1_000, 1_000)(1_001, 0)).not.toHaveProperty('retryAfterMs'); // dearer than the capacity
+    const oneOff = ask(1_000, 0);
+    oneOff(1_000, 0);
+    expect(oneOff(1, 1e6)).not.toHaveProperty('retryAfterMs'); // never refills
   });
 
   it('with refillRate 0 is a one-off allowance', () => {

@@ -52,11 +52,15 @@ export function createTokenBucket(params: unknown): AdmissionPolicy {
         tokens = before - cost;
         return { admit: true, inputs: { cost, bucket_level_before: before, bucket_level_after: tokens, capacity, ...shared } };
       }
+      // The refill time to the request's cost, when refill can ever get there (a request dearer
+      // than the capacity, or a bucket that never refills, has no such time).
+      const refillMs = refillRate > 0 && cost <= capacity ? ((cost - before) * 1000) / refillRate : undefined;
       return {
         admit: false,
         reason: 'insufficient_tokens',
         message: `insufficient tokens: the request costs ${cost}, the bucket holds ${before.toFixed(1)}`,
         inputs: { cost, bucket_level_before: before, bucket_level_after: before, capacity, ...shared },
+        ...(refillMs !== undefined && { retryAfterMs: refillMs }),
       };
     },
   };

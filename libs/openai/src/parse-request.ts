@@ -10,23 +10,31 @@ export type ParsedBody =
       readonly ok: true;
       readonly model: string;
       readonly tokenIds: number[];
-      readonly maxTokens: number;
+      /**
+       * Output tokens asked for; undefined when a chat request names no length (neither
+       * `max_tokens` nor `max_completion_tokens`): the caller applies vLLM's rule, libs/stages
+       * `chatDefaultMaxTokens`. A completions request without one asks for 16.
+       */
+      readonly maxTokens: number | undefined;
       readonly stream: boolean;
       readonly includeUsage: boolean;
     }
   | { readonly ok: false; readonly message: string; readonly param: string | null };
 
-/** Output length when a chat request gives none (OpenAI's legacy completions default). */
-export const DEFAULT_MAX_TOKENS = 16;
+/** A model served: its name and its context length (the prompt and output of one request). */
+export interface ServedModel {
+  readonly name: string;
+  readonly maxModelLen: number;
+}
 
-/** The body, checked against the OpenAI schema of its endpoint and the models this gateway serves. */
-export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly string[]): ParsedBody {
+/** The body, checked against the OpenAI schema of its endpoint and the models served. */
+export function parseInferenceBody(kind: ApiKind, body: unknown, models: readonly ServedModel[]): ParsedBody {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, message: 'request body must be a JSON object', param: null };
   }
   const parsed = parseFields(kind, body);
-  if (parsed.ok && !models.includes(parsed.model)) {
-    return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.join(', ')}`, param: 'model' };
+  if (parsed.ok && !models.some((m) => m.name === parsed.model)) {
+    return { ok: false, message: `model: unknown model "${parsed.model}"; available: ${models.map((m) => m.name).join(', ')}`, param: 'model' };
   }
   return parsed;
 }
@@ -46,7 +54,7 @@ function parseFields(kind: ApiKind, body: object): ParsedBody {
       ok: true,
       model: data.model,
       tokenIds: tokenize(renderChat(data.messages)),
-      maxTokens: data.max_completion_tokens ?? data.max_tokens ?? DEFAULT_MAX_TOKENS,
+      maxTokens: data.max_completion_tokens ?? data.max_tokens,
       stream: data.stream ?? false,
       includeUsage: data.stream_options?.include_usage ?? false,
     };

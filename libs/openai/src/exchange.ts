@@ -30,6 +30,8 @@ export interface ExchangeInit {
   readonly includeUsage: boolean;
   /** The client asked for `sluice` (timings, instance) at the end of the answer. */
   readonly reportTimings: boolean;
+  /** `dynamo`: `all_workers_busy` answers with Dynamo's bare body (gateway.errorBody). */
+  readonly errorBody: 'openai' | 'dynamo';
   /** Called exactly once, when the exchange reaches its terminal outcome. */
   readonly onSettle: (reason: OutcomeReason, outputTokens: number) => void;
 }
@@ -99,12 +101,15 @@ export class Exchange {
     this.settle('ok');
   }
 
-  /** Ends the exchange with an error: an HTTP error answer, or an error event if streaming began. */
-  fail(reason: OutcomeReason, message: string): void {
+  /**
+   * Ends the exchange with an error: an HTTP error answer, or an error event if streaming began.
+   * `retryAfterS`: the answer's `retry-after` (a 429 or 503; the core's `retryAfterSecondsOf`).
+   */
+  fail(reason: OutcomeReason, message: string, retryAfterS?: number): void {
     if (this.settled) return;
     const { res } = this.init;
     const status = httpStatusOf(reason);
-    const body = reason === 'all_workers_busy' ? ALL_WORKERS_BUSY_BODY : apiError(message, errorTypeOf(reason), null, reason);
+    const body = reason === 'all_workers_busy' && this.init.errorBody === 'dynamo' ? ALL_WORKERS_BUSY_BODY : apiError(message, errorTypeOf(reason), null, reason);
     if (this.sse !== undefined) {
       // Streaming began: the error is the last event.
       if (!res.writableEnded) {
@@ -115,6 +120,7 @@ export class Exchange {
     } else if (!res.destroyed) {
       const headers: Record<string, string> = { [httpHeaders.requestId]: this.init.id };
       if (outcomeOf(reason) === 'dropped' || outcomeOf(reason) === 'rejected') headers[httpHeaders.droppedReason] = reason;
+      if (retryAfterS !== undefined) headers['retry-after'] = String(retryAfterS);
       this.jsonBytes = sendSizedJson(res, status, body, headers);
     }
     this.settle(reason);
@@ -161,21 +167,31 @@ export class Exchange {
   }
 
   private completionChunk(text: string, finish: FinishReason): Completion {
-    return { id: this.init.id, object: 'text_completion', created: this.created, model: this.init.model, choices: [{ index: 0, text, logprobs: null, finish_reason: finish }] };
+    const chunk: Completion = { id: this.init.id, object: 'text_completion', created: this.created, model: this.init.model, choices: [{ index: 0, text, logprobs: null, finish_reason: finish }] };
+    return this.withNullUsage(chunk);
+  }
+
+  /**
+   * A streamed chunk when the client asked for usage: `"usage": null` on every chunk but the
+   * final usage chunk, as OpenAI streams them (`stream_options.include_usage`).
+   */
+  private withNullUsage<T extends Completion | ChatCompletionChunk>(chunk: T): T {
+    if (this.init.stream && this.init.includeUsage) chunk.usage = null;
+    return chunk;
   }
 
   private chatChunk(delta: ChatCompletionChunk['choices'][number]['delta'], finish: FinishReason): ChatCompletionChunk {
-    return {
+    return this.withNullUsage({
       id: this.init.id,
       object: 'chat.completion.chunk',
       created: this.created,
       model: this.init.model,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    };
+    });
   }
 
   private completion(finish: FinishReason): Completion {
-    return { ...this.completionChunk(this.text, finish), usage: this.usage() };
+    return { id: this.init.id, object: 'text_completion', created: this.created, model: this.init.model, choices: [{ index: 0, text: this.text, logprobs: null, finish_reason: finish }], usage: this.usage() };
   }
 
   private chatCompletion(finish: FinishReason): ChatCompletion {

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpHeaders } from '@sluice/contracts';
+import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { sseData } from '@sluice/testing';
+
+/**
+ * The model's numbers on an instance's own HTTP port (worker.http) at timeScale 1: the same engine
+ * as over the bus, so the same figures as model-timing.timing-spec.ts, with one HTTP hop instead
+ * of the pipeline. For a 512-token prompt and 64 output tokens on qwen3-14b (docs/behaviour.md §1):
+ *   queueing delay  α0 + α1·512 =  8 982 µs; prefill step β0 + β1·512 = 33 773 µs → TTFT 42 755 µs
+ *   decode step     β0 + β2·1   = 13 605 µs × 63 → 857.115 ms from the first token to the last
+ * The checks and their bounds are model-timing's: the instance's own TTFT (queue + prefill, from
+ * the timings it reports when asked) within −0.1/+3 ms; the decode span (client E2E − client TTFT)
+ * within −5/+8 ms; the client's TTFT at least the model's. What the HTTP hop adds is printed, not
+ * bounded.
+ */
+const PORT = 18350;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  cluster = await startLocalCluster({
+    rootDir: REPO_ROOT,
+    configArgs: [...FREE_PORT_ARGS, '--worker.instances=1', '--worker.timeScale=1', '--worker.http.enabled=true', `--worker.http.basePort=${PORT}`],
+    readyTimeoutMs: 80_000,
+  });
+});
+
+afterAll(() => cluster?.stop());
+
+const MODEL_TTFT_MS = 42.755;
+const MODEL_DECODE_MS = 857.115;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function measure(seed: number): Promise<{ ttftMs: number; e2eMs: number; workerTtftMs: number; chunks: number }> {
+  // Fresh token ids per request: no prefix-cache hit shortens the prefill.
+  const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
+  const started = performance.now();
+  const res = await fetch(`http://127.0.0.1:${PORT}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [httpHeaders.reportTimings]: '1' },
+    body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: 64, stream: true }),
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let ttftMs = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
+  }
+  const e2eMs = performance.now() - started;
+  const events = sseData(text)
+    .filter((data) => data.startsWith('{'))
+    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
+  const timings = events.at(-1)?.sluice?.timings;
+  if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
+  return { ttftMs, e2eMs, workerTtftMs: timings.workerQueueMs + timings.prefillMs, chunks: events.filter((e) => e.choices.length > 0).length };
+}
+
+describe("a single request on an instance's own port at timeScale 1", () => {
+  it('shows the modelled TTFT and decode, as over the bus', async () => {
+    await measure(1); // warm the connection and the JIT
+    const runs = [];
+    for (let seed = 2; seed < 7; seed++) runs.push(await measure(seed));
+    for (const run of runs) expect(run.chunks).toBe(64);
+    const workerTtft = median(runs.map((r) => r.workerTtftMs));
+    const clientTtft = median(runs.map((r) => r.ttftMs));
+    const decode = median(runs.map((r) => r.e2eMs - r.ttftMs));
+    console.log(`worker.http: instance TTFT ${workerTtft.toFixed(2)} ms (model ${MODEL_TTFT_MS}), client TTFT ${clientTtft.toFixed(2)} ms (+${(clientTtft - MODEL_TTFT_MS).toFixed(2)} ms the hop), decode ${decode.toFixed(1)} ms (model ${MODEL_DECODE_MS})`);
+    expect(workerTtft).toBeGreaterThanOrEqual(MODEL_TTFT_MS - 0.1);
+    expect(workerTtft).toBeLessThanOrEqual(MODEL_TTFT_MS + 3);
+    expect(clientTtft).toBeGreaterThanOrEqual(MODEL_TTFT_MS);
+    expect(decode).toBeGreaterThanOrEqual(MODEL_DECODE_MS - 5);
+    expect(decode).toBeLessThanOrEqual(MODEL_DECODE_MS + 8);
+  });
+});
