@@ -242,6 +242,16 @@ export const upCommand: Command = {
       const workers = cluster.processes().filter((p) => p.service === 'worker');
       const { instances } = cluster.config.worker;
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
+      const { http, host } = cluster.config.worker;
+      if (http.enabled) {
+        // Each instance's own vLLM-compatible port: the bare GPU, without admission, flow control or routing.
+        const last = http.basePort + instances - 1;
+        out.line(
+          http.basePort === 0
+            ? `  worker HTTP (vLLM's API, each instance on an ephemeral port): each "serves vLLM's HTTP API on" line of the worker logs`
+            : `  worker HTTP (vLLM's API, instance by rank): http://${host}:${http.basePort}${instances > 1 ? ` … :${last}` : ''}`,
+        );
+      }
       out.line(`  logs: ${relative(ctx.cwd, cluster.logDir) || '.'}/<process>.log`);
       const control = cluster.natsIdentity('control');
       if (control) out.line(`  bus credentials (this run only): ${relative(ctx.cwd, dirname(control.passwordFile))}/<identity>.password; other sluice commands of this checkout log in as control with its nkey (control.nk)`);
