@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
@@ -25,6 +26,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * - a `sluice chaos` scenario runs on its short time axis (`--short`, the README's own hint): the
  *   full 40 s timeline was a third of this file's time, and what the scenario does at full length
  *   is chaos.int-spec.ts's and shipped-scenarios.int-spec.ts's business.
+ * - `--target` lines point at an endpoint the README's reader has (vLLM on :8000, or a bare
+ *   worker's vLLM port): here both are the cluster's own workers' ports (`worker.http` on, at free
+ *   ports), which serve vLLM's API, under the worker's model name.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -85,6 +89,22 @@ const ENV = {
 function sh(command: string, cwd: string, timeoutMs = 60_000): SpawnSyncReturns<string> {
   return spawnSync('sh', ['-c', command], { cwd, env: ENV, encoding: 'utf8', timeout: timeoutMs });
 }
+/** A free port with the `count` − 1 after it free too (the worker instances' HTTP ports, one each). */
+async function freePorts(count: number): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    let all = true;
+    for (let i = 0; i < count && all; i++) all = await free(base + i);
+    if (all) return base;
+  }
+  throw new Error(`no ${count} free ports in a row`);
+}
+
 const outputOf = (r: SpawnSyncReturns<string>): string => `exit ${r.status ?? r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
 
 describe('a fresh clone', () => {
@@ -135,7 +155,11 @@ describe('a fresh clone', () => {
     }
 
     const ports = ['gateway', 'admission', 'flowController', 'router', 'worker'].map((s) => `--${s}.port=0`);
-    cluster = spawn('npx', ['sluice', 'up', '--no-demo', ...ports, '--worker.timeScale=10'], { cwd: clone, env: ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const workerHttp = await freePorts(4);
+    const bare = `--target http://127.0.0.1:${workerHttp}`;
+    placeholders.set(/--target http:\/\/127\.0\.0\.1:8000\/v1 --target-model \S+/g, `${bare}/v1`);
+    placeholders.set(/--target http:\/\/127\.0\.0\.1:8100\b/g, bare);
+    cluster = spawn('npx', ['sluice', 'up', '--no-demo', ...ports, '--worker.timeScale=10', '--worker.instances=4', '--worker.http.enabled=true', `--worker.http.basePort=${workerHttp}`], { cwd: clone, env: ENV, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     cluster.stderr!.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
     await new Promise<void>((ready, fail) => {
