@@ -33,20 +33,16 @@ describe('exemplars on the gateway’s latency histograms', () => {
   let traced: TracedCluster;
   let prometheus: PrometheusProcess;
   let gatewayMetrics: string;
+  /** The trace ids the answers named. */
+  const traceIds = new Set<string>();
 
   beforeAll(async () => {
     traced = await startTracedCluster(['--worker.timeScale=10']);
     gatewayMetrics = `${traced.cluster.services.find((s) => s.name === 'gateway')!.url}/metrics`;
-    prometheus = await startPrometheus({ gateway: [new URL(gatewayMetrics).host] }, 0.5, ['exemplar-storage']);
-  }, 120_000);
-
-  afterAll(async () => {
-    await prometheus?.stop();
-    await traced?.stop();
-  });
-
-  it('Prometheus scrapes OpenMetrics and keeps the trace ids of the requests as the exemplars of both histograms', { timeout: 60_000 }, async () => {
-    const traceIds = new Set<string>();
+    // Every service: each answers Prometheus' Accept with OpenMetrics, and a page Prometheus could not parse would fail its whole scrape.
+    const jobs = Object.fromEntries(traced.cluster.services.map((s) => [s.name, [new URL(s.url).host]]));
+    prometheus = await startPrometheus(jobs, 0.5, ['exemplar-storage']);
+    // Requests through every stage first, so each page has the series a request writes.
     for (let i = 0; i < 4; i++) {
       const res = await postCompletion(traced.cluster.gatewayUrl, { prompt: `exemplar ${i}`, max_tokens: 2 });
       expect(res.status).toBe(200);
@@ -55,7 +51,32 @@ describe('exemplars on the gateway’s latency histograms', () => {
       expect(traceId).toMatch(/^[0-9a-f]{32}$/);
       traceIds.add(traceId!);
     }
+  }, 120_000);
 
+  afterAll(async () => {
+    await prometheus?.stop();
+    await traced?.stop();
+  });
+
+  it('every service’s OpenMetrics page passes the strict check, and Prometheus scrapes each of them', { timeout: 60_000 }, async () => {
+    for (const service of traced.cluster.services) {
+      const page = await fetch(`${service.url}/metrics`, { headers: { accept: PROMETHEUS_ACCEPT } });
+      expect(page.headers.get('content-type'), service.name).toMatch(/^application\/openmetrics-text; version=1.0.0/);
+      expect(openMetricsProblems(await page.text()), service.name).toEqual([]);
+    }
+    const jobs = traced.cluster.services.map((s) => s.name);
+    await eventually(
+      async () => {
+        const body = (await (await fetch(`${prometheus.url}/api/v1/query?query=up`)).json()) as { data?: { result: { metric: { job: string }; value: [number, string] }[] } };
+        const up = new Set((body.data?.result ?? []).filter((r) => r.value[1] === '1').map((r) => r.metric.job));
+        return jobs.every((job) => up.has(job));
+      },
+      30_000,
+      `up == 1 for ${jobs.join(', ')}`,
+    );
+  });
+
+  it('Prometheus scrapes OpenMetrics and keeps the trace ids of the requests as the exemplars of both histograms', { timeout: 60_000 }, async () => {
     // The page Prometheus reads is valid OpenMetrics to the letter, and names those traces.
     const page = await fetch(gatewayMetrics, { headers: { accept: PROMETHEUS_ACCEPT } });
     expect(page.headers.get('content-type')).toMatch(/^application\/openmetrics-text; version=1.0.0/);
