@@ -2,7 +2,7 @@ import type { Logger } from '@nestjs/common';
 import { stampSent, type Bus } from '@sluice/bus';
 import { blockIds, subjects, type CancelRequest, type InferenceRequest, type Micros, type ResumeStage, type Stage } from '@sluice/contracts';
 import type { Completion, GatewayEffects, GatewayFailure, GatewayMigration, HandoffFailure, NextAttempt } from '@sluice/stages';
-import { context, trace } from '@sluice/telemetry';
+import { context, trace, traceExemplarOf } from '@sluice/telemetry';
 import type { GatewayMetrics } from './gateway.metrics.js';
 import type { EndOfAnswer, OpenExchange } from './open-exchange.js';
 import { outputTokenIds } from '@sluice/openai';
@@ -90,7 +90,7 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
     const now = Date.now();
     if (open.lastTokenMs === undefined) {
       const ttft = (now - open.arrivalMs) / 1000;
-      open.tokenSeries.ttft.observe(ttft);
+      open.tokenSeries.ttft.observe(ttft, traceExemplarOf(open.span));
       open.objective?.ttft.observe(ttft);
     } else {
       const frameGap = (now - open.lastTokenMs) / 1000;

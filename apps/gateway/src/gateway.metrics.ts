@@ -4,6 +4,7 @@ import {
   LeanGauge,
   LeanHistogram,
   pythonFloatString,
+  type ExemplarLabels,
   type Registry,
 } from '@sluice/telemetry';
 import { createObjectiveMetrics, type ObjectiveMetrics, type TenantSeriesLimits } from './gateway.objective-metrics.js';
@@ -15,10 +16,11 @@ export interface GatewayMetrics {
   /** One increment per request, at its terminal outcome: the books balance against `received`. */
   readonly terminal: LeanCounter<'outcome' | 'reason'>;
   readonly inFlight: LeanGauge;
-  /** By SLO class too, so dashboards show each class's TTFT against its objective. */
+  /** By SLO class too, so dashboards show each class's TTFT against its objective. Exemplars: the request's `trace_id`. */
   readonly ttft: LeanHistogram<'model' | 'slo_class'>;
   /** Gap between consecutive token frames as the gateway receives them, by SLO class. */
   readonly itl: LeanHistogram<'model' | 'slo_class'>;
+  /** Exemplars: the request's `trace_id`. */
   readonly duration: LeanHistogram<'outcome'>;
   /** Requests whose scheduling headers came from an untrusted source and were dropped. */
   readonly headersStripped: LeanCounter;
@@ -46,7 +48,8 @@ export const GATEWAY_METRICS = Symbol('GatewayMetrics');
 
 /** One model and SLO class's TTFT and ITL series, looked up once per request, not per token. */
 export interface TokenSeries {
-  readonly ttft: { observe(value: number): void };
+  /** With the request's sampled trace as exemplar, so a slow TTFT on a dashboard opens its trace. */
+  readonly ttft: { observe(value: number, exemplar?: ExemplarLabels): void };
   readonly itl: { observe(value: number): void };
 }
 

@@ -1,5 +1,5 @@
 import { outcomeOf, type OutcomeReason } from '@sluice/contracts';
-import { SpanStatusCode, type Span } from '@sluice/telemetry';
+import { SpanStatusCode, traceExemplarOf, type Span } from '@sluice/telemetry';
 import type { ApiKey } from './api-keys.js';
 import { eppErrorCodeOf, type GatewayMetrics, type ObjectiveSeries } from './gateway.metrics.js';
 
@@ -20,7 +20,7 @@ export interface ObjectiveUsage {
 
 /**
  * Counts a request's one terminal outcome, wherever it ended (at the door or after the core
- * settled it): `sluice_requests_total{outcome,reason}`, its duration, the Endpoint Picker's
+ * settled it): `sluice_requests_total{outcome,reason}`, its duration (with its trace as exemplar), the Endpoint Picker's
  * objective metrics, its API key's counters, and its span's status and end.
  */
 export function recordTerminalOutcome(metrics: GatewayMetrics, span: Span, arrivalMs: number, reason: OutcomeReason, status: number, usage: RequestUsage, epp: ObjectiveUsage): void {
@@ -28,7 +28,7 @@ export function recordTerminalOutcome(metrics: GatewayMetrics, span: Span, arriv
   const seconds = (Date.now() - arrivalMs) / 1000;
   metrics.terminal.inc({ outcome, reason });
   metrics.inFlight.dec();
-  metrics.duration.observe({ outcome }, seconds);
+  metrics.duration.observe({ outcome }, seconds, traceExemplarOf(span));
   recordObjective(epp, reason, status, seconds, usage.outputTokens);
   if (usage.key !== undefined) {
     const keyId = usage.key.id;

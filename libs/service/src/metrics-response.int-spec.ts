@@ -2,7 +2,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeanHistogram, MetricsPage } from '@sluice/telemetry';
+import { LeanHistogram, MetricsPage, OPENMETRICS_CONTENT_TYPE, openMetricsProblems } from '@sluice/telemetry';
 import { METRICS_CONTENT_TYPE, sendMetricsPage } from './metrics-response.js';
 
 /** A page on a real HTTP server, as the services serve it. */
@@ -12,8 +12,8 @@ afterEach(async () => {
 });
 
 async function serve(page: MetricsPage): Promise<string> {
-  const server = createServer((_req, res) => {
-    sendMetricsPage(page, res).catch((error: unknown) => {
+  const server = createServer((req, res) => {
+    sendMetricsPage(page, res, req.headers.accept).catch((error: unknown) => {
       res.statusCode = 500;
       res.end(String(error));
     });
@@ -59,6 +59,24 @@ describe('sendMetricsPage', () => {
     expect(fast.type).toBe(METRICS_CONTENT_TYPE);
     expect(fast.text).toBe(expected);
     expect(slow).toBe(expected);
+  });
+
+  it('sends OpenMetrics, exemplars and # EOF, to a scraper that asks for it as Prometheus does, and 0.0.4 to anyone else', async () => {
+    const registry = new Registry();
+    registry.setDefaultLabels({ service: 'sluice-test' });
+    const h = new LeanHistogram({ name: 'x_seconds', help: 'x', buckets: [0.1, 1], registers: [registry] });
+    h.observe({}, 0.5, { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736' });
+    const url = await serve(new MetricsPage(registry));
+    const prometheusAccept = 'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+    const open = await fetch(url, { headers: { accept: prometheusAccept } });
+    expect(open.headers.get('content-type')).toBe(OPENMETRICS_CONTENT_TYPE);
+    expect(open.headers.get('vary')).toBe('Accept');
+    const openText = await open.text();
+    expect(openMetricsProblems(openText)).toEqual([]);
+    expect(openText).toMatch(/^x_seconds_bucket\{le="1.0",service="sluice-test"\} 1 # \{trace_id="4bf92f3577b34da6a3ce929d0e0e4736"\} 0.5 \d+(\.\d+)?$/m);
+    const plain = await fetch(url, { headers: { accept: '*/*' } });
+    expect(plain.headers.get('content-type')).toBe(METRICS_CONTENT_TYPE);
+    expect(await plain.text()).toBe(await registry.metrics());
   });
 
   it('answers 500 when the render fails before its first chunk, and cuts the connection when it fails later', async () => {

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
-import type { MetricsPage } from '@sluice/telemetry';
+import { contentTypeOf, metricsFormatOf, PROMETHEUS_TEXT_CONTENT_TYPE, type MetricsPage } from '@sluice/telemetry';
 
-/** The Prometheus text format sluice serves (0.0.4). */
-export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** The Prometheus text format sluice serves unless a scraper asks for OpenMetrics (0.0.4). */
+export const METRICS_CONTENT_TYPE = PROMETHEUS_TEXT_CONTENT_TYPE;
 
 /** Resolves once the socket takes more (or is gone). */
 function drained(res: ServerResponse): Promise<void> {
@@ -24,12 +24,17 @@ function drained(res: ServerResponse): Promise<void> {
  * (SHA-1 over 1.4 MB on the gateway, 17 MB at the flow controller's cap), then written. A render
  * that fails before its first chunk throws (the framework answers 500); one that fails later cuts
  * the connection, so the scraper sees a failed scrape rather than half a page.
+ *
+ * The format follows the scrape's `Accept` header: OpenMetrics 1.0 (with exemplars) when asked for
+ * by name, as Prometheus does, else the 0.0.4 text. `Vary: Accept` tells a cache between them so.
  */
-export async function sendMetricsPage(page: MetricsPage, res: ServerResponse): Promise<void> {
-  const chunks = page.chunks();
+export async function sendMetricsPage(page: MetricsPage, res: ServerResponse, accept?: string): Promise<void> {
+  const format = metricsFormatOf(accept);
+  const chunks = page.chunks(format);
   let next = await chunks.next();
   res.statusCode = 200;
-  res.setHeader('content-type', METRICS_CONTENT_TYPE);
+  res.setHeader('content-type', contentTypeOf(format));
+  res.setHeader('vary', 'Accept');
   try {
     while (next.done !== true) {
       if (res.destroyed) {

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { Controller, Get, HttpCode, HttpException, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Inject, Res } from '@nestjs/common';
 import { MetricsPage } from '@sluice/telemetry';
 import { registerBusRejectionMetrics } from './bus-rejections.metrics.js';
 import { sendMetricsPage } from './metrics-response.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
 
-/** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus). */
+/** /healthz (process alive), /readyz (connected and not shutting down), /metrics (Prometheus text or OpenMetrics). */
 @Controller()
 export class OpsController {
   /** Written family by family, yielding between them, and sent as it is written; concurrent scrapes share one render. */
@@ -30,8 +30,9 @@ export class OpsController {
     return { status: 'ready' };
   }
 
+  /** Prometheus text 0.0.4, or OpenMetrics 1.0 (with exemplars) when the scraper's Accept asks for it. */
   @Get('metrics')
-  async metrics(@Res() res: ServerResponse): Promise<void> {
-    await sendMetricsPage(this.page, res);
+  async metrics(@Res() res: ServerResponse, @Headers('accept') accept: string | undefined): Promise<void> {
+    await sendMetricsPage(this.page, res, accept);
   }
 }

@@ -11,3 +11,6 @@ export * from './series-budget.js';
 export * from './metrics-page.js';
 export * from './trace-id.js';
 export * from './span-conventions.js';
+export * from './metrics-format.js';
+export { canonicalBound, EXEMPLAR_LABELS_MAX_CODE_POINTS, type ExemplarLabels } from './openmetrics-text.js';
+export { openMetricsProblems } from './openmetrics-check.js';

@@ -1,4 +1,14 @@
 import type { Registry } from 'prom-client';
+import type { MetricsFormat } from './metrics-format.js';
+import {
+  canonicalBound,
+  counterSampleName,
+  escapeOpenMetricsHelp,
+  exemplarSuffix,
+  openMetricsFamilyName,
+  openMetricsValue,
+  type ExemplarLabels,
+} from './openmetrics-text.js';
 
 /**
  * Labelled counters, gauges and histograms for the per-request and per-token paths, written out
@@ -7,6 +17,7 @@ import type { Registry } from 'prom-client';
  * worker at +5–10 % CPU once each request fed ~20 series of the vLLM and Endpoint Picker
  * metrics); here `labels()` finds or makes the series once, and the child it returns adds to its
  * numbers directly. Same names, types, help, label values and `le` strings as prom-client writes.
+ * A histogram also keeps exemplars (the latest per bucket), written only on the OpenMetrics page.
  */
 
 type LabelValues<T extends string> = Partial<Record<T, string | number>>;
@@ -45,8 +56,8 @@ type Series<Child> = {
   readonly labels: Record<string, string>;
   readonly child: Child;
   text?: SeriesText;
-  /** The series' lines as last written (joined with newlines), valid while the child has not changed since. */
-  lines?: string;
+  /** The series' lines as last written in each format (joined with newlines), valid while the child has not changed since. */
+  lines?: Partial<Record<MetricsFormat, string>>;
 };
 
 /** prom-client's escaping of a HELP text and of a label value (registry.js `escapeString`, `escapeLabelValue`). */
@@ -114,8 +125,8 @@ abstract class LeanFamily<T extends string, Child extends Changed> {
    * `get()` (its `getMetricsAsString`), with each series' labels escaped and joined once rather
    * than on every scrape: that formatting was most of a large page's render time.
    */
-  pageText(defaultLabels: Readonly<Record<string, string>>): string {
-    return [...this.pageParts(defaultLabels, Infinity)].join('\n');
+  pageText(defaultLabels: Readonly<Record<string, string>>, format: MetricsFormat = 'prometheus-text'): string {
+    return [...this.pageParts(defaultLabels, Infinity, format)].join('\n');
   }
 
   /**
@@ -130,9 +141,18 @@ abstract class LeanFamily<T extends string, Child extends Changed> {
    * scrapes back to back (several Prometheus replicas, a scrape storm) would otherwise repeat.
    * The cost is the lean part of the page held in memory between scrapes (bounded as the page is:
    * docs/metrics.md, "Bounded pages").
+   *
+   * In OpenMetrics (`format`) a counter family is named without `_total`, HELP escapes quotes too,
+   * and a histogram writes canonical `le` values and its exemplars; the page's `# EOF` is the
+   * page writer's.
    */
-  *pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number): Generator<string> {
-    yield `# HELP ${escapeText(this.name)} ${escapeText(this.help)}\n# TYPE ${escapeText(this.name)} ${this.type}`;
+  *pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number, format: MetricsFormat = 'prometheus-text'): Generator<string> {
+    if (format === 'openmetrics') {
+      const name = openMetricsFamilyName(this.name, this.type);
+      yield `# HELP ${name} ${escapeOpenMetricsHelp(this.help)}\n# TYPE ${name} ${this.type}`;
+    } else {
+      yield `# HELP ${escapeText(this.name)} ${escapeText(this.help)}\n# TYPE ${escapeText(this.name)} ${this.type}`;
+    }
     let lines: string[] = [];
     let inPart = 0;
     for (const series of this.series.values()) {
@@ -144,12 +164,17 @@ abstract class LeanFamily<T extends string, Child extends Changed> {
         series.lines = undefined;
       }
       if (series.lines === undefined || series.child.changed) {
-        const own: string[] = [];
-        this.lines(text, series.child, own);
-        series.lines = own.join('\n');
+        series.lines = {};
         series.child.changed = false;
       }
-      lines.push(series.lines);
+      let written = series.lines[format];
+      if (written === undefined) {
+        const own: string[] = [];
+        if (format === 'openmetrics') this.openMetricsLines(text, series.child, own);
+        else this.lines(text, series.child, own);
+        written = series.lines[format] = own.join('\n');
+      }
+      lines.push(written);
       if (++inPart >= seriesPerPart) {
         yield lines.join('\n');
         lines = [];
@@ -163,6 +188,8 @@ abstract class LeanFamily<T extends string, Child extends Changed> {
   protected abstract samples(labels: Record<string, string>, child: Child, into: Sample[]): void;
   /** The series' lines, as prom-client writes its samples. */
   protected abstract lines(text: SeriesText, child: Child, into: string[]): void;
+  /** The series' lines in OpenMetrics. */
+  protected abstract openMetricsLines(text: SeriesText, child: Child, into: string[]): void;
 
   private keyOf(values: LabelValues<T>): string {
     let key = '';
@@ -199,6 +226,10 @@ export class LeanCounter<T extends string = string> extends LeanFamily<T, Counte
 
   protected lines(text: SeriesText, child: { value: number }, into: string[]): void {
     into.push(`${this.name}${braced(text.own, text.inherited)} ${valueText(child.value)}`);
+  }
+
+  protected openMetricsLines(text: SeriesText, child: { value: number }, into: string[]): void {
+    into.push(`${counterSampleName(openMetricsFamilyName(this.name, this.type))}${braced(text.own, text.inherited)} ${openMetricsValue(child.value)}`);
   }
 }
 
@@ -249,48 +280,78 @@ export class LeanGauge<T extends string = string> extends LeanFamily<T, GaugeChi
   protected lines(text: SeriesText, child: { value: number }, into: string[]): void {
     into.push(`${this.name}${braced(text.own, text.inherited)} ${valueText(child.value)}`);
   }
+
+  protected openMetricsLines(text: SeriesText, child: { value: number }, into: string[]): void {
+    into.push(`${this.name}${braced(text.own, text.inherited)} ${openMetricsValue(child.value)}`);
+  }
 }
 
 export interface HistogramChild {
-  observe(value: number): void;
+  /**
+   * Counts `value`; with an exemplar (a sampled request's `trace_id`), keeps it as the latest of
+   * the bucket the value falls in, for the OpenMetrics page.
+   */
+  observe(value: number, exemplar?: ExemplarLabels): void;
+}
+
+/**
+ * The latest exemplar of each bucket (the last entry is +Inf's): one per bucket line, as
+ * OpenMetrics allows, so a series' memory is bounded by its buckets whatever the request rate.
+ * Made on a series' first exemplar: a histogram observed without them pays nothing.
+ */
+interface BucketExemplars {
+  readonly labels: (ExemplarLabels | undefined)[];
+  readonly values: Float64Array;
+  /** Wall-clock ms since the epoch. */
+  readonly at: Float64Array;
 }
 
 interface HistogramSeries extends HistogramChild, Changed {
   readonly counts: Float64Array;
   sum: number;
   count: number;
+  exemplars: BucketExemplars | undefined;
 }
 
 export interface LeanHistogramOptions<T extends string> extends Options<T> {
   readonly buckets: readonly number[];
-  /** How a bound is written in `le` (default as prom-client: `String(bound)`). */
+  /** How a bound is written in `le` on the 0.0.4 page (default as prom-client: `String(bound)`); OpenMetrics' is canonical. */
   readonly formatLe?: (bound: number) => string;
+  /** The wall clock an exemplar is stamped with, in ms since the epoch (default `Date.now`). */
+  readonly now?: () => number;
 }
 
 export class LeanHistogram<T extends string = string> extends LeanFamily<T, HistogramSeries> {
   readonly type = 'histogram';
   private readonly bounds: Float64Array;
   private readonly le: readonly string[];
+  /** `le` values in OpenMetrics: canonical numbers (`1.0`, not `1`). */
+  private readonly openLe: readonly string[];
+  private readonly now: () => number;
 
   constructor(options: LeanHistogramOptions<T>) {
     super(options);
     const bounds = [...options.buckets].sort((a, b) => a - b);
     this.bounds = Float64Array.from(bounds);
     this.le = bounds.map(options.formatLe ?? String);
+    this.openLe = bounds.map(canonicalBound);
+    this.now = options.now ?? Date.now;
   }
 
-  observe(values: LabelValues<T>, value: number): void {
-    this.labels(values).observe(value);
+  observe(values: LabelValues<T>, value: number, exemplar?: ExemplarLabels): void {
+    this.labels(values).observe(value, exemplar);
   }
 
   protected newChild(): HistogramSeries {
     const bounds = this.bounds;
+    const now = this.now;
     return {
       counts: new Float64Array(bounds.length),
       sum: 0,
       count: 0,
       changed: true,
-      observe(value) {
+      exemplars: undefined,
+      observe(value, exemplar) {
         // The first bound at or above the value (a value above every bound counts in +Inf only).
         let lo = 0;
         let hi = bounds.length;
@@ -303,6 +364,13 @@ export class LeanHistogram<T extends string = string> extends LeanFamily<T, Hist
         this.sum += value;
         this.count += 1;
         this.changed = true;
+        // A NaN falls in no bucket's range, so it carries no exemplar.
+        if (exemplar !== undefined && !Number.isNaN(value)) {
+          const kept = (this.exemplars ??= { labels: new Array<ExemplarLabels | undefined>(bounds.length + 1), values: new Float64Array(bounds.length + 1), at: new Float64Array(bounds.length + 1) });
+          kept.labels[lo] = exemplar;
+          kept.values[lo] = value;
+          kept.at[lo] = now();
+        }
       },
     };
   }
@@ -331,5 +399,24 @@ export class LeanHistogram<T extends string = string> extends LeanFamily<T, Hist
     into.push(`${this.name}_bucket{le="+Inf"${after} ${valueText(child.count)}`);
     into.push(`${this.name}_sum${rest} ${valueText(child.sum)}`);
     into.push(`${this.name}_count${rest} ${valueText(child.count)}`);
+  }
+
+  /** As `lines`, with canonical `le` values and each bucket's exemplar after its count. */
+  protected openMetricsLines(text: SeriesText, child: HistogramSeries, into: string[]): void {
+    const rest = braced('', text.inherited, text.own);
+    const after = rest === '' ? '}' : `,${rest.slice(1)}`;
+    const kept = child.exemplars;
+    const exemplarOf = (i: number) => {
+      const labels = kept?.labels[i];
+      return labels === undefined ? '' : exemplarSuffix(labels, kept!.values[i]!, kept!.at[i]!);
+    };
+    let cumulative = 0;
+    for (let i = 0; i < this.openLe.length; i++) {
+      cumulative += child.counts[i]!;
+      into.push(`${this.name}_bucket{le="${this.openLe[i]!}"${after} ${openMetricsValue(cumulative)}${exemplarOf(i)}`);
+    }
+    into.push(`${this.name}_bucket{le="+Inf"${after} ${openMetricsValue(child.count)}${exemplarOf(this.openLe.length)}`);
+    into.push(`${this.name}_sum${rest} ${openMetricsValue(child.sum)}`);
+    into.push(`${this.name}_count${rest} ${openMetricsValue(child.count)}`);
   }
 }

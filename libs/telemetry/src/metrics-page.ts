@@ -1,5 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { MetricsFormat } from './metrics-format.js';
+import { promClientFamilyOpenMetrics, type PromClientFamily } from './openmetrics-text.js';
 
 /** What prom-client's registry does per family, and the labels it adds (public in its source, absent from its typings). */
 interface FamilyWriter {
@@ -9,7 +11,13 @@ interface FamilyWriter {
 
 /** A family that writes its own text in parts (the lean families: labels escaped once per series, not per scrape). */
 interface SelfWriting {
-  pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number): Iterable<string>;
+  pageParts(defaultLabels: Readonly<Record<string, string>>, seriesPerPart: number, format: MetricsFormat): Iterable<string>;
+}
+
+/** A prom-client family's values: `getForPromString` where it has one (its histograms), as prom-client's registry reads them. */
+interface PromClientMetric {
+  get(): Promise<PromClientFamily> | PromClientFamily;
+  getForPromString?(): Promise<PromClientFamily>;
 }
 const writesItself = (metric: unknown): metric is SelfWriting => typeof (metric as Partial<SelfWriting>).pageParts === 'function';
 
@@ -66,16 +74,21 @@ class Render {
  * own text from label strings escaped once per series; the rest go through prom-client's
  * per-family writer. The page is byte for byte what `registry.metrics()` writes in the Prometheus
  * text format.
+ *
+ * In OpenMetrics (`format`, chosen per scrape: metrics-format.ts) the same families come out
+ * without blank lines between them and with `# EOF` at the end, the lean families with their
+ * exemplars, prom-client's through `promClientFamilyOpenMetrics`. Each format has its own render
+ * in flight: a scrape joins the one of its format.
  */
 export class MetricsPage {
-  private current: Render | undefined;
+  private readonly current = new Map<MetricsFormat, Render>();
 
   constructor(private readonly registry: Registry) {}
 
   /** The page now, or the one being written if a render is under way, whole. */
-  async render(): Promise<string> {
+  async render(format: MetricsFormat = 'prometheus-text'): Promise<string> {
     const chunks: string[] = [];
-    for await (const chunk of this.chunks()) chunks.push(chunk);
+    for await (const chunk of this.chunks(format)) chunks.push(chunk);
     return chunks.join('');
   }
 
@@ -83,8 +96,8 @@ export class MetricsPage {
    * The page in chunks as they are written: the one under way if there is one (from its start),
    * else a new render. Throws what a failed render threw, after the chunks written before it.
    */
-  async *chunks(): AsyncGenerator<string> {
-    const render = this.current ?? this.start();
+  async *chunks(format: MetricsFormat = 'prometheus-text'): AsyncGenerator<string> {
+    const render = this.current.get(format) ?? this.start(format);
     let read = 0;
     for (;;) {
       while (read < render.chunks.length) yield render.chunks[read++]!;
@@ -96,44 +109,48 @@ export class MetricsPage {
     }
   }
 
-  private start(): Render {
-    const render = (this.current = new Render());
-    this.write(render).then(
+  private start(format: MetricsFormat): Render {
+    const render = new Render();
+    this.current.set(format, render);
+    this.write(render, format).then(
       () => render.end(),
       (error: unknown) => render.end({ error }),
     );
     return render;
   }
 
-  private async write(render: Render): Promise<void> {
+  private async write(render: Render, format: MetricsFormat): Promise<void> {
     try {
-      // OpenMetrics changes counter names and the trailer: left to prom-client (sluice serves 0.0.4).
-      if ((this.registry.contentType as string) === Registry.OPENMETRICS_CONTENT_TYPE) {
-        render.push(await this.registry.metrics());
-        return;
-      }
       const writer = this.registry as unknown as FamilyWriter;
-      // Families are separated by a blank line and the page ends with a newline, as prom-client joins them.
+      const defaultLabels = writer._defaultLabels;
+      const openMetrics = format === 'openmetrics';
+      // 0.0.4: families separated by a blank line and a final newline, as prom-client joins them.
+      // OpenMetrics: no separator (the spec has no blank lines) and `# EOF` last.
       let separator = '';
       for (const metric of this.registry.getMetricsAsArray()) {
         if (writesItself(metric)) {
           let partSeparator = separator;
-          for (const part of metric.pageParts(writer._defaultLabels, SERIES_PER_PART)) {
+          for (const part of metric.pageParts(defaultLabels, SERIES_PER_PART, format)) {
             render.push(partSeparator + part);
             partSeparator = '\n';
             await yieldToEventLoop();
           }
+        } else if (openMetrics) {
+          const family = metric as unknown as PromClientMetric;
+          const values = await (family.getForPromString?.() ?? family.get());
+          render.push(separator + promClientFamilyOpenMetrics(values, defaultLabels));
+          await yieldToEventLoop();
         } else {
           const text = await writer.getMetricsAsString(metric);
           render.push(separator + text);
           await yieldToEventLoop();
         }
-        separator = '\n\n';
+        separator = openMetrics ? '\n' : '\n\n';
       }
-      render.push('\n');
+      render.push(openMetrics ? (separator === '' ? '# EOF\n' : '\n# EOF\n') : '\n');
     } finally {
       // A scrape arriving from here on starts a new render.
-      if (this.current === render) this.current = undefined;
+      if (this.current.get(format) === render) this.current.delete(format);
     }
   }
 }

@@ -10,3 +10,13 @@ export function sampledTraceIdOf(span: Span): string | undefined {
   if (!isSpanContextValid(spanContext)) return undefined;
   return (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext.traceId : undefined;
 }
+
+/**
+ * A histogram exemplar linking an observation to its request's trace (`trace_id`, the label
+ * Grafana's `exemplarTraceIdDestinations` opens in Jaeger), or undefined when there is no trace to
+ * open (tracing off, or the span not sampled).
+ */
+export function traceExemplarOf(span: Span): { readonly trace_id: string } | undefined {
+  const traceId = sampledTraceIdOf(span);
+  return traceId === undefined ? undefined : { trace_id: traceId };
+}

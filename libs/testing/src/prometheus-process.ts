@@ -14,8 +14,9 @@ export interface PrometheusProcess {
 /**
  * Starts `prometheus` with one scrape job per entry of `jobs` (job name → `host:port` targets),
  * scraping every `scrapeIntervalS` seconds into a throw-away TSDB, and waits until it answers.
+ * `features` are its `--enable-feature` flags (e.g. `exemplar-storage`).
  */
-export async function startPrometheus(jobs: Readonly<Record<string, readonly string[]>>, scrapeIntervalS = 1): Promise<PrometheusProcess> {
+export async function startPrometheus(jobs: Readonly<Record<string, readonly string[]>>, scrapeIntervalS = 1, features: readonly string[] = []): Promise<PrometheusProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-prometheus-'));
   const config = [
     'global:',
@@ -31,7 +32,7 @@ export async function startPrometheus(jobs: Readonly<Record<string, readonly str
   let log = '';
   const child: ChildProcess = spawn(
     process.env.PROMETHEUS_BIN ?? 'prometheus',
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn', ...features.map((f) => `--enable-feature=${f}`)],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   child.stderr?.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4_000)));
