@@ -29,7 +29,9 @@ const exits: string[] = [];
 beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=2'],
+    // A chat request without a length runs to the context left, capped by limits.maxTokens (as vLLM):
+    // mutations drop max_tokens, and 10,000 answers of up to 8,192 tokens each would be the test's time.
+    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=1000', '--worker.instances=2', '--gateway.limits.maxTokens=16'],
     parallel: true,
     restart: false,
     onExit: (exit) => exits.push(JSON.stringify(exit)),

@@ -237,7 +237,7 @@ export const upCommand: Command = {
       out.line(out.bold(`sluice is up: gateway ${cluster.gatewayUrl}${others.length > 0 ? ` (and ${others.join(', ')})` : ''} (Ctrl-C to stop)`));
       out.line(
         `  try: curl -N ${cluster.gatewayUrl}/v1/chat/completions -H 'content-type: application/json' ` +
-          `-d '{"model":"${model}","stream":true,"messages":[{"role":"user","content":"Hello!"}]}'`,
+          `-d '{"model":"${model}","stream":true,"max_tokens":32,"messages":[{"role":"user","content":"Hello!"}]}'`,
       );
       const workers = cluster.processes().filter((p) => p.service === 'worker');
       const { instances } = cluster.config.worker;
