@@ -1,3 +1,4 @@
+import { seededRandom } from '@sluice/collections';
 import type { Outcome, RunRecord } from '@sluice/metrics';
 import { buildPlots, type PlotSpec } from './plots.js';
 import type { StreamedPage } from './render-html.js';
@@ -31,7 +32,7 @@ export class StreamedPlots {
   private readonly slowestByE2e = new Slowest((r) => (r.outcome === 'completed' && r.endMs !== undefined ? r.endMs - r.arrivalMs : undefined));
 
   constructor(seed: number, private readonly capacity = PLOT_SAMPLE_RECORDS) {
-    this.random = mulberry32(seed);
+    this.random = seededRandom(seed);
   }
 
   add(record: RunRecord): void {
@@ -115,14 +116,3 @@ function slimRecord(r: RunRecord): RunRecord {
   };
 }
 
-/** mulberry32 (T. Ettinger's 32-bit generator, as libs/workload seeds its draws): a seeded sample. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
