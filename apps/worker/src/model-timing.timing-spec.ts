@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { postCompletion, sseData } from '@sluice/testing';
+import { postCompletion, readTimedStream, type TimedStream } from '@sluice/testing';
 
 /**
  * The model's numbers, seen through the whole cluster at timeScale 1. For a 512-token prompt and
@@ -34,39 +34,13 @@ beforeAll(async () => {
 
 afterAll(() => cluster?.stop());
 
-interface Measured {
-  /** Client-side: the first token chunk, and the end of the stream ([DONE]), in ms. */
-  readonly ttftMs: number;
-  readonly e2eMs: number;
-  /** Token chunks received. */
-  readonly chunks: number;
-  /** The worker's TTFT from the reported stage timings: queue (delay and wait) plus prefill. */
-  readonly workerTtftMs: number;
-}
-
 /** One streaming request, with the stage timings the gateway reports when asked. */
-async function measure(seed: number, maxTokens = 64): Promise<Measured> {
+async function measure(seed: number, maxTokens = 64): Promise<TimedStream> {
   // Fresh token ids per request, so no prefix-cache hit shortens the prefill.
   const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
   const started = performance.now();
   const res = await postCompletion(cluster.gatewayUrl, { prompt, max_tokens: maxTokens, stream: true }, { headers: { [httpHeaders.reportTimings]: '1' } });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let ttftMs = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
-  }
-  const e2eMs = performance.now() - started;
-  const events = sseData(text)
-    .filter((data) => data.startsWith('{'))
-    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
-  const timings = events.at(-1)?.sluice?.timings;
-  if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
-  return { ttftMs, e2eMs, chunks: events.filter((e) => e.choices.length > 0).length, workerTtftMs: timings.workerQueueMs + timings.prefillMs };
+  return readTimedStream(res, started);
 }
 
 const MODEL_TTFT_MS = 42.755;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpHeaders } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { sseData } from '@sluice/testing';
+import { readTimedStream, type TimedStream } from '@sluice/testing';
 
 /**
  * The model's numbers on an instance's own HTTP port (worker.http) at timeScale 1: the same engine
@@ -31,7 +31,7 @@ const MODEL_TTFT_MS = 42.755;
 const MODEL_DECODE_MS = 857.115;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function measure(seed: number): Promise<{ ttftMs: number; e2eMs: number; workerTtftMs: number; chunks: number }> {
+async function measure(seed: number): Promise<TimedStream> {
   // Fresh token ids per request: no prefix-cache hit shortens the prefill.
   const prompt = Array.from({ length: 512 }, (_, i) => (seed * 7919 + i * 104729) % 128000);
   const started = performance.now();
@@ -40,23 +40,7 @@ async function measure(seed: number): Promise<{ ttftMs: number; e2eMs: number; w
     headers: { 'content-type': 'application/json', [httpHeaders.reportTimings]: '1' },
     body: JSON.stringify({ model: 'qwen3-14b', prompt, max_tokens: 64, stream: true }),
   });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let ttftMs = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - started;
-  }
-  const e2eMs = performance.now() - started;
-  const events = sseData(text)
-    .filter((data) => data.startsWith('{'))
-    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
-  const timings = events.at(-1)?.sluice?.timings;
-  if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
-  return { ttftMs, e2eMs, workerTtftMs: timings.workerQueueMs + timings.prefillMs, chunks: events.filter((e) => e.choices.length > 0).length };
+  return readTimedStream(res, started);
 }
 
 describe("a single request on an instance's own port at timeScale 1", () => {

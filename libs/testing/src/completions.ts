@@ -49,3 +49,39 @@ export async function reportedCompletion(gatewayUrl: string, body: Readonly<Reco
   if (res.status === 200) return { status: res.status, ...(json.sluice ? { sluice: json.sluice } : {}), endedAtMs };
   return { status: res.status, ...(json.error?.code != null ? { errorCode: String(json.error.code) } : {}), endedAtMs };
 }
+
+/** A streamed completion read to its end, timed on the client, with the worker's own TTFT from the reported stage timings. */
+export interface TimedStream {
+  /** From `startedMs` to the first token chunk, and to the end of the stream ([DONE]), in ms. */
+  readonly ttftMs: number;
+  readonly e2eMs: number;
+  /** Token chunks received. */
+  readonly chunks: number;
+  /** The worker's TTFT from the reported stage timings: queue (delay and wait) plus prefill. */
+  readonly workerTtftMs: number;
+}
+
+/**
+ * Reads a streamed completion asked with `x-sluice-report-timings: 1`, timing its first token and
+ * its end from `startedMs` (performance clock, taken before the request was sent). Throws when the
+ * stream ends without the stage timings.
+ */
+export async function readTimedStream(res: Response, startedMs: number): Promise<TimedStream> {
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let ttftMs = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - startedMs;
+  }
+  const e2eMs = performance.now() - startedMs;
+  const events = sseData(text)
+    .filter((data) => data.startsWith('{'))
+    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
+  const timings = events.at(-1)?.sluice?.timings;
+  if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
+  return { ttftMs, e2eMs, chunks: events.filter((e) => e.choices.length > 0).length, workerTtftMs: timings.workerQueueMs + timings.prefillMs };
+}
