@@ -50,6 +50,12 @@ export async function reportedCompletion(gatewayUrl: string, body: Readonly<Reco
   return { status: res.status, ...(json.error?.code != null ? { errorCode: String(json.error.code) } : {}), endedAtMs };
 }
 
+/** The median gap between successive token chunks' arrivals (ms): one late chunk cannot move it, tokens sent in a burst bring it to 0. */
+export function medianTokenGapMs(run: Pick<TimedStream, 'tokenArrivalsMs'>): number {
+  const gaps = run.tokenArrivalsMs.slice(1).map((t, i) => t - run.tokenArrivalsMs[i]!);
+  return [...gaps].sort((a, b) => a - b)[Math.floor(gaps.length / 2)] ?? 0;
+}
+
 /** A streamed completion read to its end, timed on the client, with the worker's own TTFT from the reported stage timings. */
 export interface TimedStream {
   /** From `startedMs` to the first token chunk, and to the end of the stream ([DONE]), in ms. */
@@ -57,8 +63,12 @@ export interface TimedStream {
   readonly e2eMs: number;
   /** Token chunks received. */
   readonly chunks: number;
+  /** When each token chunk arrived, from `startedMs` (ms); chunks read together share a time. */
+  readonly tokenArrivalsMs: readonly number[];
   /** The worker's TTFT from the reported stage timings: queue (delay and wait) plus prefill. */
   readonly workerTtftMs: number;
+  /** The worker's decode from the reported stage timings: its first token to its last, on its own clock. */
+  readonly workerDecodeMs: number;
 }
 
 /**
@@ -69,19 +79,31 @@ export interface TimedStream {
 export async function readTimedStream(res: Response, startedMs: number): Promise<TimedStream> {
   const reader: ReadableStreamDefaultReader<Uint8Array> = res.body!.getReader();
   const decoder = new TextDecoder();
-  let ttftMs = 0;
+  const tokenArrivalsMs: number[] = [];
   let text = '';
+  let scanned = 0; // how far `text` has been split into whole events
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
+    const arrivedMs = performance.now() - startedMs;
     text += decoder.decode(value, { stream: true });
-    if (ttftMs === 0 && text.includes('"text"')) ttftMs = performance.now() - startedMs;
+    const end = text.lastIndexOf('\n\n');
+    if (end < scanned) continue;
+    for (const data of sseData(text.slice(scanned, end + 2))) if (data.startsWith('{') && data.includes('"text"')) tokenArrivalsMs.push(arrivedMs);
+    scanned = end + 2;
   }
   const e2eMs = performance.now() - startedMs;
   const events = sseData(text)
     .filter((data) => data.startsWith('{'))
-    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number } } });
+    .map((data) => JSON.parse(data) as { choices: unknown[]; sluice?: { timings: { workerQueueMs: number; prefillMs: number; decodeMs: number } } });
   const timings = events.at(-1)?.sluice?.timings;
   if (!timings) throw new Error(`no stage timings at the end of the stream: ${text.slice(-300)}`);
-  return { ttftMs, e2eMs, chunks: events.filter((e) => e.choices.length > 0).length, workerTtftMs: timings.workerQueueMs + timings.prefillMs };
+  return {
+    ttftMs: tokenArrivalsMs[0] ?? 0,
+    e2eMs,
+    chunks: events.filter((e) => e.choices.length > 0).length,
+    tokenArrivalsMs,
+    workerTtftMs: timings.workerQueueMs + timings.prefillMs,
+    workerDecodeMs: timings.decodeMs,
+  };
 }
