@@ -13,6 +13,7 @@ import {
   readsKvEvents,
 } from '@sluice/policies';
 import { TwinSectionSchema } from './twin-config.schema.js';
+import { AutoscalerSchema, checkAutoscaler } from './autoscaler.schema.js';
 import { KvTransferLinkSchema, RouterDisaggregationSchema, WorkerRolesSchema, checkDisaggregation } from './disaggregation.schema.js';
 import { GatewayAdminSchema } from './gateway-admin.schema.js';
 import { GatewayAuthSchema, checkApiKeyObjectives } from './gateway-auth.schema.js';
@@ -318,8 +319,12 @@ const ConfigBody = z.strictObject({
       port: Port.default(9104),
       /** Worker processes `sluice up` starts, each hosting `instances` instances (compose scales containers instead). */
       processes: z.number().int().min(1).max(64).default(1),
-      /** Instances hosted by one worker process (data-parallel ranks of one worker). */
+      /** Instances hosted by one worker process (data-parallel ranks of one worker); with an autoscaler, the most it can run. */
       instances: z.number().int().min(1).max(256).default(4),
+      /** Instances of each process in the cluster at start (the first ranks); the rest wait parked for the autoscaler. Default: all. */
+      initialInstances: z.number().int().nonnegative().max(256).optional(),
+      /** A new instance's modelled start-up (model load) in ms of model time; default: the profile's `modelLoadMs`. */
+      modelLoadMs: z.number().int().nonnegative().max(3_600_000).optional(),
       /** The model the instances serve (must be one of `models`). */
       model: z.string().min(1).default('qwen3-14b'),
       /** Latency profile by name (a YAML file in libs/engine/profiles or `profilesDir`); default: the model's name. */
@@ -375,6 +380,8 @@ const ConfigBody = z.strictObject({
       }
     })
     .prefault({}),
+  /** Adds and removes worker instances from a metric (docs/autoscaling.md). */
+  autoscaler: AutoscalerSchema,
   /** The discrete-event twin's own settings (`sluice simulate`): its hop latencies. */
   twin: TwinSectionSchema.prefault({}),
   /** How many tenants get series of their own on a metrics page (docs/metrics.md, "Bounded pages"). */
@@ -386,6 +393,7 @@ const ConfigBody = z.strictObject({
 export const ConfigSchema = ConfigBody.superRefine((config, ctx) => {
   checkHeartbeatTimeouts(config, ctx);
   checkDisaggregation(config, ctx);
+  checkAutoscaler(config, ctx);
   checkApiKeyObjectives(config.gateway.auth, config.inferenceObjectives, ctx);
   // A staleness threshold at or below the snapshot interval marks healthy instances stale, and
   // the utilization detector would then hold every request until its TTL.

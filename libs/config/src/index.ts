@@ -10,3 +10,4 @@ export * from './endpoint-picker/epp-config.translate.js';
 export * from './endpoint-picker/inference-objects.translate.js';
 export * from './endpoint-picker/endpoint-picker-layer.js';
 export * from './endpoint-picker/epp-plugins.js';
+export { AUTOSCALER_METRICS, type AutoscalerConfig } from './autoscaler.schema.js';

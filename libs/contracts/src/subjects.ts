@@ -32,7 +32,7 @@ export const CONTROL_VERBS = {
   admission: ['get', 'set', 'get-busy-threshold', 'set-busy-threshold'],
   'flow-controller': [],
   router: [],
-  worker: ['get-faults', 'set-faults'],
+  worker: ['get-faults', 'set-faults', 'set-instances'],
 } as const satisfies Record<ServiceName, readonly string[]>;
 export type ControlVerb<S extends ServiceName> = (typeof CONTROL_VERBS)[S][number];
 

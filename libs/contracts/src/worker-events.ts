@@ -126,3 +126,23 @@ export const SetWorkerFaultsSchema = z.strictObject({
   faults: z.strictObject(FAULT_KNOBS).partial(),
 });
 export type SetWorkerFaults = z.infer<typeof SetWorkerFaultsSchema>;
+
+/**
+ * autoscaler → every worker process (`control.worker.set-instances`): worker `workerId` should run
+ * `instances` of its instances; the others ignore it. It answers with its counts after the change.
+ */
+export const SetWorkerInstancesSchema = z.strictObject({
+  workerId: IdSchema,
+  instances: z.number().int().nonnegative().max(256),
+});
+export type SetWorkerInstances = z.infer<typeof SetWorkerInstancesSchema>;
+
+/** A worker's answer to `set-instances`: its instances by state after the change. */
+export const WorkerInstanceCountsSchema = z.strictObject({
+  workerId: IdSchema,
+  active: z.number().int().nonnegative(),
+  starting: z.number().int().nonnegative(),
+  ready: z.number().int().nonnegative(),
+  draining: z.number().int().nonnegative(),
+});
+export type WorkerInstanceCounts = z.infer<typeof WorkerInstanceCountsSchema>;

@@ -26,6 +26,12 @@ export const LatencyProfileSchema = z
     maxModelLen: z.number().int().positive().default(40960),
     latencyModel: z.enum(LATENCY_MODEL_NAMES).default('blackbox'),
     /**
+     * How long a new instance takes from its creation to serving (weights loaded, graphs compiled
+     * and captured, KV cache sized), in model time: an autoscaled instance is not routable before.
+     * Absent: at once.
+     */
+    modelLoadMs: z.number().int().nonnegative().optional(),
+    /**
      * The model's KV geometry (its config.json): sizes a KV block for a transfer between a prefill
      * and a decode instance. Optional: only a disaggregated deployment needs it.
      */

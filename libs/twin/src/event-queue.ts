@@ -22,11 +22,15 @@ export const EVENT_PRIORITY = {
   refresh: 14,
   heartbeat: 15,
   sweep: 16,
+  // The autoscaler's: an instance's model load ending, and a scaling decision (after every
+  // observer at the same time has updated what it reads).
+  startup: 17,
+  decide: 18,
 } as const;
 export type EventKind = keyof typeof EVENT_PRIORITY;
 
 /** Kinds that recur while the run lasts and never end it by themselves. */
-const PERIODIC: ReadonlySet<EventKind> = new Set(['snapshot', 'refresh', 'heartbeat', 'sweep']);
+const PERIODIC: ReadonlySet<EventKind> = new Set(['snapshot', 'refresh', 'heartbeat', 'sweep', 'decide']);
 
 export function isPeriodic(kind: EventKind): boolean {
   return PERIODIC.has(kind);

@@ -25,6 +25,8 @@ export function workerHarness<H extends HeldRequest>(overrides: Partial<WorkerSe
   const settings: WorkerSettings = {
     workerId: 'w',
     instances: 1,
+    startupUs: micros(0),
+    drainGraceUs: micros(5_000_000),
     model: 'qwen3-14b',
     latency: qwen,
     totalKvBlocks: 17_600,

@@ -36,7 +36,7 @@ export class InstanceCore<H extends HeldRequest> {
 
   constructor(
     readonly identity: InstanceIdentity,
-    private readonly engine: VllmEngine<H>,
+    private engine: VllmEngine<H>,
     private readonly effects: WorkerEffects<H>,
     private readonly random: () => number,
     /** Publish a load snapshot on every change (loadIntervalMs = 0): each arrival, step start and cancel. */
@@ -260,6 +260,19 @@ export class InstanceCore<H extends HeldRequest> {
         this.land(atUs);
         return;
     }
+  }
+
+  /**
+   * The instance starts again after it was parked (scaled down): a new engine, with an empty cache
+   * and counters from zero, as a restarted vLLM pod has. Only an instance that holds nothing.
+   */
+  coldStart(engine: VllmEngine<H>): void {
+    if (this.hasWork() || this.hung.size > 0) throw new Error(`instance ${this.instanceId} cannot start cold while it holds requests`);
+    this.engine = engine;
+    this.step = undefined;
+    this.stepEndUs = undefined;
+    this.readyAtUs = undefined;
+    this.landingAtUs = undefined;
   }
 
   /** The engine's counters and load now (what a load snapshot carries), for a driver's end-of-run report. */

@@ -5,7 +5,7 @@ import type { HeldRequest, WorkerCompletion } from './held-request.js';
 import type { InstanceCore } from './instance.core.js';
 
 export type InstanceWakeUp = 'step' | 'ready' | 'transfer';
-export type WorkerWakeUp = 'snapshot' | 'heartbeat';
+export type WorkerWakeUp = 'snapshot' | 'heartbeat' | 'startup';
 
 /**
  * What the worker core does to the world. Times are engine µs; a service turns them into wall
@@ -80,6 +80,6 @@ export interface WorkerEffects<H extends HeldRequest> {
   // ── wake-ups ──────────────────────────────────────────────────────────────────────────────
   /** Call `instance.wake(kind, atUs)` then: a step's end, a request leaving its queueing delay, a KV transfer landing. */
   wakeInstance(instance: InstanceCore<H>, kind: InstanceWakeUp, atUs: Micros): void;
-  /** Call the worker's `wake(kind, atUs)` then: the load snapshot and heartbeat ticks. */
+  /** Call the worker's `wake(kind, atUs)` then: the load snapshot and heartbeat ticks, an instance's start-up ending. */
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void;
 }

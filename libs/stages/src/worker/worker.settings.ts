@@ -4,6 +4,12 @@ import { KV_TRANSFER_PROFILES, kvBytesPerBlock, type EngineCompat, type Instance
 /** The keys of the config's `worker` section the core reads (a parsed sluice.yaml fits). */
 export interface WorkerConfig {
   readonly instances: number;
+  /** Instances in the cluster at start (the first ranks); the rest wait parked for an autoscaler. Default: all. */
+  readonly initialInstances?: number | undefined;
+  /** Overrides the profile's model load (ms of model time). */
+  readonly modelLoadMs?: number | undefined;
+  /** Real ms a draining instance has to finish before it hands back what it holds. */
+  readonly shutdownGraceMs?: number;
   readonly model: string;
   readonly scheduler: InstanceSchedulerName;
   readonly maxRunning: number;
@@ -26,6 +32,8 @@ export interface WorkerProfile {
   readonly name?: string;
   readonly totalKvBlocks: number;
   readonly maxModelLen: number;
+  /** A new instance's cold start, ms of model time (absent: at once). */
+  readonly modelLoadMs?: number;
   /** The model's KV geometry: sizes a KV block for a transfer. */
   readonly kvShape?: { readonly layers: number; readonly kvHeads: number; readonly headDim: number; readonly dtypeBytes: number } | undefined;
 }
@@ -40,6 +48,12 @@ export interface WorkerSettings {
   /** The worker's id; its instances are `<workerId>-r<rank>`. */
   readonly workerId: string;
   readonly instances: number;
+  /** Instances ready at start (the first ranks); absent: all. */
+  readonly initialInstances?: number;
+  /** Engine time from an autoscaler starting an instance to its registering (the model load). */
+  readonly startupUs: Micros;
+  /** Engine time a draining instance (scaled down) has to finish what it holds before it hands the rest back. */
+  readonly drainGraceUs: Micros;
   readonly model: string;
   readonly latency: LatencyModel;
   readonly totalKvBlocks: number;
@@ -78,6 +92,10 @@ export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, pr
   return {
     workerId,
     instances: config.instances,
+    ...(config.initialInstances !== undefined && { initialInstances: config.initialInstances }),
+    // Model time is engine time; the grace is real time, like a process's shutdown grace.
+    startupUs: microsFromMillis(config.modelLoadMs ?? profile.modelLoadMs ?? 0),
+    drainGraceUs: microsFromMillis((config.shutdownGraceMs ?? 5_000) * config.timeScale),
     model: config.model,
     latency,
     totalKvBlocks: config.kvBlocks ?? profile.totalKvBlocks,

@@ -3,6 +3,7 @@ import { VllmEngine } from '@sluice/engine';
 import { Periodic } from '../wake-ups.js';
 import type { HeldRequest } from './held-request.js';
 import { InstanceCore } from './instance.core.js';
+import { InstanceSlots, type SlotCounts } from './instance-slots.js';
 import type { WorkerEffects, WorkerWakeUp } from './worker.effects.js';
 import type { WorkerSettings } from './worker.settings.js';
 
@@ -17,29 +18,21 @@ export class WorkerStage<H extends HeldRequest> {
   private readonly byId = new Map<string, InstanceCore<H>>();
   private readonly snapshots: Periodic<WorkerWakeUp>;
   private readonly heartbeats: Periodic<WorkerWakeUp>;
+  /** Where each instance is in its life (instance-slots.ts): only `ready` ones take work. */
+  readonly slots: InstanceSlots<H>;
 
   constructor(
-    settings: WorkerSettings,
+    private readonly settings: WorkerSettings,
     private readonly effects: WorkerEffects<H>,
     /** Each instance's seeded random source (failure injection), by its id; `<id>/kv` for its KV residency sampling. */
-    randomFor: (instanceId: string) => () => number,
+    private readonly randomFor: (instanceId: string) => () => number,
   ) {
     const instances: InstanceCore<H>[] = [];
     for (let rank = 0; rank < settings.instances; rank++) {
       const role = settings.roles?.[rank] ?? 'both';
       // An aggregated instance registers without a role, as before roles existed.
       const identity = { instanceId: `${settings.workerId}-r${rank}`, workerId: settings.workerId, rank, model: settings.model, totalKvBlocks: settings.totalKvBlocks, ...(role !== 'both' && { role }) };
-      const engine = new VllmEngine<H>({
-        model: settings.latency,
-        totalKvBlocks: settings.totalKvBlocks,
-        maxModelLen: settings.maxModelLen,
-        maxRunning: settings.maxRunning,
-        maxBatchTokens: settings.maxBatchTokens,
-        scheduler: settings.scheduler,
-        compat: settings.compat,
-        kvResidencySample: settings.kvResidencySample,
-        random: settings.kvResidencySample ? randomFor(`${identity.instanceId}/kv`) : undefined,
-      });
+      const engine = this.newEngine(identity.instanceId);
       const instance = new InstanceCore(identity, engine, effects, randomFor(identity.instanceId), settings.publishOnChange, settings.kvTransfer);
       instances.push(instance);
       this.byId.set(identity.instanceId, instance);
@@ -48,25 +41,66 @@ export class WorkerStage<H extends HeldRequest> {
     const wakeUps = { wakeAt: (kind: WorkerWakeUp, atUs: Micros) => effects.wakeWorker(kind, atUs) };
     this.snapshots = new Periodic<WorkerWakeUp>('snapshot', settings.loadIntervalUs, wakeUps);
     this.heartbeats = new Periodic<WorkerWakeUp>('heartbeat', settings.heartbeatIntervalUs, wakeUps);
+    this.slots = new InstanceSlots(instances, settings, effects, (instance, nowUs) => this.join(instance, nowUs), (instanceId) => this.newEngine(instanceId));
+  }
+
+  /** A new engine for an instance, empty: at construction, and when a parked instance starts again. */
+  private newEngine(instanceId: string): VllmEngine<H> {
+    const { settings } = this;
+    return new VllmEngine<H>({
+      model: settings.latency,
+      totalKvBlocks: settings.totalKvBlocks,
+      maxModelLen: settings.maxModelLen,
+      maxRunning: settings.maxRunning,
+      maxBatchTokens: settings.maxBatchTokens,
+      scheduler: settings.scheduler,
+      compat: settings.compat,
+      kvResidencySample: settings.kvResidencySample,
+      random: settings.kvResidencySample ? this.randomFor(`${instanceId}/kv`) : undefined,
+    });
+  }
+
+  /** An instance joins the cluster: it registers, its cache starts empty, its first snapshot goes out. */
+  private join(instance: InstanceCore<H>, nowUs: Micros): void {
+    this.effects.lifecycle(instance, 'register', nowUs);
+    // Its cache starts empty: readers drop whatever they believed of an earlier life under this id.
+    this.effects.kv(instance, [], [], nowUs, true);
+    instance.publishLoad(nowUs);
   }
 
   instance(instanceId: string): InstanceCore<H> | undefined {
     return this.byId.get(instanceId);
   }
 
-  /** Registers every instance and publishes its first load snapshot, then ticks snapshots and heartbeats. */
+  /**
+   * Registers the instances that start ready (`initialInstances`, the first ranks; the rest wait
+   * parked for an autoscaler) and publishes their first load snapshots, then ticks snapshots and
+   * heartbeats.
+   */
   start(nowUs: Micros): void {
-    for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
-    // Its cache starts empty: readers drop whatever they believed of an earlier life under this id.
-    for (const instance of this.instances) this.effects.kv(instance, [], [], nowUs, true);
-    for (const instance of this.instances) instance.publishLoad(nowUs);
+    const ready = this.slots.inCluster();
+    for (const instance of ready) this.effects.lifecycle(instance, 'register', nowUs);
+    for (const instance of ready) this.effects.kv(instance, [], [], nowUs, true);
+    for (const instance of ready) instance.publishLoad(nowUs);
     this.snapshots.start(nowUs);
     this.heartbeats.start(nowUs);
   }
 
-  /** A stage that follows lifecycle events asked who is there: every instance registers again. */
+  /** A stage that follows lifecycle events asked who is there: every instance in the cluster registers again (a draining one says so after). */
   announce(nowUs: Micros): void {
-    for (const instance of this.instances) this.effects.lifecycle(instance, 'register', nowUs);
+    for (const instance of this.slots.inCluster()) {
+      this.effects.lifecycle(instance, 'register', nowUs);
+      if (this.slots.stateOf(instance.instanceId) === 'draining') this.effects.lifecycle(instance, 'drain', nowUs);
+    }
+  }
+
+  /**
+   * An autoscaler set how many of this worker's instances should run: parked ones start (ready
+   * after the modelled start-up), or the newest leave (drain, finish or hand back, park). Returns
+   * the counts after the change.
+   */
+  setActive(count: number, nowUs: Micros): SlotCounts {
+    return this.slots.setActive(count, nowUs);
   }
 
   /**
@@ -77,10 +111,16 @@ export class WorkerStage<H extends HeldRequest> {
   wake(kind: WorkerWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     switch (kind) {
       case 'snapshot':
-        if (this.snapshots.due(atUs)) for (const instance of this.instances) instance.publishLoad(nowUs);
+        if (!this.snapshots.due(atUs)) return;
+        for (const instance of this.slots.inCluster()) instance.publishLoad(nowUs);
+        // A draining instance is looked at on the same tick: parked once empty, or past its grace.
+        this.slots.settleDrains(nowUs);
         return;
       case 'heartbeat':
-        if (this.heartbeats.due(atUs)) for (const instance of this.instances) this.effects.lifecycle(instance, 'heartbeat', nowUs);
+        if (this.heartbeats.due(atUs)) for (const instance of this.slots.inCluster()) this.effects.lifecycle(instance, 'heartbeat', nowUs);
+        return;
+      case 'startup':
+        this.slots.wake(atUs);
         return;
     }
   }
@@ -127,9 +167,10 @@ export class WorkerStage<H extends HeldRequest> {
     return this.eachOf(instanceId, (i) => i.currentFaults());
   }
 
-  /** Stops taking work: every instance announces that it drains (routing stops sending it requests). */
+  /** Stops taking work (the process shuts down): every instance in the cluster announces that it drains (routing stops sending it requests); none starts any more. */
   drain(nowUs: Micros): void {
-    for (const instance of this.instances) this.effects.lifecycle(instance, 'drain', nowUs);
+    this.slots.cancelStartUps();
+    for (const instance of this.slots.inCluster()) this.effects.lifecycle(instance, 'drain', nowUs);
   }
 
   hasWork(): boolean {
@@ -140,7 +181,7 @@ export class WorkerStage<H extends HeldRequest> {
   stop(nowUs: Micros): void {
     this.snapshots.stop();
     this.heartbeats.stop();
-    for (const instance of this.instances) this.effects.lifecycle(instance, 'deregister', nowUs);
+    for (const instance of this.slots.inCluster()) this.effects.lifecycle(instance, 'deregister', nowUs);
   }
 
   /** `read` of the one instance named, or of every instance when none is named, by id. */
