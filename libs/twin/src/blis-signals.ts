@@ -16,6 +16,9 @@ export function readLiveSignals(workers: WorkerFleet, router: RoutingStage<Fligh
   for (const instance of workers.instanceList) {
     if (instance.process.state === 'gone') continue;
     const { instanceId, workerId, rank } = instance.core.identity;
+    // Only instances in the cluster report: not one an autoscaler parked, nor one still starting.
+    const slot = instance.process.stage.slots.stateOf(instanceId);
+    if (slot === 'parked' || slot === 'starting') continue;
     router.onSnapshot({ ...instance.core.engineSnapshot(atUs), instanceId, workerId, rank, atUs });
   }
 }

@@ -22,10 +22,11 @@ export const EVENT_PRIORITY = {
   refresh: 14,
   heartbeat: 15,
   sweep: 16,
-  // The autoscaler's: an instance's model load ending, and a scaling decision (after every
-  // observer at the same time has updated what it reads).
+  // The autoscaler's: an instance's model load ending, a scaling decision (after every observer
+  // at the same time has updated what it reads), and its set-instances reaching a worker.
   startup: 17,
   decide: 18,
+  scale: 19,
 } as const;
 export type EventKind = keyof typeof EVENT_PRIORITY;
 

@@ -64,16 +64,19 @@ export class RouterHops implements RoutingEffects<Flight, undefined> {
 
   /**
    * The request reaches its instance. An instance whose process is gone (crashed, or left after
-   * its drain) or draining (it stopped listening) has no responder: the router hears so one
-   * transit later and routes the request elsewhere.
+   * its drain) or draining (it stopped listening) has no responder, nor has an instance an
+   * autoscaler parked, is still starting or is draining (it listens only while ready): the router
+   * hears so one transit later and routes the request elsewhere.
    */
   private reach(instance: TwinInstance, flight: Flight): void {
     const { network, refused } = this.wiring;
-    if (instance.process.state === 'up') {
+    const { instanceId } = instance.core;
+    if (instance.process.takesWork(instanceId)) {
       instance.core.accept(flight, network.nowUs);
       return;
     }
-    const message = `no responders on instance ${instance.core.instanceId} (its process is ${instance.process.state})`;
-    network.queue.at(network.queue.nowUs + network.hops.transitUs, 'route', () => network.gates.router.pass(() => refused(flight, instance.core.instanceId, message, 'no_responders')));
+    const why = instance.process.state === 'up' ? `the instance is ${instance.process.stage.slots.stateOf(instanceId)}` : `its process is ${instance.process.state}`;
+    const message = `no responders on instance ${instanceId} (${why})`;
+    network.queue.at(network.queue.nowUs + network.hops.transitUs, 'route', () => network.gates.router.pass(() => refused(flight, instanceId, message, 'no_responders')));
   }
 }

@@ -48,6 +48,8 @@ export interface StageGroupsWiring {
   readonly inbox: GatewayInbox;
   readonly workers: WorkerFleet;
   readonly observer: TwinObserver | undefined;
+  /** Hears every flow-control queue report besides the admission replicas (the autoscaler, when one runs). */
+  readonly queueListener?: ((report: FlowQueueReport) => void) | undefined;
 }
 
 /**
@@ -67,10 +69,12 @@ export class StageGroups implements WorkerSignals {
   private readonly network: TwinNetwork;
   /** BLIS mode: KV events reach the routers without a transit. */
   private readonly kvAtOnce: boolean;
+  private readonly queueListener: ((report: FlowQueueReport) => void) | undefined;
 
   constructor(config: StageGroupsConfig, wiring: StageGroupsWiring) {
     const { network, inbox, workers, observer } = wiring;
     this.network = network;
+    this.queueListener = wiring.queueListener;
     const { seed } = config;
     const groupRandom = (stage: string) => seededRandom(seedOf(`queue-group/${stage}/${seed}`));
     const count = (section: Replicated) => section.replicas ?? 1;
@@ -184,11 +188,12 @@ export class StageGroups implements WorkerSignals {
     });
   }
 
-  /** A flow-control replica's queue report: every admission replica hears it. */
+  /** A flow-control replica's queue report: every admission replica hears it, and the autoscaler. */
   flowQueue(report: FlowQueueReport): void {
     this.network.gates.admission.pass(() => {
       for (const admission of this.admission.replicas) admission.onFlowQueue(report);
     });
+    this.queueListener?.(report);
   }
 
   get wantsKv(): boolean {

@@ -1,5 +1,5 @@
 import { seedOf, seededRandom } from '@sluice/collections';
-import type { WorkerSettings } from '@sluice/stages';
+import type { AutoscalerSettings, WorkerSettings } from '@sluice/stages';
 import { ClientRecords, type RecordSink } from './client-records.js';
 import { TwinGateway, type TwinGatewaySettings } from './gateway.js';
 import type { HopLatencies } from './hops.js';
@@ -7,6 +7,7 @@ import { TwinNetwork } from './network.js';
 import type { TwinObserver } from './observer.js';
 import type { GatewayInbox, WorkerSignals } from './ports.js';
 import { StageGroups, type StageGroupsConfig } from './stage-groups.js';
+import { TwinAutoscaler } from './twin-autoscaler.js';
 import { WorkerFleet, type TwinInstance } from './worker-fleet.js';
 import { WorkerProcess } from './worker-process.js';
 
@@ -25,6 +26,8 @@ export interface TwinWorldSettings {
   readonly shutdownGraceUs: number;
   readonly checkInvariants: boolean;
   readonly observer: TwinObserver | undefined;
+  /** The autoscaler's settings, when `autoscaler.enabled`; absent, no autoscaler runs. */
+  readonly autoscaler?: AutoscalerSettings | undefined;
 }
 
 /** One run's parts, each wired to the others at construction. */
@@ -34,6 +37,7 @@ export interface TwinWorld {
   readonly workers: WorkerFleet;
   readonly stages: StageGroups;
   readonly gateway: TwinGateway;
+  readonly autoscaler: TwinAutoscaler | undefined;
 }
 
 /**
@@ -53,9 +57,16 @@ export function buildWorld(settings: TwinWorldSettings, requests: number, sink?:
     migrate: (...frame) => gateway.migrate(...frame),
     end: (...frame) => gateway.end(...frame),
   };
+  // The autoscaler hears what the stages hear, after them (a run without one is the run it was).
   const signals: WorkerSignals = {
-    lifecycle: (event) => stages.lifecycle(event),
-    load: (snapshot) => stages.load(snapshot),
+    lifecycle: (event) => {
+      stages.lifecycle(event);
+      autoscaler?.onLifecycle(event);
+    },
+    load: (snapshot) => {
+      stages.load(snapshot);
+      autoscaler?.onSnapshot(snapshot);
+    },
     get wantsKv() {
       return stages.wantsKv;
     },
@@ -78,7 +89,8 @@ export function buildWorld(settings: TwinWorldSettings, requests: number, sink?:
         }),
     ),
   );
-  const stages = new StageGroups(settings.stages, { network, inbox, workers, observer: settings.observer });
+  const autoscaler = settings.autoscaler === undefined ? undefined : new TwinAutoscaler(settings.autoscaler, network, workers, settings.workers[0]!.heartbeatIntervalUs);
+  const stages = new StageGroups(settings.stages, { network, inbox, workers, observer: settings.observer, queueListener: autoscaler && ((report) => autoscaler.onFlowQueue(report)) });
   const gateway = new TwinGateway(settings.gateway, network, stages.doors, workers, records);
-  return { records, network, workers, stages, gateway };
+  return { records, network, workers, stages, gateway, autoscaler };
 }

@@ -1,7 +1,21 @@
 import { micros, microsFromMillis, type Micros } from '@sluice/contracts';
 import { createLatencyModel, type LatencyProfile } from '@sluice/engine';
 import type { RunRecord } from '@sluice/metrics';
-import { handoffWindowUs, priorityFor, readRequestHeaders, stepCoefficientsFrom, workerSettingsFrom, type AdmissionConfig, type FlowControllerConfig, type GatewaySettings, type RouterConfig, type TokenLimits, type WorkerConfig } from '@sluice/stages';
+import {
+  autoscalerSettingsFrom,
+  handoffWindowUs,
+  priorityFor,
+  readRequestHeaders,
+  stepCoefficientsFrom,
+  workerSettingsFrom,
+  type AdmissionConfig,
+  type AutoscalerConfigSection,
+  type FlowControllerConfig,
+  type GatewaySettings,
+  type RouterConfig,
+  type TokenLimits,
+  type WorkerConfig,
+} from '@sluice/stages';
 import { createFaultRegistry, schedulingHeadersOf, type Fault, type WorkloadRequest } from '@sluice/workload';
 import { announceAdmissionReplicas } from './admission-presence.js';
 import { fastBlockIds, type BlockHasher } from './block-ids.js';
@@ -18,6 +32,7 @@ import type { TwinObserver } from './observer.js';
 import { replicaTallies, type TwinReplicaTallies } from './replica-tallies.js';
 import type { Replicated } from './stage-groups.js';
 import { TwinStalledError } from './stalled.js';
+import type { TwinAutoscalerLog } from './twin-autoscaler.js';
 import { buildWorld, type TwinWorld, type TwinWorldSettings } from './twin-world.js';
 
 export { TwinStalledError } from './stalled.js';
@@ -25,6 +40,7 @@ export type { RecordSink } from './client-records.js';
 export type { Migration } from './gateway.js';
 export type { TwinObserver } from './observer.js';
 export type { TwinReplicaTallies } from './replica-tallies.js';
+export type { HeardLifecycle, TwinAutoscalerLog } from './twin-autoscaler.js';
 
 /** A presence heartbeat every second, the services' default, when a hand-built config gives none. */
 const DEFAULT_HEARTBEAT_INTERVAL_MS = 1_000;
@@ -47,6 +63,8 @@ export interface TwinConfig {
   readonly nats?: { readonly ackTimeoutMs: number };
   /** `twin.hops` of sluice.yaml: the hop latencies when the caller passes none (a SluiceConfig always has them). */
   readonly twin?: { readonly hops: HopLatencies };
+  /** The autoscaler (docs/autoscaling.md); absent or not enabled: the pool keeps its size. */
+  readonly autoscaler?: AutoscalerConfigSection & { readonly enabled: boolean };
 }
 
 export interface TwinOptions {
@@ -102,6 +120,8 @@ export interface TwinResult {
   readonly engine: readonly TwinEngineCounters[];
   /** Each stage replica's share of the handoffs, and what it still counted in flight at the end. */
   readonly replicas: TwinReplicaTallies;
+  /** With `autoscaler.enabled`: its decisions and the instances' comings and goings it heard (report.json's `autoscaler`). */
+  readonly autoscaler?: TwinAutoscalerLog;
 }
 
 /** What a streamed run returns: its records went to the sink. */
@@ -165,6 +185,8 @@ export class Twin {
       shutdownGraceUs: (chaos?.shutdownGraceMs ?? 0) * 1000,
       checkInvariants: options.checkInvariants ?? false,
       observer: options.observer,
+      // Silence means gone after the routers' heartbeat timeout, as the other stages judge a worker.
+      ...(config.autoscaler?.enabled === true && { autoscaler: autoscalerSettingsFrom(config.autoscaler, { ...config.worker, processes }, config.router.heartbeatTimeoutMs) }),
     };
   }
 
@@ -224,13 +246,15 @@ export class Twin {
       for (const process of workers.processes) process.stage.start(start);
       announceAdmissionReplicas(network, stages.admission, start, this.heartbeatIntervalUs);
       stages.start(start);
+      world.autoscaler?.start(start);
     }
     return { events: network.queue.drain(), timeline };
   }
 
   /** What a run reports of the cluster at its end, beyond the records. */
-  private endState(world: TwinWorld): Pick<TwinResult, 'engine' | 'replicas'> {
-    return { engine: twinEngineCounters(world.workers.processes), replicas: replicaTallies(world.stages, world.network.nowUs) };
+  private endState(world: TwinWorld): Pick<TwinResult, 'engine' | 'replicas' | 'autoscaler'> {
+    const autoscaler = world.autoscaler?.log();
+    return { engine: twinEngineCounters(world.workers.processes), replicas: replicaTallies(world.stages, world.network.nowUs), ...(autoscaler && { autoscaler }) };
   }
 
   /** The client sends the request: the gateway takes it (its own checks, then admission one hop later). */

@@ -170,6 +170,14 @@ export class WorkerHops implements WorkerEffects<Flight> {
 
   wakeWorker(kind: WorkerWakeUp, atUs: Micros): void {
     const { network, process } = this;
+    if (kind === 'startup') {
+      // A one-off, not a chore: an instance's model load ends whether or not a request waits, and
+      // the pending start-up is work on the agenda (a run that waits for it does not stall).
+      network.queue.at(atUs, 'startup', () => {
+        if (process.state !== 'gone') process.stage.wake('startup', atUs);
+      });
+      return;
+    }
     network.periodic(kind, atUs, () => {
       if (process.state === 'gone') return;
       // Requests without a record and nothing on the agenda that could move them: a bug, not a long wait.

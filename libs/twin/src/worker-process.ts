@@ -18,6 +18,8 @@ export class WorkerProcess {
   readonly stage: WorkerStage<Flight>;
   /** Each instance's step log, by rank. */
   readonly steps: readonly StepTimes[];
+  /** Its instances' worker id (`twin`, or `twin-N` with several processes). */
+  readonly workerId: string;
   private readonly network: TwinNetwork;
   private readonly shutdownGraceUs: number;
 
@@ -27,10 +29,16 @@ export class WorkerProcess {
     settings: WorkerSettings,
     wiring: WorkerProcessWiring,
   ) {
+    this.workerId = settings.workerId;
     this.network = wiring.network;
     this.shutdownGraceUs = wiring.shutdownGraceUs;
     this.steps = Array.from({ length: settings.instances }, () => new StepTimes());
     this.stage = new WorkerStage(settings, new WorkerHops(this, wiring), (instanceId) => seededRandom(seedOf(instanceId)));
+  }
+
+  /** Whether the instance may take a request now: its process is up and the instance is ready (not parked, starting or draining under an autoscaler). */
+  takesWork(instanceId: string): boolean {
+    return this.state === 'up' && this.stage.slots.takesWork(instanceId);
   }
 
   /** `kill -9`: it stops where it is. Nothing is announced; its instances just fall silent. */
