@@ -19,3 +19,4 @@ export { LIVE_TRACE_LIMITS, LiveDecisionTraceFile, type LiveTraceLimits, type Tr
 export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison, type RegretSummary, type TraceSide } from './compare-decisions.js';
 export { DEFAULT_JAEGER_URL, jaegerUrlOf, slowestRequests, traceLinkOf, type SlowRequest } from './slowest-requests.js';
 export { PLOT_SAMPLE_RECORDS, StreamedPlots } from './streamed-plots.js';
+export { autoscalerSection, instanceCounts, instanceMs, scaleUpReactions, type AutoscalerDecisionRow, type AutoscalerSection, type AutoscalerTimelineInput, type HeardInstanceEvent, type InstanceCountsPoint, type ScaleUpReaction } from './autoscaler-section.js';

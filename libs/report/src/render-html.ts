@@ -1,5 +1,6 @@
 import type { Goodput, LatencyStats, RunRecord, Summary } from '@sluice/metrics';
 import type { RunReportFile } from './run-report-file.js';
+import { autoscalerPlots, autoscalerSectionHtml } from './autoscaler-html.js';
 import { chaosPlots, chaosSectionHtml } from './chaos-html.js';
 import { engineSectionHtml } from './engine-html.js';
 import { slowestRequestsHtml } from './slowest-requests.js';
@@ -113,9 +114,11 @@ export interface StreamedPage {
 export function renderReportHtml(report: RunReportFile, streamed?: StreamedPage): string {
   const plots = streamed?.plots ?? buildPlots(report.records);
   const chaos = report.chaos ? chaosPlots(report.chaos, report.records) : [];
-  const data = { summary: report.summary, plots: [...plots, ...chaos] };
+  const autoscaler = report.autoscaler ? autoscalerPlots(report.autoscaler, report.records, report.summary.window.endMs) : [];
+  const data = { summary: report.summary, plots: [...plots, ...chaos, ...autoscaler] };
   const body = `${header(report)}
 ${report.chaos ? chaosSectionHtml(report.chaos, chaos) : ''}
+${report.autoscaler ? autoscalerSectionHtml(report.autoscaler, plotFigures(autoscaler)) : ''}
 <h2>Summary</h2>
 ${summaryTableHtml(report)}
 ${report.engine ? engineSectionHtml(report.engine) : ''}

@@ -1,4 +1,5 @@
 import type { RunRecord, RunReport } from '@sluice/metrics';
+import type { AutoscalerSection } from './autoscaler-section.js';
 import type { ChaosSection } from './chaos-section.js';
 import type { ClientLagSection } from './client-lag.js';
 import type { EngineSection } from './engine-section.js';
@@ -34,6 +35,11 @@ export interface RunReportFile {
    * (a live run whose workers did not answer), never zeros in their place.
    */
   readonly engine?: EngineSection;
+  /**
+   * A run with `autoscaler.enabled`: its decisions, the instances over time, each scale-up's
+   * reaction time, instance-hours and goodput per instance-hour (docs/autoscaling.md).
+   */
+  readonly autoscaler?: AutoscalerSection;
   /** A live run: how far behind schedule the client sent (its latencies include it). */
   readonly clientLag?: ClientLagSection;
   /** A run against an endpoint other than sluice's own gateway (`sluice run --target`). */

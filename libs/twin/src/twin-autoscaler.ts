@@ -16,8 +16,6 @@ export interface TwinAutoscalerLog {
   readonly decisions: readonly AutoscalerDecision[];
   /** Register, drain and deregister events in the order the autoscaler heard them (heartbeats left out). */
   readonly lifecycle: readonly HeardLifecycle[];
-  /** The instances the workers hold by the autoscaler's last word, over time: one entry per change it sent. */
-  readonly requested: readonly { readonly atUs: Micros; readonly instances: number }[];
 }
 
 /**
@@ -34,9 +32,6 @@ export class TwinAutoscaler implements AutoscalerEffects {
   readonly core: AutoscalerStage;
   private readonly decisions: AutoscalerDecision[] = [];
   private readonly lifecycle: HeardLifecycle[] = [];
-  private readonly requested: { atUs: Micros; instances: number }[] = [];
-  /** What each worker process was last asked to run, to sum the pool's requested size. */
-  private readonly perWorker = new Map<string, number>();
 
   constructor(
     settings: AutoscalerSettings,
@@ -48,13 +43,11 @@ export class TwinAutoscaler implements AutoscalerEffects {
     this.core = new AutoscalerStage(settings, this, {
       wakeAt: (kind, atUs) => network.periodic('decide', atUs, () => this.core.wake(kind, atUs, network.nowUs)),
     });
-    for (const process of workers.processes) this.perWorker.set(process.workerId, settings.initialPerWorker);
   }
 
   /** Each worker process says it is up, then beats; the core starts its decision ticks. */
   start(nowUs: Micros): void {
     this.presence(nowUs);
-    this.requested.push({ atUs: nowUs, instances: this.total() });
     this.core.start(nowUs);
   }
 
@@ -73,8 +66,6 @@ export class TwinAutoscaler implements AutoscalerEffects {
 
   /** The `set-instances` control request: it reaches the worker process one transit later. */
   setActive(workerId: string, instances: number, atUs: Micros): void {
-    this.perWorker.set(workerId, instances);
-    this.requested.push({ atUs, instances: this.total() });
     const process = this.workers.processes.find((p) => p.workerId === workerId);
     if (process === undefined) throw new Error(`the autoscaler scaled worker ${workerId}, which the twin does not run`);
     this.network.queue.at(atUs + this.network.hops.transitUs, 'scale', () => {
@@ -87,13 +78,7 @@ export class TwinAutoscaler implements AutoscalerEffects {
   }
 
   log(): TwinAutoscalerLog {
-    return { decisions: this.decisions, lifecycle: this.lifecycle, requested: this.requested };
-  }
-
-  private total(): number {
-    let sum = 0;
-    for (const n of this.perWorker.values()) sum += n;
-    return sum;
+    return { decisions: this.decisions, lifecycle: this.lifecycle };
   }
 
   /** A presence beat of every worker process still up, then the next one. */

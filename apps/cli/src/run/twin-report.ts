@@ -6,6 +6,7 @@ import { simulate, type HopLatencies, type TwinOptions, type TwinResult } from '
 import type { Fault } from '@sluice/workload';
 import { readHopSource, type HopSource } from './hop-source.js';
 import type { WorkloadInput } from './read-workload-input.js';
+import { twinAutoscalerSection } from './twin-autoscaler-section.js';
 
 export interface TwinRunOptions {
   readonly config: SluiceConfig;
@@ -30,10 +31,12 @@ export function twinReport(workload: WorkloadInput, options: TwinRunOptions): { 
   const { fitnessWeights } = options;
   const run = twinRunOf(options);
   const result = simulate(requests, run.twin);
+  const summary = buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) });
   const report: RunReportFile = {
     ...reportHead(workload, requests.length, run),
-    summary: buildReport(result.records, { expectedRequests: requests.length, ...(fitnessWeights === undefined ? {} : { fitnessWeights }) }),
+    summary,
     engine: engineSection(result.engine, 'kv-blocks'),
+    ...twinAutoscalerSection(result.autoscaler, options.config, summary),
     records: result.records,
   };
   return { result, report };

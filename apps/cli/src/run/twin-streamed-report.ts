@@ -4,6 +4,7 @@ import { RECORDS_FILE, RecordsFileWriter, StreamedPlots, engineSection, type Run
 import { simulateStreamed, type TwinStreamResult } from '@sluice/twin';
 import { generateWorkload, type WorkloadRequest, type WorkloadSpec } from '@sluice/workload';
 import type { WorkloadInput } from './read-workload-input.js';
+import { twinAutoscalerSection } from './twin-autoscaler-section.js';
 import { reportHead, twinRunOf, type TwinRunOptions } from './twin-report.js';
 
 /** Requests above which `sluice simulate` streams when `twin.streamAbove` is not set. */
@@ -42,10 +43,12 @@ export function twinStreamedReport(workload: WorkloadInput, options: TwinRunOpti
   } finally {
     records.close();
   }
+  const summarized = summary.report(result.requests);
   const report: RunReportFile = {
     ...reportHead(workload, result.requests, run),
-    summary: summary.report(result.requests),
+    summary: summarized,
     engine: engineSection(result.engine, 'kv-blocks'),
+    ...twinAutoscalerSection(result.autoscaler, options.config, summarized),
     records: [],
     recordsFile: RECORDS_FILE,
   };
