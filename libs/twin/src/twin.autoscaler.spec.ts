@@ -109,3 +109,36 @@ describe('twin: without the autoscaler', () => {
     expect(new Set(result.records.map((r) => r.instance)).size).toBe(3);
   });
 });
+
+describe('twin: a request on its way to an instance that starts draining', () => {
+  // Two instances at start; the first decision (1 s) finds no queue and takes one away. With a
+  // router that takes 300 ms over each decision, the requests it sent to the leaving instance
+  // just before arrive after its drain: no responder there, so the router sends them elsewhere.
+  const flags = ['--worker.instances=2', '--autoscaler.enabled=true', '--autoscaler.intervalMs=1000', '--autoscaler.scaleDown.stabilizationWindowMs=0', '--router.policy=round-robin'];
+  const config = loadConfig({ env: {}, argv: flags });
+  const hops = { ...DEFAULT_HOP_LATENCIES, routerUs: 300_000 };
+  const picks = new Map<string, string[]>();
+  const requests = evenly(0, 3_000, 50, 0);
+  const result = simulate(requests, {
+    config,
+    profile: loadProfile(config),
+    hops,
+    checkInvariants: true,
+    observer: { routingDecided: (request, _policy, decision) => picks.set(request.id, [...(picks.get(request.id) ?? []), decision?.instance.instanceId ?? 'none']) },
+  });
+  const drain = result.autoscaler!.lifecycle.find((e) => e.type === 'drain')!;
+
+  it('the leaving instance drains one transit after the decision', () => {
+    expect(drain.instanceId).toBe('twin-r1');
+    expect(drain.atUs).toBe(1_000_000 + hops.transitUs);
+  });
+
+  it('is refused there and routed again, to an instance that takes it; none is lost', () => {
+    const rerouted = [...picks.entries()].filter(([, p]) => p.length > 1);
+    expect(rerouted.length).toBeGreaterThan(0);
+    for (const [id, p] of rerouted) expect(p, id).toEqual(['twin-r1', 'twin-r0']);
+    const byId = new Map(result.records.map((r) => [r.id, r]));
+    for (const [id] of rerouted) expect(byId.get(id)!.instance).toBe('twin-r0');
+    expect(result.records.every((r) => r.outcome === 'completed')).toBe(true);
+  });
+});
