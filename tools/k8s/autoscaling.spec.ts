@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@sluice/config';
+import { BusyThresholdParamsSchema, busyThresholdsFor, UTILIZATION_DETECTOR, UtilizationDetectorParamsSchema } from '@sluice/policies';
 import { metricNamesIn, readMetricsDoc } from '@sluice/testing';
 import { KedaPrometheusTriggerMetadataSchema } from './keda-prometheus-trigger.schema.js';
 import { adapterQuery, PrometheusAdapterConfigSchema, type PrometheusAdapterRule } from './prometheus-adapter-config.schema.js';
@@ -107,6 +108,27 @@ describe.each([KEDA_OVERLAY, HPA_OVERLAY])('%s', (overlay) => {
     expect(worker!.metadata.namespace).toBe(autoscalers[0]!.metadata.namespace);
     // A replicas field in the manifest would reset the autoscaler's count on every apply.
     expect(worker!.spec).not.toHaveProperty('replicas');
+  });
+
+  it('refuses a request for busy workers only while flow control queues, so the autoscaler has seen the demand (Dynamo: scale at 70 %, reject at 85 %)', () => {
+    const config = renderedConfig(objects);
+    // No flow control, no queue: the scaler's metric would stay 0 whatever the load.
+    expect(config.flowController.enabled).toBe(true);
+    const detector = config.flowController.saturationDetector;
+    expect(detector.type, 'the order below compares KV fractions; another detector needs its own check').toBe(UTILIZATION_DETECTOR);
+    const { kvCacheUtilThreshold } = UtilizationDetectorParamsSchema.parse(detector.parameters);
+    expect(config.admission.policy).toContain('busy-threshold');
+    const busy = BusyThresholdParamsSchema.parse(config.admission.policies['busy-threshold']);
+    // An instance is busy when its decoding requests hold more than activeDecodeBlocksThreshold of
+    // its blocks; they hold no more than it has allocated (kvUtilization). So with the busy
+    // threshold at or above kvCacheUtilThreshold, every instance busy means every instance over
+    // the detector's threshold: the pool reads saturated and requests queue. Per model, as an
+    // override may lower it.
+    for (const model of config.models) {
+      const decode = busyThresholdsFor(busy, model.name).activeDecodeBlocksThreshold;
+      expect(decode, `${model.name}: a decode-blocks busy threshold`).toBeDefined();
+      expect(decode!, model.name).toBeGreaterThanOrEqual(kvCacheUtilThreshold);
+    }
   });
 });
 
