@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@sluice/config';
 import { BusyThresholdParamsSchema, busyThresholdsFor, UTILIZATION_DETECTOR, UtilizationDetectorParamsSchema } from '@sluice/policies';
@@ -172,11 +173,26 @@ describe(KEDA_OVERLAY, () => {
   });
 });
 
+/** prometheus-adapter's rules as the HPA overlay ships them, parsed by their schema. */
+function adapterConfigOf(objects: K8sObject[]) {
+  const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'prometheus-adapter-sluice') as (K8sObject & { data: Record<string, string> }) | undefined;
+  return PrometheusAdapterConfigSchema.safeParse(parseYaml(configMap?.data['config.yaml'] ?? ''));
+}
+
+/** The PromQL the adapter runs for the HPA's external metric, or undefined when no rule serves it. */
+function hpaQuery(hpa: HorizontalPodAutoscaler, rules: PrometheusAdapterRule[]): string | undefined {
+  const { metric } = hpa.spec.metrics[0]!.external!;
+  const served = rules.flatMap((rule) => servedMetric(rule)).find((s) => s.name === metric.name);
+  if (!served) return undefined;
+  // The HPA's namespace (the rule maps the namespace label), then the HPA's selector.
+  const matchers = [`namespace="${hpa.metadata.namespace}"`, ...Object.entries(metric.selector?.matchLabels ?? {}).map(([k, v]) => `${k}="${v}"`)].join(',');
+  return adapterQuery(served.rule, served.series, matchers);
+}
+
 describe(HPA_OVERLAY, () => {
   const objects = renderKustomization(HPA_OVERLAY);
   const [hpa] = ofKind<HorizontalPodAutoscaler>(objects, 'HorizontalPodAutoscaler');
-  const adapterConfigMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'prometheus-adapter-sluice') as (K8sObject & { data: Record<string, string> }) | undefined;
-  const adapterConfig = PrometheusAdapterConfigSchema.safeParse(parseYaml(adapterConfigMap?.data['config.yaml'] ?? ''));
+  const adapterConfig = adapterConfigOf(objects);
 
   it("ships prometheus-adapter rules the adapter's strict loader accepts", () => {
     expect(adapterConfig.error?.issues ?? []).toEqual([]);
@@ -185,22 +201,33 @@ describe(HPA_OVERLAY, () => {
   it('scales on an External AverageValue metric that an adapter rule serves from the flow-control queue of this pool and namespace', () => {
     const config = renderedConfig(objects);
     expect(hpa!.spec.metrics.map((m) => [m.type, m.external?.target.type])).toEqual([['External', 'AverageValue']]);
-    const { metric } = hpa!.spec.metrics[0]!.external!;
-    const served = (adapterConfig.data?.externalRules ?? []).flatMap((rule) => servedMetric(rule));
-    const rule = served.find((s) => s.name === metric.name);
-    expect(rule, `no external rule serves ${metric.name}: ${served.map((s) => s.name).join(', ')}`).toBeDefined();
-    // The query the adapter sends for this HPA: its namespace (the rule maps the namespace label),
-    // then the HPA's selector.
-    const matchers = [`namespace="${hpa!.metadata.namespace}"`, ...Object.entries(metric.selector?.matchLabels ?? {}).map(([k, v]) => `${k}="${v}"`)].join(',');
-    const query = adapterQuery(rule!.rule, rule!.series, matchers);
-    expect(metricNamesIn(query)).toEqual(['llm_d_epp_flow_control_queue_size']);
-    expect(seriesProblems(query, { namespace: hpa!.metadata.namespace!, inferencePool: config.inferencePool })).toEqual([]);
+    const query = hpaQuery(hpa!, adapterConfig.data?.externalRules ?? []);
+    expect(query, `no external rule serves ${hpa!.spec.metrics[0]!.external!.metric.name}`).toBeDefined();
+    expect(metricNamesIn(query!)).toEqual(['llm_d_epp_flow_control_queue_size']);
+    expect(seriesProblems(query!, { namespace: hpa!.metadata.namespace!, inferencePool: config.inferencePool })).toEqual([]);
   });
 });
 
 describe('the KEDA and the HPA overlays', () => {
   const [scaledObject] = ofKind<ScaledObject>(renderKustomization(KEDA_OVERLAY), 'ScaledObject');
-  const [hpa] = ofKind<HorizontalPodAutoscaler>(renderKustomization(HPA_OVERLAY), 'HorizontalPodAutoscaler');
+  const hpaObjects = renderKustomization(HPA_OVERLAY);
+  const [hpa] = ofKind<HorizontalPodAutoscaler>(hpaObjects, 'HorizontalPodAutoscaler');
+
+  it('send Prometheus queries that parse (promtool check rules, where promtool is installed)', () => {
+    const queries = [...scaledObject!.spec.triggers.map((t) => t.metadata.query!), hpaQuery(hpa!, adapterConfigOf(hpaObjects).data?.externalRules ?? [])!];
+    const file = join(mkdtempSync(join(tmpdir(), 'sluice-autoscaling-')), 'queries.yaml');
+    const rules = queries.map((expr, i) => ({ record: `sluice:autoscaling_query:${i}`, expr }));
+    writeFileSync(file, stringifyYaml({ groups: [{ name: 'autoscaling', rules }] }));
+    try {
+      execFileSync('promtool', ['check', 'rules', file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        console.warn('promtool is not installed: the autoscaling queries were checked for their series only');
+        return;
+      }
+      expect.fail(`promtool refused a query:\n${String((error as { stdout?: string }).stdout)}${String((error as { stderr?: string }).stderr)}`);
+    }
+  });
 
   it('are one policy: the same bounds, per-replica target and behaviour', () => {
     const keda = scaledObject!.spec;
