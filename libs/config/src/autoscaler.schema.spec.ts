@@ -33,6 +33,11 @@ describe('ConfigSchema: the autoscaler', () => {
     expect(problems({ ...scaling, autoscaler: { enabled: true, metric: 'kvUtilization', target: 70 } })).toEqual([expect.stringMatching(/^autoscaler\.target: 70 is not a utilization/)]);
   });
 
+  it("refuses KEDA's activation and cooldown where the pool never goes to zero", () => {
+    expect(problems({ ...scaling, autoscaler: { enabled: true, minInstances: 1, cooldownMs: 60_000 } })).toEqual([expect.stringMatching(/^autoscaler\.cooldownMs: acts only between zero and one instance/)]);
+    expect(problems({ autoscaler: { enabled: true, minInstances: 0, activationTarget: 3, cooldownMs: 60_000 }, worker: { instances: 4, initialInstances: 0 } })).toEqual([]);
+  });
+
   it('refuses scaling a disaggregated pool', () => {
     const disaggregated = { worker: { instances: 4, initialInstances: 4, roles: { prefill: 2, decode: 2 } }, router: { disaggregation: { decider: 'dynamo', maxLocalPrefillLength: 512 } }, autoscaler: { enabled: true } };
     expect(problems(disaggregated)).toEqual([expect.stringMatching(/^autoscaler\.enabled: scales aggregated pools only/)]);
