@@ -23,9 +23,10 @@ export function arrivalsPerSecond(records: readonly RunRecord[]): Series[] {
 
 /** The pool's ready, starting, draining and desired instances as step series (x in s), held to `endMs`. */
 export function instanceSeries(section: AutoscalerSection, endMs: number): Series[] {
-  const keys = ['desired', 'ready', 'starting', 'draining'] as const;
+  // Gauges that do not count draining instances give no draining series (not a line of zeros).
+  const keys = section.instances.every((p) => p.draining !== undefined) ? (['desired', 'ready', 'starting', 'draining'] as const) : (['desired', 'ready', 'starting'] as const);
   return keys.map((key) => {
-    const points: Point[] = section.instances.map((p) => ({ x: p.atMs / 1000, y: p[key] }));
+    const points: Point[] = section.instances.map((p) => ({ x: p.atMs / 1000, y: p[key] ?? 0 }));
     const last = points.at(-1);
     if (last && endMs / 1000 > last.x) points.push({ x: endMs / 1000, y: last.y });
     return { name: key, points };
@@ -47,12 +48,17 @@ export function autoscalerPlots(section: AutoscalerSection, records: readonly Ru
       ...common,
       name: 'autoscaler-instances',
       title: 'Instances over time',
-      note: `Desired: what the autoscaler (on ${section.metric}) last asked for; ready: registered, not draining; starting: asked for, loading the model; draining: leaving. From lifecycle events as a reader hears them. Shaded: each scale-up.`,
+      note: `Desired: what the autoscaler (on ${section.metric}) last asked for; ready: registered, not draining; starting: asked for, loading the model; draining: leaving. ${sourceNote(section)} Shaded: each scale-up.`,
       yLabel: 'instances',
       series: instanceSeries(section, endMs),
     },
   ];
   return plots.map((p) => ({ ...p, series: p.series.map((s) => thinSeries(s)) }));
+}
+
+/** Where the counts come from, in a sentence. */
+function sourceNote(section: AutoscalerSection): string {
+  return section.source === 'events' ? 'From lifecycle events as a reader hears them.' : `From the autoscaler's gauges, read every ${section.sampleEveryMs ?? 1000} ms (draining instances not counted).`;
 }
 
 /** The autoscaler section of report.html: cost, what it bought, each scale-up's reaction, then its plots. */
@@ -67,7 +73,7 @@ export function autoscalerSectionHtml(section: AutoscalerSection, plots: string)
 ${ups}
 </tbody></table></div>`;
   return `<h2>Autoscaler</h2>
-<p id="autoscaler-figures">Metric <b>${escapeHtml(section.metric)}</b>; ${section.decisions.length} decisions. Instance-hours <b>${section.instanceHours.toFixed(4)}</b> (${section.instanceSeconds.toFixed(0)} instance-seconds over the run's window, starting and draining included); goodput per instance-hour <b>${rate(section.goodPerInstanceHour)}</b> requests, <b>${rate(section.outputTokensPerInstanceHour)}</b> output tokens.</p>
+<p id="autoscaler-figures">Metric <b>${escapeHtml(section.metric)}</b>; ${section.decisions.length} decisions. Instance-hours <b>${section.instanceHours.toFixed(4)}</b> (${section.instanceSeconds.toFixed(0)} instance-seconds over the run's window, starting and draining included; ${sourceNote(section)}); goodput per instance-hour <b>${rate(section.goodPerInstanceHour)}</b> requests, <b>${rate(section.outputTokensPerInstanceHour)}</b> output tokens.</p>
 ${table}
 ${plots}`;
 }

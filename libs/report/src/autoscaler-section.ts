@@ -9,12 +9,12 @@ export interface AutoscalerDecisionRow {
   readonly current: number;
   /** Instances registered and not draining, as it counted them. */
   readonly ready: number;
-  /** The HPA's recommendation from the metric alone. */
-  readonly recommended: number;
+  /** The HPA's recommendation from the metric alone; absent when read from the autoscaler's gauges. */
+  readonly recommended?: number;
   /** What it set, after stabilization, rate limits and min/max. */
   readonly desired: number;
-  /** Which rule decided: the HPA, or KEDA at the edges of zero. */
-  readonly rule: string;
+  /** Which rule decided: the HPA, or KEDA at the edges of zero; absent when read from the gauges. */
+  readonly rule?: string;
 }
 
 /** An instance's lifecycle event as a reader on the bus hears it (heartbeats left out). */
@@ -31,8 +31,8 @@ export interface InstanceCountsPoint {
   readonly ready: number;
   /** Asked for and not yet registered: loading their model (desired − ready, never below 0). */
   readonly starting: number;
-  /** Announced their drain and not yet deregistered. */
-  readonly draining: number;
+  /** Announced their drain and not yet deregistered; absent when read from gauges that do not say. */
+  readonly draining?: number;
   /** What the autoscaler last asked the workers to run. */
   readonly desired: number;
 }
@@ -61,6 +61,13 @@ export interface ScaleUpReaction {
  */
 export interface AutoscalerSection {
   readonly metric: string;
+  /**
+   * `events`: from every decision and the lifecycle events a reader heard (the twin; a live run on
+   * the bus); `gauges`: from the autoscaler's /metrics sampled every `sampleEveryMs` (times and
+   * reaction times to that grain, draining instances not counted).
+   */
+  readonly source: 'events' | 'gauges';
+  readonly sampleEveryMs?: number;
   readonly decisions: readonly AutoscalerDecisionRow[];
   readonly instances: readonly InstanceCountsPoint[];
   readonly scaleUps: readonly ScaleUpReaction[];
@@ -86,21 +93,17 @@ export interface AutoscalerTimelineInput {
 /** The section from a run's autoscaler timeline and its summary (whose window and goodput it divides by instance-time). */
 export function autoscalerSection(input: AutoscalerTimelineInput, summary: RunReport): AutoscalerSection {
   const instances = instanceCounts(input);
-  const { startMs, endMs } = summary.window;
+  return { metric: input.metric, source: 'events', decisions: input.decisions, instances, scaleUps: scaleUpReactions(input), ...costOf(instances, summary) };
+}
+
+/** Instance-time over the run's window, and what the run's good requests and output tokens were per instance-hour of it. */
+export function costOf(instances: readonly InstanceCountsPoint[], summary: RunReport): Pick<AutoscalerSection, 'instanceSeconds' | 'instanceHours' | 'goodPerInstanceHour' | 'outputTokensPerInstanceHour'> {
+  const { startMs, endMs, durationMs } = summary.window;
   const instanceSeconds = instanceMs(instances, startMs, endMs) / 1000;
   const instanceHours = instanceSeconds / 3600;
-  const outputTokens = (summary.overall.throughput.outputTokensPerSec * summary.window.durationMs) / 1000;
+  const outputTokens = (summary.overall.throughput.outputTokensPerSec * durationMs) / 1000;
   const per = (amount: number): number | null => (instanceHours > 0 ? amount / instanceHours : null);
-  return {
-    metric: input.metric,
-    decisions: input.decisions,
-    instances,
-    scaleUps: scaleUpReactions(input),
-    instanceSeconds,
-    instanceHours,
-    goodPerInstanceHour: per(summary.goodput.good),
-    outputTokensPerInstanceHour: per(outputTokens),
-  };
+  return { instanceSeconds, instanceHours, goodPerInstanceHour: per(summary.goodput.good), outputTokensPerInstanceHour: per(outputTokens) };
 }
 
 /**
@@ -150,7 +153,7 @@ export function instanceMs(points: readonly InstanceCountsPoint[], fromMs: numbe
     const p = points[i]!;
     const start = Math.max(p.atMs, fromMs);
     const end = Math.min(points[i + 1]?.atMs ?? Number.POSITIVE_INFINITY, toMs);
-    if (end > start) total += (p.ready + p.starting + p.draining) * (end - start);
+    if (end > start) total += (p.ready + p.starting + (p.draining ?? 0)) * (end - start);
   }
   return total;
 }
@@ -170,7 +173,7 @@ export function scaleUpReactions(input: AutoscalerTimelineInput): ScaleUpReactio
   const { decisions } = input;
   for (let d = 0; d < decisions.length; d++) {
     const decision = decisions[d]!;
-    if (decision.recommended > decision.current) demandAtMs ??= decision.atMs;
+    if ((decision.recommended ?? decision.desired) > decision.current) demandAtMs ??= decision.atMs;
     else demandAtMs = undefined;
     const change = decision.desired - decision.current;
     if (change > 0) ups.push({ decidedAtMs: decision.atMs, demandAtMs: demandAtMs ?? decision.atMs, added: change, waiting: change, routableAtMs: null });

@@ -20,3 +20,4 @@ export { compareDecisions, instanceKeys, regretSummary, type DecisionComparison,
 export { DEFAULT_JAEGER_URL, jaegerUrlOf, slowestRequests, traceLinkOf, type SlowRequest } from './slowest-requests.js';
 export { PLOT_SAMPLE_RECORDS, StreamedPlots } from './streamed-plots.js';
 export { autoscalerSection, instanceCounts, instanceMs, scaleUpReactions, type AutoscalerDecisionRow, type AutoscalerSection, type AutoscalerTimelineInput, type HeardInstanceEvent, type InstanceCountsPoint, type ScaleUpReaction } from './autoscaler-section.js';
+export { gaugeAutoscalerSection, type AutoscalerGaugeSample } from './autoscaler-gauges.js';

@@ -2,9 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { seededRandom } from '@sluice/collections';
 import { buildReport, type FitnessWeights } from '@sluice/metrics';
-import { clientLagSection, writeRunReports, type RunReportFile } from '@sluice/report';
+import { clientLagSection, gaugeAutoscalerSection, writeRunReports, type RunReportFile } from '@sluice/report';
 import type { WorkloadSpec } from '@sluice/workload';
 import type { Output } from '../terminal/output.js';
+import { AutoscalerGaugeSampler, autoscalerUrlFromConfig } from './autoscaler-gauges.js';
 import { writeObservedTrace } from './export-trace.js';
 import { warmUpClient, type RequestHeaders } from './load-client.js';
 import { EngineCounterScrape, workerUrlsFromConfig } from './engine-counters.js';
@@ -62,6 +63,9 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   const started = performance.now();
   const now = () => performance.now() - started;
   const startedAt = new Date().toISOString();
+  // With an autoscaler, its gauges each second give the report's instance timeline.
+  const autoscalerUrl = target ? undefined : autoscalerUrlFromConfig(settings.config);
+  const autoscaler = autoscalerUrl === undefined ? undefined : AutoscalerGaugeSampler.start(autoscalerUrl, now);
   const progress = settings.json ? undefined : new Progress(requests.length, progressStream, now);
   progress?.start();
   const records = await runWorkload(
@@ -72,6 +76,9 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   progress?.stop();
   const engine = engineCounters ? await engineCounters.finish() : { why: 'sluice reads them from its own workers’ /metrics, and a --target’s engines are not its workers' };
   const clientLag = clientLagSection(records);
+  const readings = await autoscaler?.stop();
+  const summary = buildReport(records, { expectedRequests: requests.length, ...(settings.fitnessWeights === undefined ? {} : { fitnessWeights: settings.fitnessWeights }) });
+  const metric = (settings.config as { autoscaler?: { metric?: string } }).autoscaler?.metric ?? 'unknown';
 
   const report: RunReportFile = {
     version: 1,
@@ -80,8 +87,9 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
     gateway: settings.gateway,
     workload: { file: workload.file, spec: workload.spec, requests: requests.length },
     config: settings.config,
-    summary: buildReport(records, { expectedRequests: requests.length, ...(settings.fitnessWeights === undefined ? {} : { fitnessWeights: settings.fitnessWeights }) }),
+    summary,
     ...('section' in engine ? { engine: engine.section } : {}),
+    ...(readings && 'samples' in readings ? { autoscaler: gaugeAutoscalerSection(metric, readings.samples, autoscaler!.everyMs, summary) } : {}),
     ...(clientLag ? { clientLag } : {}),
     ...(target ? { target: { url: settings.gateway, model: settings.model, requestHeaders: target.requestHeaders, absent: absentFromTarget(records, 'why' in engine ? engine.why : undefined) } } : {}),
     records,
@@ -93,6 +101,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   printRunSummary(out, report.summary, paths, settings.json);
   if (settings.json) return { report, ...paths };
   if ('why' in engine) out.line(`Engine counters: not in the report: ${engine.why}.`);
+  if (readings && 'why' in readings) out.line(`Autoscaler: not in the report: ${readings.why}.`);
   if (target && !records.some((r) => r.timings !== undefined)) out.line('Stage timings: not in the report: the target sent none (sluice’s gateway sends them with --sluice-headers).');
   if (clientLag) out.line(`Client lag (actual − scheduled send): p50 ${clientLag.p50Ms.toFixed(2)} ms, p99 ${clientLag.p99Ms.toFixed(2)} ms, max ${clientLag.maxMs.toFixed(2)} ms.`);
   if (clientLag?.warning) out.line(out.yellow(`Warning: ${clientLag.warning}.`));
