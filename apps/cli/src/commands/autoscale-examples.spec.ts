@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readReportJson, type RunReportFile } from '@sluice/report';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../commands/run-in-process.js';
-import { simulateCommand } from '../commands/simulate.command.js';
+import { runInProcess } from './run-in-process.js';
+import { simulateCommand } from './simulate.command.js';
 
 /**
  * docs/autoscaling-examples.md's figures and claims, kept true in the twin: every row of its
