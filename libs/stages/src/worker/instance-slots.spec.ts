@@ -95,3 +95,18 @@ describe('worker instances under an autoscaler', () => {
     expect(lifecycles(recorder)).toEqual(['w-r0 heartbeat 1000000']);
   });
 });
+
+describe('a worker pod that loads its model at start (loadModelAtStart)', () => {
+  it('registers its instances only when the load has passed', () => {
+    const { stage, recorder, agenda } = workerHarness<HeldRequest>({ instances: 2, startupUs: micros(2_000_000), loadModelAtStart: true });
+    stage.start(micros(1_000));
+    expect(recorder.of('lifecycle')).toEqual([]);
+    expect(stage.slots.allLoaded()).toBe(false);
+    expect(stage.slots.takesWork('w-r0')).toBe(false);
+    agenda.runUntil(2_000_999);
+    expect(recorder.of('lifecycle').filter(([, type]) => type === 'register')).toEqual([]);
+    agenda.runUntil(2_001_000);
+    expect(lifecycles(recorder).filter((l) => l.includes('register'))).toEqual(['w-r0 register 2001000', 'w-r1 register 2001000']);
+    expect(stage.slots.allLoaded()).toBe(true);
+  });
+});
