@@ -73,7 +73,7 @@ export function autoscalerSectionHtml(section: AutoscalerSection, plots: string)
 ${ups}
 </tbody></table></div>`;
   return `<h2>Autoscaler</h2>
-<p id="autoscaler-figures">Metric <b>${escapeHtml(section.metric)}</b>; ${section.decisions.length} decisions. Instance-hours <b>${section.instanceHours.toFixed(4)}</b> (${section.instanceSeconds.toFixed(0)} instance-seconds over the run's window, starting and draining included; ${sourceNote(section)}); goodput per instance-hour <b>${rate(section.goodPerInstanceHour)}</b> requests, <b>${rate(section.outputTokensPerInstanceHour)}</b> output tokens.</p>
+<p id="autoscaler-figures">Metric <b>${escapeHtml(section.metric)}</b>; ${section.decisions.length} decisions. Instance-hours <b>${section.instanceHours.toFixed(4)}</b> (${section.instanceSeconds.toFixed(0)} instance-seconds over the run's window, starting and draining included); goodput per instance-hour <b>${rate(section.goodPerInstanceHour)}</b> requests, <b>${rate(section.outputTokensPerInstanceHour)}</b> output tokens. ${sourceNote(section)}</p>
 ${table}
 ${plots}`;
 }

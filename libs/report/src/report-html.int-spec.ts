@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { autoscalerSection } from './autoscaler-section.js';
 import { renderReportHtml } from './render-html.js';
 import { SYNTHETIC_CHAOS } from './synthetic-chaos.js';
 import { syntheticReport } from './synthetic-report.js';
@@ -80,6 +81,35 @@ describe('report.html in headless chromium', () => {
       expect(p.attrs).toContain('data-drawn="0"');
       expect(p.inner).toContain('no data');
     }
+  });
+
+  it('draws the offered load above the instances of an autoscaled run, each scale-up shaded', async () => {
+    const report = syntheticReport(40);
+    const autoscaler = autoscalerSection(
+      {
+        metric: 'queueDepth',
+        initialInstances: 1,
+        decisions: [{ atMs: 1000, value: 12, current: 1, ready: 1, recommended: 3, desired: 3, rule: 'hpa' }],
+        lifecycle: [
+          { instanceId: 'w-r0', type: 'register', atMs: 0 },
+          { instanceId: 'w-r1', type: 'register', atMs: 2500 },
+          { instanceId: 'w-r2', type: 'register', atMs: 2500 },
+        ],
+      },
+      report.summary,
+    );
+    const file = join(dir, 'autoscaler.html');
+    writeFileSync(file, renderReportHtml({ ...report, autoscaler }));
+    const dom = await dumpDom(file);
+    expect(/<body\b[^>]*>/.exec(dom)![0]).not.toContain('data-error');
+    const found = plots(dom).filter((p) => p.name.startsWith('autoscaler-'));
+    expect(found.map((p) => p.name)).toEqual(['autoscaler-arrivals', 'autoscaler-instances']);
+    for (const p of found) {
+      expect(p.attrs, p.name).toContain('data-bands="1"');
+      expect(count(p.inner, 'path'), p.name).toBeGreaterThan(0);
+    }
+    // desired, ready, starting, draining.
+    expect(found[1]!.attrs).toContain('data-drawn="4"');
   });
 
   it('draws the timeline of a chaos run with its fault windows', async () => {

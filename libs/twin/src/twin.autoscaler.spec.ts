@@ -3,7 +3,7 @@ import type { RunRecord } from '@sluice/metrics';
 import type { WorkloadRequest } from '@sluice/workload';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_HOP_LATENCIES } from './hops.js';
-import { simulate, type TwinResult } from './twin.js';
+import { simulate, simulateStreamed, type TwinResult } from './twin.js';
 
 /**
  * The autoscaler in the twin (twin-autoscaler.ts): the same core as the live service, deciding on
@@ -94,10 +94,13 @@ describe('twin: the autoscaler on a step of load', () => {
     }
   });
 
-  it('is the same run twice', () => {
+  it('is the same run twice, and the same run streamed', () => {
     const again = run(FLAGS);
     expect(again.autoscaler).toEqual(result.autoscaler);
     expect(again.records).toEqual(result.records);
+    const config = loadConfig({ env: {}, argv: [...FLAGS] });
+    const streamed = simulateStreamed(stepLoad(), () => {}, { config, profile: loadProfile(config) });
+    expect(streamed.autoscaler).toEqual(result.autoscaler);
   });
 });
 
