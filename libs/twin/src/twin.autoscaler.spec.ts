@@ -145,3 +145,22 @@ describe('twin: a request on its way to an instance that starts draining', () =>
     expect(result.records.every((r) => r.outcome === 'completed')).toBe(true);
   });
 });
+
+describe('twin: a pool that starts at zero (KEDA activation)', () => {
+  // No instance at start and none until a request waits: the worker process is known to the
+  // autoscaler only by its presence beats, which must outlast the staleness sweep (3 s) until the
+  // first request arrives at 5 s.
+  const flags = ['--worker.instances=2', '--worker.initialInstances=0', '--worker.modelLoadMs=2000', '--autoscaler.enabled=true', '--autoscaler.minInstances=0', '--autoscaler.intervalMs=1000'];
+  const config = loadConfig({ env: {}, argv: flags });
+  const result = simulate(evenly(5_000, 6_000, 100, 0), { config, profile: loadProfile(config) });
+  const log = result.autoscaler!;
+
+  it('stays at zero while nothing waits, activates on the first queued request, and serves it after the start-up', () => {
+    const first = log.decisions.find((d) => d.desired > 0)!;
+    expect(log.decisions.filter((d) => d.atUs < first.atUs).every((d) => d.rule === 'inactive' && d.desired === 0)).toBe(true);
+    expect(first).toMatchObject({ rule: 'activate', current: 0, desired: 1 });
+    expect(first.atUs).toBe(6_000_000);
+    expect(log.lifecycle[0]).toMatchObject({ type: 'register', atUs: first.atUs + DEFAULT_HOP_LATENCIES.transitUs + 2_000_000 });
+    expect(result.records.every((r) => r.outcome === 'completed')).toBe(true);
+  });
+});

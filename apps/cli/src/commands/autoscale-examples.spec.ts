@@ -117,6 +117,16 @@ describe(`${PAGE}: the claims`, () => {
     }
   }, 120_000);
 
+  it('load step → routable is the wait for the next decision plus the start-up: the step at 30 s, the decision at 45 s, routable at 65 s', async () => {
+    const stepAtMs = 30_000; // examples/traces/make-autoscale.mjs: 4 a second for 30 s, then 28
+    const intervalMs = 15_000;
+    for (const config of [QUEUE, KV]) {
+      const [first] = (await reportOf(commandWith(STEP, config))).autoscaler!.scaleUps;
+      expect(first!.decidedAtMs, config).toBe((Math.floor(stepAtMs / intervalMs) + 1) * intervalMs);
+      expect(first!.routableAtMs! - stepAtMs, config).toBeCloseTo(first!.decidedAtMs - stepAtMs + 20_000.5, 6);
+    }
+  }, 120_000);
+
   it('busy threshold above the target (Dynamo: HPA at 70 %, rejection at 85 %): the pool grows and admission refuses nothing', async () => {
     const above = await reportOf(commandWith(STEP, BUSY));
     expect(above.autoscaler!.scaleUps.length).toBeGreaterThan(0);
