@@ -24,7 +24,10 @@ export const DiurnalSchema = z
   .refine((d) => d.peak_at === undefined || d.peak_at < d.period, { message: 'must be < period', path: ['peak_at'] });
 export type Diurnal = z.infer<typeof DiurnalSchema>;
 
-/** Λ⁻¹ is solved to within this many ms (1 ns): far below the µs that traces and the gateway read. */
+/**
+ * Λ⁻¹ stops once a Newton step is at most this many ms (1 ns), by then accurate to about the
+ * float's own precision: far below the µs that traces and the gateway read.
+ */
 const INVERSE_TOLERANCE_MS = 1e-6;
 const MAX_ITERATIONS = 100;
 
@@ -60,9 +63,13 @@ export function diurnalRateShape(diurnal: Diurnal, meanRate: number): RateShape 
         if (excess === 0) return t;
         if (excess > 0) hi = t;
         else lo = t;
-        let next = t - excess / slope(t);
+        const step = excess / slope(t);
+        // A Newton step this small means t was that close, and the step's image is far closer
+        // (quadratic convergence): take it before the bracket test, which a step of 0 would fail.
+        if (Math.abs(step) <= INVERSE_TOLERANCE_MS) return t - step;
+        let next = t - step;
         if (!(next > lo && next < hi)) next = (lo + hi) / 2;
-        if (Math.abs(next - t) <= INVERSE_TOLERANCE_MS || hi - lo <= INVERSE_TOLERANCE_MS) return next;
+        if (hi - lo <= INVERSE_TOLERANCE_MS) return next;
         t = next;
       }
       return t;
