@@ -2,7 +2,7 @@
 // timeline of each, and whether they agree within one decision interval (issue goal: "the twin's
 // instance-count timeline matches the live one within one decision interval").
 //   npm run build && node tools/bench/autoscale-live-vs-twin.mjs [--config examples/config/autoscale-queue-depth.yaml]
-//        [--trace examples/traces/autoscale-step.yaml] [--autoscaler-port 18990] [--out .sluice/runs/autoscale-live-vs-twin]
+//        [--workload examples/workloads/step-load.yaml] [--autoscaler-port 18990] [--out .sluice/runs/autoscale-live-vs-twin]
 // Needs a cluster that runs the autoscaler (`sluice up` starts it when autoscaler.enabled; the
 // live service is apps/autoscaler): without one the live report has no autoscaler section and
 // this says so. Both sides run the model at timeScale 1. The live run reads the autoscaler's
@@ -20,7 +20,7 @@ import { commandLine } from './bench-run.mjs';
 
 const { option } = commandLine();
 const configFile = option('config', 'examples/config/autoscale-queue-depth.yaml');
-const trace = option('trace', 'examples/traces/autoscale-step.yaml');
+const workload = option('workload', 'examples/workloads/step-load.yaml');
 const autoscalerPort = Number(option('autoscaler-port', 18990));
 const outDir = option('out', join(REPO_ROOT, '.sluice/runs/autoscale-live-vs-twin'));
 const configArgs = ['--config', configFile, '--worker.timeScale=1', `--autoscaler.port=${autoscalerPort}`];
@@ -31,11 +31,11 @@ const intervalMs = config.autoscaler.intervalMs;
 mkdirSync(outDir, { recursive: true });
 
 // The twin.
-sluice('simulate', trace, ...configArgs, '--out', join(outDir, 'twin'));
+sluice('simulate', workload, ...configArgs, '--out', join(outDir, 'twin'));
 // Live: a local cluster on free ports (the autoscaler on --autoscaler-port, which the run reads).
 const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...configArgs, ...FREE_PORT_ARGS, `--autoscaler.port=${autoscalerPort}`] });
 try {
-  sluice('run', trace, ...configArgs, '--gateway', cluster.gatewayUrl, '--out', join(outDir, 'live'), '--json');
+  sluice('run', workload, ...configArgs, '--gateway', cluster.gatewayUrl, '--out', join(outDir, 'live'), '--json');
 } finally {
   await cluster.stop();
 }
