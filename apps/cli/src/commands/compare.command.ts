@@ -1,13 +1,14 @@
 import { basename, dirname, resolve } from 'node:path';
 import { parseCommandLine } from '@sluice/config';
-import { compareChaos, compareControlPlane, compareEngine, compareGoodputByGroup, compareLatencyDifferences, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
+import { compareAutoscaler, compareChaos, compareControlPlane, compareEngine, compareGoodputByGroup, compareLatencyDifferences, compareReports, comparisonTable, readReportJson, type RunReportFile } from '@sluice/report';
 import { EXIT, type CliContext, type Command } from './command.js';
 
 const USAGE = `Usage: sluice compare A/report.json B/report.json [...] [--json]
 
 Prints the runs' metrics side by side (outcomes, TTFT / ITL / E2E, throughput, Jain's index,
 and, for reports that have them, the engines' preemptions, KV allocation failures and cache-hit
-rate), each run after the first with its change against the first in percent.
+rate, and an autoscaled run's instance-hours, goodput per instance-hour and scale-ups), each run
+after the first with its change against the first in percent.
 
 Reports of one workload from different endpoints (any of them written by \`sluice run --target\`)
 also get each latency percentile's difference from the first in ms and, for the runs whose
@@ -55,7 +56,8 @@ export const compareCommand: Command = {
     const names = parsed.positionals.map((f) => (basename(f) === 'report.json' ? basename(dirname(resolve(ctx.cwd, f))) : basename(f)));
     // Chaos runs (live or in the twin) add their migrations, so a scenario and its twin line up.
     // Reports with an engine section add the cluster's engine counters (twin and live alike).
-    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareGoodputByGroup(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports), ...targetRows];
+    // Autoscaled runs add their instance-hours and what they bought, so two ways of scaling line up.
+    const rows = [...compareReports(reports.map((r) => r.summary)), ...compareGoodputByGroup(reports.map((r) => r.summary)), ...compareChaos(reports), ...compareEngine(reports), ...compareAutoscaler(reports), ...targetRows];
     if (parsed.flags.has('json')) out.line(JSON.stringify({ runs: names, rows }));
     else out.line(comparisonTable(names, rows));
     return EXIT.OK;
