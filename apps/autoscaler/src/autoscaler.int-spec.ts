@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Bus } from '@sluice/bus';
-import { LifecycleEventSchema, SetWorkerInstancesSchema, subjectPatterns, subjects, type LifecycleEvent, type SetWorkerInstances } from '@sluice/contracts';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { inboxPrefixOf, LifecycleEventSchema, SetWorkerInstancesSchema, subjectPatterns, subjects, type BusIdentity, type LifecycleEvent, type SetWorkerInstances } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { eventually, metricSum, postCompletion } from '@sluice/testing';
 
@@ -8,7 +8,8 @@ import { eventually, metricSum, postCompletion } from '@sluice/testing';
  * The autoscaler on a real cluster (real nats-server, every service a child process, real time):
  * a burst queues in flow control, the autoscaler starts parked instances, each registers only
  * after its modelled model load, every request completes, and once the queue is empty the
- * instances it added drain and leave.
+ * instances it added drain and leave. The bus requires credentials, as `sluice up`'s does: the
+ * autoscaler does all this with its own identity's permissions.
  */
 const MODEL_LOAD_MS = 2_000;
 const INTERVAL_MS = 1_000;
@@ -16,7 +17,7 @@ const BURST = 40;
 const MAX_TOKENS = 24;
 
 let cluster: LocalCluster;
-let bus: Bus;
+const watchers: NatsConnection[] = [];
 /** What the test saw on the bus, with the test's clock at receipt (one clock for both sides of a delay). */
 const sizes: { at: number; size: SetWorkerInstances }[] = [];
 const lifecycle: { at: number; event: LifecycleEvent }[] = [];
@@ -24,10 +25,10 @@ const lifecycle: { at: number; event: LifecycleEvent }[] = [];
 beforeAll(async () => {
   cluster = await startLocalCluster({
     rootDir: REPO_ROOT,
+    // Six processes start at once on a machine two cores serve: patient.
+    readyTimeoutMs: 60_000,
     configArgs: [
       ...FREE_PORT_ARGS,
-      // An open bus: the spec watches the set-instances verb and the lifecycle events, a part no bus identity plays.
-      '--nats.auth=false',
       // One worker process of 4 instances, 1 running at start; two requests at a time per instance,
       // so a burst saturates it and flow control queues the rest (the utilization detector).
       '--worker.instances=4',
@@ -42,18 +43,31 @@ beforeAll(async () => {
       '--autoscaler.scaleDown.stabilizationWindowMs=2000',
     ],
   });
-  bus = await Bus.connect({ url: cluster.natsUrl, name: 'autoscaler-spec', ackTimeoutMs: 1000 });
-  bus.listen(subjects.control('worker', 'set-instances'), SetWorkerInstancesSchema, ({ data }) => void sizes.push({ at: Date.now(), size: data }));
-  bus.listen(subjectPatterns.allWorkerLifecycle, LifecycleEventSchema, ({ data }) => {
-    if (data.type !== 'heartbeat') lifecycle.push({ at: Date.now(), event: data });
+  // The verb as a worker hears it (without answering), the lifecycle events as the autoscaler hears them.
+  const verbs = await watch('worker');
+  verbs.subscribe(subjects.control('worker', 'set-instances'), { callback: (_, msg) => void sizes.push({ at: Date.now(), size: SetWorkerInstancesSchema.parse(msg.json()) }) });
+  const events = await watch('autoscaler');
+  events.subscribe(subjectPatterns.allWorkerLifecycle, {
+    callback: (_, msg) => {
+      const event = LifecycleEventSchema.parse(msg.json());
+      if (event.type !== 'heartbeat') lifecycle.push({ at: Date.now(), event });
+    },
   });
-  await bus.flush();
-}, 60_000);
+  for (const nc of watchers) await nc.flush();
+}, 90_000);
 
 afterAll(async () => {
-  await bus?.drain();
+  for (const nc of watchers) await nc.close();
   await cluster?.stop();
 });
+
+/** A raw client with a service's credentials: it can watch only what that identity may. */
+async function watch(identity: BusIdentity): Promise<NatsConnection> {
+  const { user, password } = cluster.natsIdentity(identity)!;
+  const nc = await connect({ servers: cluster.natsUrl, user, pass: password, inboxPrefix: inboxPrefixOf(identity), name: `autoscaler-spec-${identity}` });
+  watchers.push(nc);
+  return nc;
+}
 
 const url = (service: string) => cluster.services.find((s) => s.name === service)!.url;
 const instancesIn = async (state: string) => metricSum(url('worker'), 'sluice_worker_instances', `state="${state}"`);

@@ -96,7 +96,7 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
     case 'autoscaler':
       return {
         // It asks one verb of the workers (how many instances each runs), and who is there at its start.
-        publish: [subjects.control('worker', 'set-instances'), subjects.workerDiscover(), presenceOf('autoscaler')],
+        publish: [subjects.control('worker', 'set-instances'), subjects.workerDiscover()],
         // It reads demand (flow control's queues, the instances' load) and follows the workers' instances and processes.
         subscribe: [worker.lifecycle, worker.load, subjectPatterns.allFlowQueues, subjectPatterns.workerPresence, controlOf('autoscaler'), busFaultControl, ownInbox(identity)],
         answers: true,
