@@ -3,9 +3,11 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1/ScaledObject';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -23,7 +25,7 @@ import { renderKustomization, withoutHashSuffix, type K8sObject } from './render
  * schema (kubernetes-models, pinned; no network), and the rules a rolling restart relies on hold.
  * Where kubectl is installed, its Kustomize renders the same objects as the renderer used here.
  */
-const OVERLAYS = ['infra/k8s/overlays/dev', 'infra/k8s/overlays/gateway-api'];
+const OVERLAYS = ['infra/k8s/overlays/dev', 'infra/k8s/overlays/gateway-api', 'infra/k8s/overlays/autoscaling-keda', 'infra/k8s/overlays/autoscaling-hpa'];
 /** The Secret every deployment expects (created per cluster: README, "Kubernetes"). */
 const SECRET = 'sluice-nats-credentials';
 const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'];
@@ -38,6 +40,8 @@ const SCHEMAS: Record<string, new (data: never) => { validate(): void }> = {
   'policy/v1 PodDisruptionBudget': PodDisruptionBudget,
   'monitoring.coreos.com/v1 ServiceMonitor': ServiceMonitor,
   'gateway.networking.k8s.io/v1 HTTPRoute': HTTPRoute,
+  'autoscaling/v2 HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'keda.sh/v1alpha1 ScaledObject': ScaledObject,
   'inference.networking.k8s.io/v1 InferencePool': modelOf(InferencePoolSchema),
   'inference.networking.x-k8s.io/v1alpha2 InferenceObjective': modelOf(InferenceObjectiveSchema),
 };

@@ -8,7 +8,7 @@ import { renderKustomization, type K8sObject } from './render-kustomization.js';
  * and has what an admin expects of a pod: memory requested and limited, a startup probe. Checked
  * on the rendered objects, so a patch in an overlay cannot undo it unseen.
  */
-const OVERLAYS = ['infra/k8s/overlays/dev', 'infra/k8s/overlays/gateway-api'];
+const OVERLAYS = ['infra/k8s/overlays/dev', 'infra/k8s/overlays/gateway-api', 'infra/k8s/overlays/autoscaling-keda', 'infra/k8s/overlays/autoscaling-hpa'];
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 /** The volume types "restricted" allows. */
 const ALLOWED_VOLUMES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];

@@ -7,8 +7,9 @@ import { parseAllDocuments } from 'yaml';
  * Kustomize binary can be installed on every CI machine). It knows only the fields infra/k8s uses
  * and fails on any other, so a manifest that starts using more cannot pass unchecked:
  * `resources` (files and directories), `namespace`, `labels` (`pairs`, `includeTemplates`),
- * `configMapGenerator` (`files`, `literals`, `options.labels`), `replicas`, and `patches` (`path`: a strategic merge
- * patch, lists of named items merged by name). Generated names carry no content hash (kubectl
+ * `configMapGenerator` (`files`, as `path` or `key=path`; `literals`; `options.labels`,
+ * `options.disableNameSuffixHash`), `replicas`, and `patches` (`path`: a strategic merge patch,
+ * lists of named items merged by name, a field set to null removed). Generated names carry no content hash (kubectl
  * adds one): callers compare names with `withoutHashSuffix`. Where kubectl exists, the spec checks
  * that this renders what `kubectl kustomize` renders.
  */
@@ -20,7 +21,7 @@ interface ConfigMapGenerator {
   name: string;
   files?: string[];
   literals?: string[];
-  options?: { labels?: Record<string, string> };
+  options?: { labels?: Record<string, string>; disableNameSuffixHash?: boolean };
 }
 
 interface Kustomization {
@@ -86,10 +87,15 @@ function readYamlDocs(file: string): unknown[] {
 }
 
 function generateConfigMap(dir: string, generator: ConfigMapGenerator): K8sObject {
-  const unknown = Object.keys(generator.options ?? {}).filter((key) => key !== 'labels');
+  const unknown = Object.keys(generator.options ?? {}).filter((key) => key !== 'labels' && key !== 'disableNameSuffixHash');
   if (unknown.length > 0) throw new Error(`${dir}: configMapGenerator ${generator.name}: options this renderer does not know: ${unknown.join(', ')}`);
   const data: Record<string, string> = {};
-  for (const file of generator.files ?? []) data[basename(file)] = readFileSync(join(dir, file), 'utf8');
+  for (const entry of generator.files ?? []) {
+    // `key=path` names the key; a plain path is keyed by its file name.
+    const at = entry.indexOf('=');
+    const [key, file] = at < 0 ? [basename(entry), entry] : [entry.slice(0, at), entry.slice(at + 1)];
+    data[key] = readFileSync(join(dir, file), 'utf8');
+  }
   for (const literal of generator.literals ?? []) {
     const at = literal.indexOf('=');
     data[literal.slice(0, at)] = literal.slice(at + 1);
@@ -102,7 +108,8 @@ function generateConfigMap(dir: string, generator: ConfigMapGenerator): K8sObjec
 function mergeInto(target: Record<string, unknown>, patch: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(patch)) {
     const current = target[key];
-    if (isMap(value) && isMap(current)) mergeInto(current, value);
+    if (value === null) delete target[key]; // a strategic merge patch's way to remove a field
+    else if (isMap(value) && isMap(current)) mergeInto(current, value);
     else if (Array.isArray(value) && Array.isArray(current) && value.every((item) => isMap(item) && typeof item.name === 'string')) {
       // Items new to the list go first, as kubectl's strategic merge puts them (seen: a patch's env
       // entry ahead of the base's).

@@ -57,10 +57,13 @@ export const AutoscalerSchema = z
     tolerance: z.number().nonnegative().max(1).default(0.1),
     scaleUp: scalingRules({ stabilizationWindowMs: 0, policies: [{ type: 'Percent', value: 100, periodMs: 15_000 }, { type: 'Pods', value: 4, periodMs: 15_000 }] }),
     scaleDown: scalingRules({ stabilizationWindowMs: 300_000, policies: [{ type: 'Percent', value: 100, periodMs: 15_000 }] }),
-    /** KEDA: with minInstances 0, the pool leaves zero only when the metric is above this, and goes back to zero after `cooldownMs` at or below it. */
-    activationTarget: z.number().nonnegative().default(0),
-    /** KEDA's cooldownPeriod: how long the metric must stay at or below activationTarget before the pool goes to zero. */
-    cooldownMs: z.number().int().nonnegative().max(3_600_000).default(300_000),
+    /**
+     * KEDA, with minInstances 0 only: the pool leaves zero only when the metric is above this
+     * (default 0), and goes back to zero after `cooldownMs` at or below it.
+     */
+    activationTarget: z.number().nonnegative().optional(),
+    /** KEDA's cooldownPeriod, with minInstances 0 only: how long the metric must stay at or below activationTarget before the pool goes to zero (default 300 000). */
+    cooldownMs: z.number().int().nonnegative().max(3_600_000).optional(),
     /** Port of the autoscaler's /healthz, /readyz and /metrics. */
     port: z.number().int().min(0).max(65535).default(9105),
     host: z.string().min(1).default('127.0.0.1'),
@@ -107,6 +110,12 @@ export function checkAutoscaler(config: ScalableCluster, ctx: z.RefinementCtx): 
   }
   if (autoscaler.minInstances === 0 && autoscaler.metric !== 'queueDepth') {
     ctx.addIssue({ code: 'custom', path: ['autoscaler', 'minInstances'], message: `0 needs a metric that sees demand with no instance running (queueDepth): ${autoscaler.metric} comes from the ready instances, so the pool would never leave zero` });
+  }
+  // KEDA reads both only on the step between zero and one instance (its scaling-deployments doc).
+  for (const key of ['activationTarget', 'cooldownMs'] as const) {
+    if (autoscaler[key] !== undefined && autoscaler.minInstances > 0) {
+      ctx.addIssue({ code: 'custom', path: ['autoscaler', key], message: `acts only between zero and one instance: with minInstances ${autoscaler.minInstances} the pool never goes to zero` });
+    }
   }
   if (autoscaler.metric === 'kvUtilization' && autoscaler.target > 1) {
     ctx.addIssue({ code: 'custom', path: ['autoscaler', 'target'], message: `${autoscaler.target} is not a utilization: kvUtilization's target is a fraction in (0, 1]` });

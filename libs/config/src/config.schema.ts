@@ -325,6 +325,12 @@ const ConfigBody = z.strictObject({
       initialInstances: z.number().int().nonnegative().max(256).optional(),
       /** A new instance's modelled start-up (model load) in ms of model time; default: the profile's `modelLoadMs`. */
       modelLoadMs: z.number().int().nonnegative().max(3_600_000).optional(),
+      /**
+       * The process's own instances load their model too before they register and the process
+       * reports ready: a worker pod that Kubernetes' HPA or KEDA created (infra/k8s autoscaling
+       * overlays). Off: they are the cluster's starting size, ready at once.
+       */
+      loadModelAtStart: z.boolean().default(false),
       /** The model the instances serve (must be one of `models`). */
       model: z.string().min(1).default('qwen3-14b'),
       /** Latency profile by name (a YAML file in libs/engine/profiles or `profilesDir`); default: the model's name. */

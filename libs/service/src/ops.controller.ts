@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { Controller, Get, Headers, HttpCode, HttpException, HttpStatus, Inject, Res } from '@nestjs/common';
 import { MetricsPage } from '@sluice/telemetry';
+import { registerBusConnectionMetrics } from './bus-connection.metrics.js';
 import { registerBusRejectionMetrics } from './bus-rejections.metrics.js';
 import { sendMetricsPage } from './metrics-response.js';
 import { SERVICE_CONTEXT, type ServiceContext } from './service-context.js';
@@ -15,6 +16,7 @@ export class OpsController {
     this.page = new MetricsPage(service.metrics);
     // What the bus refused is every service's business: counted where /metrics is served.
     registerBusRejectionMetrics(service.metrics, service.bus);
+    registerBusConnectionMetrics(service.metrics, service.bus);
   }
 
   @Get('healthz')

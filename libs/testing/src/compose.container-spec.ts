@@ -5,13 +5,15 @@ import { ComposeProject, composeLeftovers, findCompose } from './compose.js';
 import { buildOfflineImages } from './offline-images.js';
 import { eventually } from './probes.js';
 import { promQuery, promScalar } from './prometheus-api.js';
+import { loadRuleFiles } from './prometheus-rules.js';
 
 /**
  * docker-compose.yml as a user runs it on a machine without registries: the offline stand-in
  * images, the offline override (no Jaeger, no Grafana), two worker replicas. Requests go through
  * the published gateway; the real Prometheus (Debian's binary in the stand-in image) must have
- * scraped every service and replica and hold the request counter and the TTFT histograms; `down
- * -v` must leave nothing behind. In CI a missing Docker engine or Compose fails this suite.
+ * scraped every service and replica, hold the request counter and the TTFT histograms, and
+ * evaluate the alert rules of infra/prometheus/rules; `down -v` must leave nothing behind. In
+ * CI a missing Docker engine or Compose fails this suite.
  */
 const dockerUp = await dockerCliAvailable();
 const compose = dockerUp ? await findCompose() : null;
@@ -128,6 +130,25 @@ describe.runIf((dockerUp && compose !== null) || required)('docker compose: the 
     // Every series comes from a sluice service and says which one.
     const sources = await promQuery(prometheusUrl, 'count by (job, service) (sluice_requests_total)');
     expect(sources.map((s) => [s.labels.job, s.labels.service])).toEqual([['gateway', 'sluice-gateway']]);
+  });
+
+  it('Prometheus evaluates every rule of infra/prometheus/rules, without error', async () => {
+    const expected = loadRuleFiles().flatMap(({ groups }) => groups.map((g) => g.name)).sort();
+    let groups: { name: string; rules: { health: string }[] }[] = [];
+    await withLogs(() =>
+      eventually(
+        async () => {
+          const body = (await (await fetch(`${prometheusUrl}/api/v1/rules`)).json()) as { data: { groups: typeof groups } };
+          groups = body.data.groups;
+          return groups.length === expected.length && groups.every((g) => g.rules.every((r) => r.health === 'ok'));
+        },
+        30_000,
+        'every rule group loaded and evaluated',
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; found ${JSON.stringify(groups)}`);
+      }),
+    );
+    expect(groups.map((g) => g.name).sort()).toEqual(expected);
   });
 
   it('down -v leaves no container, network or volume of the project', async () => {

@@ -6,6 +6,7 @@ import { readMetricsDoc } from './metrics-doc.js';
 import { parseExposition, seriesNames, type MetricFamily } from './prometheus-exposition.js';
 import { metricSum } from './probes.js';
 import { metricNamesIn, metricNamesInVariableQuery } from './promql-metric-names.js';
+import { loadRuleFiles } from './prometheus-rules.js';
 
 /**
  * The dashboards and docs/metrics.md against what a live cluster really exposes: every service
@@ -53,8 +54,11 @@ afterAll(async () => {
 const allFamilies = () => [...exposed.values()].flatMap((families) => [...families.values()]);
 
 describe('grafana dashboards against a live cluster', () => {
-  it('name only metrics that the running services expose', () => {
-    const series = new Set(allFamilies().flatMap(seriesNames));
+  it('name only metrics that the running services expose, or that Prometheus makes from its rules', () => {
+    // ALERTS and the recorded series come from infra/prometheus/rules, whose own spec checks
+    // that they read only what the services expose (prometheus-rules.spec.ts).
+    const recorded = loadRuleFiles().flatMap(({ groups }) => groups.flatMap((g) => g.rules.flatMap((r) => (r.record ? [r.record] : []))));
+    const series = new Set([...allFamilies().flatMap(seriesNames), 'ALERTS', ...recorded]);
     const queries = loadDashboards().flatMap(dashboardQueries);
     expect(queries.length).toBeGreaterThan(20);
     const unknown = queries.flatMap(({ where, expr, variable }) =>

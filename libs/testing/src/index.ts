@@ -14,4 +14,5 @@ export * from './architecture-doc.js';
 export * from './readme-doc.js';
 export * from './doc-paths.js';
 export { readMetricsDoc, type DocumentedMetric } from './metrics-doc.js';
+export { metricNamesIn, PromqlNameError } from './promql-metric-names.js';
 export { parseExposition, type MetricFamily } from './prometheus-exposition.js';

@@ -14,15 +14,22 @@ export interface PrometheusProcess {
 /**
  * Starts `prometheus` with one scrape job per entry of `jobs` (job name → `host:port` targets),
  * scraping every `scrapeIntervalS` seconds into a throw-away TSDB, and waits until it answers.
- * `features` are its `--enable-feature` flags (e.g. `exemplar-storage`).
+ * `features` are its `--enable-feature` flags (e.g. `exemplar-storage`); `ruleFiles` the rule
+ * files it evaluates (absolute paths or globs), every scrape interval.
  */
-export async function startPrometheus(jobs: Readonly<Record<string, readonly string[]>>, scrapeIntervalS = 1, features: readonly string[] = []): Promise<PrometheusProcess> {
+export async function startPrometheus(
+  jobs: Readonly<Record<string, readonly string[]>>,
+  scrapeIntervalS = 1,
+  features: readonly string[] = [],
+  ruleFiles: readonly string[] = [],
+): Promise<PrometheusProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'sluice-prometheus-'));
   const config = [
     'global:',
     // In ms: Prometheus durations take whole units only, and a test may scrape faster than 1 s.
     `  scrape_interval: ${Math.round(scrapeIntervalS * 1000)}ms`,
     `  evaluation_interval: ${Math.round(scrapeIntervalS * 1000)}ms`,
+    ...(ruleFiles.length > 0 ? ['rule_files:', ...ruleFiles.map((f) => `  - ${JSON.stringify(f)}`)] : []),
     'scrape_configs:',
     ...Object.entries(jobs).flatMap(([job, targets]) => [`  - job_name: ${JSON.stringify(job)}`, '    static_configs:', `      - targets: ${JSON.stringify(targets)}`]),
   ].join('\n');

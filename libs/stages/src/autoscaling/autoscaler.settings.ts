@@ -11,8 +11,8 @@ export interface AutoscalerConfigSection {
   readonly tolerance: number;
   readonly scaleUp: ScalingRulesConfig;
   readonly scaleDown: ScalingRulesConfig;
-  readonly activationTarget: number;
-  readonly cooldownMs: number;
+  readonly activationTarget?: number | undefined;
+  readonly cooldownMs?: number | undefined;
 }
 
 interface ScalingRulesConfig {
@@ -68,8 +68,9 @@ export function autoscalerSettingsFrom(
     tolerance: config.tolerance,
     scaleUp: rulesFrom(config.scaleUp),
     scaleDown: rulesFrom(config.scaleDown),
-    activationTarget: config.activationTarget,
-    cooldownUs: microsFromMillis(config.cooldownMs),
+    // KEDA's defaults: activation above 0, back to zero after 300 s.
+    activationTarget: config.activationTarget ?? 0,
+    cooldownUs: microsFromMillis(config.cooldownMs ?? 300_000),
     slotsPerWorker: worker.instances,
     initialPerWorker: worker.initialInstances ?? worker.instances,
     staleUs: microsFromMillis(staleMs),

@@ -48,7 +48,7 @@ export class InstanceSlots<H extends HeldRequest> {
 
   constructor(
     instances: readonly InstanceCore<H>[],
-    private readonly settings: Pick<WorkerSettings, 'instances' | 'initialInstances' | 'startupUs' | 'drainGraceUs'>,
+    private readonly settings: Pick<WorkerSettings, 'instances' | 'initialInstances' | 'startupUs' | 'drainGraceUs' | 'loadModelAtStart'>,
     private readonly effects: Pick<WorkerEffects<H>, 'lifecycle' | 'wakeWorker'>,
     /** Registers an instance that became ready (its `register`, its cleared cache, its first snapshot). */
     private readonly join: (instance: InstanceCore<H>, nowUs: Micros) => void,
@@ -58,6 +58,29 @@ export class InstanceSlots<H extends HeldRequest> {
     const initial = settings.initialInstances ?? settings.instances;
     this.slots = instances.map((instance, rank) => ({ instance, state: rank < initial ? 'ready' : 'parked' }));
     for (const slot of this.slots) this.byId.set(slot.instance.instanceId, slot);
+  }
+
+  /**
+   * At the worker's start. With `loadModelAtStart` (a new pod an autoscaler created, which has to
+   * load its model like any new instance) the initial instances start `starting` and register when
+   * the load has passed; otherwise they are ready at once (the cluster's starting size). Returns
+   * the ready ones.
+   */
+  begin(nowUs: Micros): InstanceCore<H>[] {
+    if (this.settings.loadModelAtStart && this.settings.startupUs > 0) {
+      for (const slot of this.slots) {
+        if (slot.state !== 'ready') continue;
+        slot.state = 'starting';
+        slot.untilUs = micros(nowUs + this.settings.startupUs);
+      }
+      this.rearm();
+    }
+    return this.inCluster();
+  }
+
+  /** Every instance the worker runs is ready (none starting): a process reports ready then. */
+  allLoaded(): boolean {
+    return !this.slots.some((slot) => slot.state === 'starting');
   }
 
   stateOf(instanceId: string): SlotState | undefined {

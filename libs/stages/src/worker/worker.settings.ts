@@ -8,6 +8,8 @@ export interface WorkerConfig {
   readonly initialInstances?: number | undefined;
   /** Overrides the profile's model load (ms of model time). */
   readonly modelLoadMs?: number | undefined;
+  /** The initial instances load their model too before they register (a pod a Kubernetes autoscaler created). */
+  readonly loadModelAtStart?: boolean;
   /** Real ms a draining instance has to finish before it hands back what it holds. */
   readonly shutdownGraceMs?: number;
   readonly model: string;
@@ -54,6 +56,8 @@ export interface WorkerSettings {
   readonly startupUs: Micros;
   /** Engine time a draining instance (scaled down) has to finish what it holds before it hands the rest back. */
   readonly drainGraceUs: Micros;
+  /** The initial instances load their model (startupUs) before they register, as a new pod's do. */
+  readonly loadModelAtStart?: boolean;
   readonly model: string;
   readonly latency: LatencyModel;
   readonly totalKvBlocks: number;
@@ -96,6 +100,7 @@ export function workerSettingsFrom(config: WorkerConfig, modelMaxLen: number, pr
     // Model time is engine time; the grace is real time, like a process's shutdown grace.
     startupUs: microsFromMillis(config.modelLoadMs ?? profile.modelLoadMs ?? 0),
     drainGraceUs: microsFromMillis((config.shutdownGraceMs ?? 5_000) * config.timeScale),
+    ...(config.loadModelAtStart && { loadModelAtStart: true }),
     model: config.model,
     latency,
     totalKvBlocks: config.kvBlocks ?? profile.totalKvBlocks,

@@ -78,7 +78,7 @@ export class WorkerStage<H extends HeldRequest> {
    * heartbeats.
    */
   start(nowUs: Micros): void {
-    const ready = this.slots.inCluster();
+    const ready = this.slots.begin(nowUs);
     for (const instance of ready) this.effects.lifecycle(instance, 'register', nowUs);
     for (const instance of ready) this.effects.kv(instance, [], [], nowUs, true);
     for (const instance of ready) instance.publishLoad(nowUs);
