@@ -31,9 +31,11 @@ import { createKvTransferMetrics } from './kv-transfer.metrics.js';
 import { liveHeld, type LiveHeld } from './live-held.js';
 import { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { WorkerOnBus, type EngineClock } from './worker-on-bus.js';
+import type { WorkerReadiness } from './worker-readiness.js';
 import { createWorkerMetrics } from './worker.metrics.js';
 
 export const LATENCY_PROFILE = Symbol('sluice.latency-profile');
+export const WORKER_READINESS = Symbol('sluice.worker-readiness');
 
 /**
  * A worker process on the bus: N instances of one model (libs/stages WorkerStage holds every rule:
@@ -67,6 +69,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     @Inject(LATENCY_PROFILE) private readonly profile: LatencyProfile,
+    @Inject(WORKER_READINESS) readiness: WorkerReadiness,
   ) {
     const { worker, models } = service.config;
     const { timeScale } = worker;
@@ -124,6 +127,8 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     for (const instance of this.stage.instances) effects.bind(instance);
     createInstanceStatesGauge(service.metrics, worker.instances, () => this.stage.slots.counts());
     this.intake = new RequestIntake(service, 'worker');
+    // worker.loadModelAtStart: ready once the instances it starts with have loaded their model.
+    readiness.follow(() => (this.stage.slots.allLoaded() ? null : `instances loading their model (${settings.startupUs / 1000} ms of model time, worker.loadModelAtStart)`));
   }
 
   async onModuleInit(): Promise<void> {
@@ -174,9 +179,9 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.stage.start(this.scheduler.nowUs());
     await this.listenHttp();
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;
-    const { ready } = this.stage.slots.counts();
-    const parked = ready < worker.instances ? `, ${ready} started, the rest parked for the autoscaler` : '';
-    this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale}${parked})`);
+    const { ready, starting, active } = this.stage.slots.counts();
+    const life = active < worker.instances || starting > 0 ? `; ${ready} ready, ${starting} loading their model, ${worker.instances - active} parked for the autoscaler` : '';
+    this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale}${life})`);
   }
 
   /** One instance's submit subject, served while the instance takes work (InstanceIntakes opens and closes it). */

@@ -9,6 +9,8 @@ export interface ServiceWiring {
   readonly module: Type<unknown> | DynamicModule;
   readonly routes?: ReadonlyMap<string, InboundRoute>;
   readonly instanceId?: string;
+  /** Extra readiness check (null = ready): a worker whose instances still load their model. */
+  readonly readiness?: () => string | null;
 }
 
 /** A service's whole main: config from file + env + flags (exit 2 when invalid), then bootstrap. */
