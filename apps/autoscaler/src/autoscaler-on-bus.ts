@@ -28,7 +28,7 @@ export class AutoscalerOnBus implements AutoscalerEffects {
     private readonly bus: Bus,
     private readonly tracer: Tracer,
     private readonly metrics: AutoscalerMetrics,
-    private readonly logger: Logger,
+    private readonly logger: Pick<Logger, 'log' | 'warn'>,
     private readonly settings: Pick<AutoscalerSettings, 'target'>,
     private readonly retry: SetInstancesRetry = DEFAULT_SET_INSTANCES_RETRY,
   ) {}
