@@ -119,6 +119,8 @@ describe('the autoscaler on the bus', () => {
     const log = recorder();
     const registry = new Registry();
     const scaler = effects(log, registry);
+    // Before any decision: what the workers run (the readings say 3 asked for).
+    expect(await registry.metrics()).toContain('sluice_autoscaler_desired_instances 3');
     const decision = { atUs: micros(1_000_000), metric: 'queueDepth', value: 37, current: 1, ready: 1, recommended: 19, stabilized: 19, desired: 4, rule: 'hpa' } as const;
     scaler.decided(decision);
     scaler.decided({ ...decision, current: 4, value: 8, recommended: 4, stabilized: 4 });

@@ -23,7 +23,16 @@ export function directionOf(decision: Pick<AutoscalerDecision, 'current' | 'desi
  * Ready and starting instances are read at scrape time; the rest is what the last decision said.
  */
 export function createAutoscalerMetrics(registry: Registry, readings: AutoscalerReadings): AutoscalerMetrics {
-  const desired = new Gauge({ name: 'sluice_autoscaler_desired_instances', help: 'Instances the last decision set (after stabilization, rate limits, min/max and the workers’ capacity).', registers: [registry] });
+  // Before its first decision the size it wants is what the workers run (as the HPA's status starts at the current replicas).
+  let lastDesired: number | undefined;
+  const desired: Gauge = new Gauge({
+    name: 'sluice_autoscaler_desired_instances',
+    help: 'Instances the last decision set (after stabilization, rate limits, min/max and the workers’ capacity); before the first, what the workers run.',
+    registers: [registry],
+    collect() {
+      desired.set(lastDesired ?? readings.sizes().requested);
+    },
+  });
   const recommended = new Gauge({ name: 'sluice_autoscaler_recommended_instances', help: 'Instances the metric alone asked for at the last decision (the HPA’s ceil(current × metric / target), before stabilization and rate limits).', registers: [registry] });
   const value = new Gauge({ name: 'sluice_autoscaler_metric_value', help: 'The value of the metric the last decision read (queueDepth, inFlight: a total; kvUtilization: a mean, 0–1).', labelNames: ['metric'], registers: [registry] });
   const ready: Gauge = new Gauge({
@@ -49,7 +58,7 @@ export function createAutoscalerMetrics(registry: Registry, readings: Autoscaler
   for (const direction of ['up', 'down'] as const) scaleEvents.inc({ direction }, 0);
   return {
     decided(decision) {
-      desired.set(decision.desired);
+      lastDesired = decision.desired;
       recommended.set(decision.recommended);
       value.set({ metric: decision.metric }, decision.value);
       const direction = directionOf(decision);
