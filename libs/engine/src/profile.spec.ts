@@ -17,6 +17,7 @@ describe('LatencyProfileSchema', () => {
       beta: [13578.186662538783, 39.44465647189146, 27.3227753326911],
       totalKvBlocks: 17600,
       maxModelLen: 40960,
+      modelLoadMs: 60_000,
       kvShape: { layers: 40, kvHeads: 8, headDim: 128, dtypeBytes: 2 },
     });
   });

@@ -1,6 +1,7 @@
 import { seededRandom } from '@sluice/collections';
 import type { SloTargets } from '@sluice/contracts';
 import { logGamma, sampleExponential, sampleGamma, sampleStandardNormal, sampleWeibull, weibullShapeForCv, type Uniform } from './math.js';
+import { rateShapeOf } from './rate-shape/workload-rate-shape.js';
 import type { Arrival, LengthDistribution, SloClass, SloTargetsSpec, WorkloadSpec } from './spec.js';
 import { NO_TOKENS, drawPrompt, drawTokenIds, type TokenIds } from './token-ids.js';
 
@@ -102,6 +103,7 @@ interface ClientState {
   output: (rng: Uniform) => number;
   prefix: TokenIds;
   slo: SloTargets | undefined;
+  /** On the operational clock when the spec has a rate shape (the workload's own without one). */
   nextArrivalMs: number;
 }
 
@@ -123,7 +125,10 @@ export function clientSloTargets(ofClass: SloTargetsSpec | undefined, own: SloTa
  * the next arrival would be at or past the horizon, whichever comes first. Every variate comes
  * from one seeded source (mulberry32) drawn in a fixed order, so one spec and seed always give
  * the same requests. Each client is a renewal process at aggregate_rate × its normalized share;
- * clients merge by time, ties going to the client listed first.
+ * clients merge by time, ties going to the client listed first. With a rate shape (`stages` or
+ * `diurnal`) that time is operational time, and each request arrives at its image under the shape's
+ * change of time (rate-shape/rate-shape.ts): the same draws in the same order, sent when the shape
+ * says. The horizon is on the workload's clock.
  */
 export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions = {}): Generator<WorkloadRequest, void, undefined> {
   const rng = seededRandom(options.seed ?? spec.seed);
@@ -146,17 +151,19 @@ export function* generateWorkload(spec: WorkloadSpec, options: GenerateOptions =
   }));
   for (const c of clients) c.nextArrivalMs = c.next(rng);
 
+  const shape = rateShapeOf(spec);
   const limit = spec.num_requests ?? Infinity;
   const horizonMs = spec.horizon === undefined ? Infinity : spec.horizon * 1000;
   for (let index = 0; index < limit; index++) {
     let chosen = clients[0]!;
     for (const c of clients) if (c.nextArrivalMs < chosen.nextArrivalMs) chosen = c;
-    const arrivalMs = chosen.nextArrivalMs;
+    const operationalMs = chosen.nextArrivalMs;
+    const arrivalMs = shape === undefined ? operationalMs : shape.workloadMs(operationalMs);
     if (arrivalMs >= horizonMs) return;
     const inputLength = chosen.input(rng);
     const maxTokens = chosen.output(rng);
     const inputTokens = drawPrompt(rng, chosen.prefix, inputLength);
-    chosen.nextArrivalMs = arrivalMs + chosen.next(rng);
+    chosen.nextArrivalMs = operationalMs + chosen.next(rng);
     const request: WorkloadRequest = { index, clientId: chosen.id, fairnessId: chosen.fairnessId, sloClass: chosen.sloClass, arrivalMs, inputTokens, maxTokens };
     if (chosen.slo !== undefined) request.slo = chosen.slo;
     yield request;

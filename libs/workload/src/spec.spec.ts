@@ -132,3 +132,73 @@ describe('parseWorkloadSpec', () => {
     expect(issuePath([])).toBe('');
   });
 });
+
+describe('rate shapes in a spec', () => {
+  const STAGES = [
+    { rate: 4, duration: 30 },
+    { rate: 16, duration: 60 },
+    { rate: 4, duration: 30 },
+  ];
+  /** VALID without num_requests, horizon and aggregate_rate, with `shape` added. */
+  const shaped = (shape: Record<string, unknown>) =>
+    edited((s) => {
+      delete s.num_requests;
+      delete s.horizon;
+      delete s.aggregate_rate;
+      Object.assign(s, shape);
+    });
+
+  it('leaves a spec without a shape as it was read, key for key', () => {
+    const spec = parseWorkloadSpec(VALID);
+    expect(Object.keys(spec)).toEqual(['version', 'seed', 'aggregate_rate', 'num_requests', 'horizon', 'clients']);
+    expect(validateWorkloadSpec(structuredClone(spec))).toEqual(spec);
+  });
+
+  it('takes stages without aggregate_rate or horizon, and says what they imply: their mean and their end', () => {
+    const spec = validateWorkloadSpec(shaped({ stages: STAGES }));
+    expect(spec.aggregate_rate).toBe((4 * 30 + 16 * 60 + 4 * 30) / 120);
+    expect(spec.horizon).toBe(120);
+    // Read back (a report's workload.spec), the filled-in values agree with the stages.
+    expect(validateWorkloadSpec(structuredClone(spec))).toEqual(spec);
+    expect(validateWorkloadSpec(shaped({ stages: STAGES, horizon: 90, num_requests: 5 }))).toMatchObject({ horizon: 90, num_requests: 5 });
+  });
+
+  it('refuses what contradicts the stages, naming the key', () => {
+    expect(validateWorkloadSpec(shaped({ stages: STAGES, aggregate_rate: 10 })).aggregate_rate).toBe(10);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: STAGES, aggregate_rate: 12 })))).toEqual([
+      { path: 'aggregate_rate', message: 'must be absent with stages (each stage gives its rate), or equal their time-weighted mean 10' },
+    ]);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: STAGES, horizon: 121 })))).toEqual([
+      { path: 'horizon', message: "must be <= 120, the stages' total duration (no rate is given past the last stage)" },
+    ]);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: [{ rate: 0, duration: 10 }] })))).toEqual([{ path: 'stages', message: 'must have a stage with rate > 0' }]);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: [] })))).toEqual([{ path: 'stages', message: 'must not be empty' }]);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: [{ rate: -1, duration: 10 }, { rate: 5, duration: 0 }, { rate: 5, duration: 1, ramp: true }] })))).toEqual([
+      { path: 'stages[0].rate', message: 'must be >= 0' },
+      { path: 'stages[1].duration', message: 'must be > 0' },
+      { path: 'stages[2].ramp', message: 'unknown key' },
+    ]);
+  });
+
+  it('takes a diurnal cycle around aggregate_rate, and refuses one with stages', () => {
+    const spec = validateWorkloadSpec(shaped({ aggregate_rate: 10, horizon: 240, diurnal: { period: 120, peak_to_trough_ratio: 4, peak_at: 90 } }));
+    expect(spec.diurnal).toEqual({ period: 120, peak_to_trough_ratio: 4, peak_at: 90 });
+    expect(spec.aggregate_rate).toBe(10);
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ stages: STAGES, diurnal: { period: 120, peak_to_trough_ratio: 4 } })))).toEqual([
+      { path: 'diurnal', message: 'cannot be set with stages: a workload has one rate shape' },
+    ]);
+    // Without stages, the rate and a bound are required as ever.
+    expect(issuesOf(() => validateWorkloadSpec(shaped({ diurnal: { period: 120, peak_to_trough_ratio: 4 } })))).toEqual([
+      { path: 'aggregate_rate', message: 'is required (without stages)' },
+      { path: 'num_requests', message: 'num_requests or horizon is required' },
+    ]);
+  });
+
+  it('names the key of a diurnal field out of range', () => {
+    const diurnal = (d: Record<string, unknown>) => issuesOf(() => validateWorkloadSpec(shaped({ aggregate_rate: 5, horizon: 60, diurnal: d })));
+    expect(diurnal({ period: 0, peak_to_trough_ratio: 2 })).toEqual([{ path: 'diurnal.period', message: 'must be > 0' }]);
+    expect(diurnal({ period: 60, peak_to_trough_ratio: 0.5 })).toEqual([{ path: 'diurnal.peak_to_trough_ratio', message: 'must be >= 1' }]);
+    expect(diurnal({ period: 60, peak_to_trough_ratio: 2, peak_at: 60 })).toEqual([{ path: 'diurnal.peak_at', message: 'must be < period' }]);
+    expect(diurnal({ period: 60, peak_to_trough_ratio: 2, peak_hour: 12 })).toEqual([{ path: 'diurnal.peak_hour', message: 'unknown key' }]);
+  });
+});

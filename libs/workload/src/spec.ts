@@ -1,6 +1,8 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SLO_TTFT_MS_MAX, formatFieldIssue, zodFieldIssues, type FieldIssue } from '@sluice/contracts';
+import { DiurnalSchema } from './rate-shape/diurnal.js';
+import { StageSchema, stagesDuration, stagesMeanRate, type Stage } from './rate-shape/stages.js';
 
 /**
  * A workload spec, compatible with the parts of BLIS's workload spec v2 that apply here: a seed,
@@ -95,16 +97,30 @@ export const ClientSchema = z
   });
 export type ClientSpec = z.infer<typeof ClientSchema>;
 
+/** Relative slack when a given aggregate_rate is compared with the stages' mean (a parsed spec read back). */
+const STAGES_MEAN_SLACK = 1e-9;
+
 export const WorkloadSpecSchema = z
   .strictObject({
     /** BLIS writes `version: "2"`; accepted and ignored. */
     version: z.union([z.string(), z.number()]).optional(),
     seed: z.number().int('must be an integer').nonnegative('must be >= 0').max(0xffffffff, 'must fit in 32 bits'),
-    /** Requests per second over all clients. */
-    aggregate_rate: positive(),
+    /**
+     * Requests per second over all clients; with `diurnal`, the mean the cycle swings around. With
+     * `stages` it is left out: the parsed spec carries the stages' time-weighted mean, and a value
+     * given must be that mean.
+     */
+    aggregate_rate: positive().optional(),
     num_requests: z.number().int('must be an integer').positive('must be > 0').optional(),
-    /** Seconds of arrivals; generation stops at num_requests or horizon, whichever comes first. */
+    /**
+     * Seconds of arrivals; generation stops at num_requests or horizon, whichever comes first. With
+     * `stages`, at most their total duration, which it defaults to.
+     */
     horizon: positive().optional(),
+    /** Load stages (rate-shape/stages.ts): each `rate` requests/s for `duration` seconds, in turn. */
+    stages: z.array(StageSchema).min(1, 'must not be empty').optional(),
+    /** A cycle around aggregate_rate (rate-shape/diurnal.ts): period, peak_to_trough_ratio, peak_at. */
+    diurnal: DiurnalSchema.optional(),
     clients: z.array(ClientSchema).min(1, 'must not be empty'),
     /**
      * Targets per SLO class, as BLIS's `goodput_slo_targets` (keyed by class, one target per
@@ -114,8 +130,11 @@ export const WorkloadSpecSchema = z
     slo_targets: z.partialRecord(z.enum(SLO_CLASSES), SloTargetsSchema).optional(),
   })
   .superRefine((s, ctx) => {
-    if (s.num_requests === undefined && s.horizon === undefined)
-      ctx.addIssue({ code: 'custom', path: ['num_requests'], message: 'num_requests or horizon is required' });
+    if (s.stages === undefined) {
+      if (s.aggregate_rate === undefined) ctx.addIssue({ code: 'custom', path: ['aggregate_rate'], message: 'is required (without stages)' });
+      if (s.num_requests === undefined && s.horizon === undefined)
+        ctx.addIssue({ code: 'custom', path: ['num_requests'], message: 'num_requests or horizon is required' });
+    } else refineStages(s.stages, s, ctx);
     const ids = new Set<string>();
     const prefixLengths = new Map<string, number>();
     s.clients.forEach((c, i) => {
@@ -127,7 +146,29 @@ export const WorkloadSpecSchema = z
         ctx.addIssue({ code: 'custom', path: ['clients', i, 'prefix_length'], message: `must equal ${known}, the length of prefix_group '${c.prefix_group}'` });
       else prefixLengths.set(c.prefix_group, c.prefix_length);
     });
-  });
+  })
+  // With stages, the spec as parsed says what they imply: the rate the generator draws at (their
+  // mean) and the horizon (their end), so a reader of aggregate_rate × horizon is right.
+  .transform((s) =>
+    s.stages === undefined ? { ...s, aggregate_rate: s.aggregate_rate! } : { ...s, aggregate_rate: stagesMeanRate(s.stages), horizon: s.horizon ?? stagesDuration(s.stages) },
+  );
+
+/** A workload has one rate shape; the stages give the rate and bound the horizon. */
+function refineStages(stages: readonly Stage[], s: { aggregate_rate?: number | undefined; horizon?: number | undefined; diurnal?: unknown }, ctx: z.RefinementCtx): void {
+  if (s.diurnal !== undefined) ctx.addIssue({ code: 'custom', path: ['diurnal'], message: 'cannot be set with stages: a workload has one rate shape' });
+  if (stages.length === 0) return; // `must not be empty` says it
+  if (!stages.some((stage) => stage.rate > 0)) {
+    ctx.addIssue({ code: 'custom', path: ['stages'], message: 'must have a stage with rate > 0' });
+    return;
+  }
+  const mean = stagesMeanRate(stages);
+  if (s.aggregate_rate !== undefined && Math.abs(s.aggregate_rate - mean) > STAGES_MEAN_SLACK * mean)
+    ctx.addIssue({ code: 'custom', path: ['aggregate_rate'], message: `must be absent with stages (each stage gives its rate), or equal their time-weighted mean ${mean}` });
+  const total = stagesDuration(stages);
+  if (s.horizon !== undefined && s.horizon > total)
+    ctx.addIssue({ code: 'custom', path: ['horizon'], message: `must be <= ${total}, the stages' total duration (no rate is given past the last stage)` });
+}
+
 export type WorkloadSpec = z.infer<typeof WorkloadSpecSchema>;
 export type WorkloadSpecInput = z.input<typeof WorkloadSpecSchema>;
 

@@ -30,6 +30,14 @@ describe('scaling a chaos scenario', () => {
     expect(scaleWorkloadSpec(countOnly, 0.5)).toEqual({ ...countOnly, num_requests: 250 });
   });
 
+  it('stretches a rate shape with the axis, at the same rates', () => {
+    const stages = { ...SPEC, aggregate_rate: 15, horizon: 30, stages: [{ rate: 10, duration: 20 }, { rate: 25, duration: 10 }] };
+    expect(scaleWorkloadSpec(stages, 0.5)).toEqual({ ...stages, num_requests: 250, horizon: 15, stages: [{ rate: 10, duration: 10 }, { rate: 25, duration: 5 }] });
+    const diurnal = { ...SPEC, diurnal: { period: 120, peak_to_trough_ratio: 4, peak_at: 60 } };
+    expect(scaleWorkloadSpec(diurnal, 0.25).diurnal).toEqual({ period: 30, peak_to_trough_ratio: 4, peak_at: 15 });
+    expect(scaleWorkloadSpec({ ...SPEC, diurnal: { period: 120, peak_to_trough_ratio: 4 } }, 2).diurnal).toEqual({ period: 240, peak_to_trough_ratio: 4 });
+  });
+
   it('moves every fault and shortens what is undone, never to 0 ms; a delay on the bus stays', () => {
     const faults: Fault[] = [
       { atMs: 8000, action: 'kill', target: 'worker-1' },

@@ -1,3 +1,4 @@
+import type { Diurnal } from '../rate-shape/diurnal.js';
 import type { WorkloadSpec } from '../spec.js';
 import type { Fault } from './scenario.js';
 
@@ -5,8 +6,9 @@ import type { Fault } from './scenario.js';
  * Shrinks (or stretches) a chaos scenario's time axis by `factor`, so CI can run a 25 s scenario in
  * a few seconds (`sluice chaos --short`): the workload keeps its rate and mix but sends
  * `factor` times as many requests (num_requests and horizon both scale, so whichever bounds the
- * run still does), and every fault fires and lasts `factor` times as long. What is not on the
- * scenario's axis stays as it is: a bus fault's delay is a property of the link, and the
+ * run still does), and every fault fires and lasts `factor` times as long. A rate shape stretches
+ * with the axis at the same rates (stage durations, the diurnal period and peak). What is not on
+ * the scenario's axis stays as it is: a bus fault's delay is a property of the link, and the
  * cluster's own timers (heartbeat timeouts, restart backoff) do not shrink, so a short run is a
  * smoke test of the same timeline, not the same experiment.
  */
@@ -17,7 +19,13 @@ export function scaleWorkloadSpec(spec: WorkloadSpec, factor: number): WorkloadS
     ...spec,
     ...(spec.num_requests === undefined ? {} : { num_requests: Math.max(1, Math.round(spec.num_requests * factor)) }),
     ...(spec.horizon === undefined ? {} : { horizon: spec.horizon * factor }),
+    ...(spec.stages === undefined ? {} : { stages: spec.stages.map((s) => ({ ...s, duration: s.duration * factor })) }),
+    ...(spec.diurnal === undefined ? {} : { diurnal: scaleDiurnal(spec.diurnal, factor) }),
   };
+}
+
+function scaleDiurnal(diurnal: Diurnal, factor: number): Diurnal {
+  return { ...diurnal, period: diurnal.period * factor, ...(diurnal.peak_at === undefined ? {} : { peak_at: diurnal.peak_at * factor }) };
 }
 
 export function scaleFaults(faults: readonly Fault[], factor: number): Fault[] {
