@@ -51,7 +51,7 @@ ENV SLUICE_GATEWAY__HOST=0.0.0.0 \
     SLUICE_WORKER__HOST=0.0.0.0 \
     SLUICE_AUTOSCALER__HOST=0.0.0.0
 # Default ports of gateway, admission, flow-controller, router, worker, autoscaler.
-EXPOSE 8080 9101 9102 9103 9104 9105
+EXPOSE 8080 9099 9101 9102 9103 9104
 
 ARG APP
 # Not SLUICE_APP: every SLUICE_* variable is a config key.
@@ -60,7 +60,7 @@ ENV APP=${APP}
 # config key from the environment, else the default. The cli has no server and is always healthy.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
   CMD node -e ' \
-    const known = { gateway: ["GATEWAY", 8080], admission: ["ADMISSION", 9101], "flow-controller": ["FLOW_CONTROLLER", 9102], router: ["ROUTER", 9103], worker: ["WORKER", 9104], autoscaler: ["AUTOSCALER", 9105] }[process.env.APP]; \
+    const known = { gateway: ["GATEWAY", 8080], admission: ["ADMISSION", 9101], "flow-controller": ["FLOW_CONTROLLER", 9102], router: ["ROUTER", 9103], worker: ["WORKER", 9104], autoscaler: ["AUTOSCALER", 9099] }[process.env.APP]; \
     if (!known) process.exit(0); \
     const port = process.env[`SLUICE_${known[0]}__PORT`] || known[1]; \
     fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1));'

