@@ -1,6 +1,6 @@
 # One image per sluice app, the app chosen by a build argument:
 #   docker build --build-arg APP=router -t sluice/router:local .
-# APP is gateway, admission, flow-controller, router, worker or cli (the `sluice` command).
+# APP is gateway, admission, flow-controller, router, worker, autoscaler or cli (the `sluice` command).
 # docker-compose.yml builds all of them; every stage before `ARG APP` is shared, so the build
 # runs once and the images differ only in their last layers.
 #
@@ -48,9 +48,10 @@ ENV SLUICE_GATEWAY__HOST=0.0.0.0 \
     SLUICE_ADMISSION__HOST=0.0.0.0 \
     SLUICE_FLOW_CONTROLLER__HOST=0.0.0.0 \
     SLUICE_ROUTER__HOST=0.0.0.0 \
-    SLUICE_WORKER__HOST=0.0.0.0
-# Default ports of gateway, admission, flow-controller, router, worker.
-EXPOSE 8080 9101 9102 9103 9104
+    SLUICE_WORKER__HOST=0.0.0.0 \
+    SLUICE_AUTOSCALER__HOST=0.0.0.0
+# Default ports of gateway, admission, flow-controller, router, worker, autoscaler.
+EXPOSE 8080 9099 9101 9102 9103 9104
 
 ARG APP
 # Not SLUICE_APP: every SLUICE_* variable is a config key.
@@ -59,11 +60,11 @@ ENV APP=${APP}
 # config key from the environment, else the default. The cli has no server and is always healthy.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
   CMD node -e ' \
-    const known = { gateway: ["GATEWAY", 8080], admission: ["ADMISSION", 9101], "flow-controller": ["FLOW_CONTROLLER", 9102], router: ["ROUTER", 9103], worker: ["WORKER", 9104] }[process.env.APP]; \
+    const known = { gateway: ["GATEWAY", 8080], admission: ["ADMISSION", 9101], "flow-controller": ["FLOW_CONTROLLER", 9102], router: ["ROUTER", 9103], worker: ["WORKER", 9104], autoscaler: ["AUTOSCALER", 9099] }[process.env.APP]; \
     if (!known) process.exit(0); \
     const port = process.env[`SLUICE_${known[0]}__PORT`] || known[1]; \
     fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1));'
 # `docker run IMAGE --worker.instances=8` passes flags to the app; node runs as PID 1 (exec), so
 # SIGTERM reaches the service's graceful shutdown.
-ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, cli\" >&2; exit 2; fi; exec node --enable-source-maps \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
+ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, autoscaler, cli\" >&2; exit 2; fi; exec node --enable-source-maps \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
 CMD []

@@ -25,7 +25,7 @@ set -euo pipefail
 
 ALL_IMAGES=(nats prometheus node sluice)
 # The apps, each an image sluice/<app>:local (the names docker-compose.yml uses).
-SLUICE_APPS=(gateway admission flow-controller router worker cli)
+SLUICE_APPS=(gateway admission flow-controller router worker autoscaler cli)
 SLUICE_TAG=local
 # The staged host build as an image; an intermediate tag, removed once the apps are built.
 TREE_TAG="sluice/offline-tree:$SLUICE_TAG"

@@ -12,6 +12,8 @@ import { instanceMetricsPage } from './instance-metrics-page.js';
 /** What an instance's HTTP face needs from its worker process. */
 export interface InstanceHttpDeps {
   readonly instance: InstanceCore<LiveHeld>;
+  /** Where the instance is in its life (autoscaling): only a ready one serves; undefined when it is ready. */
+  readonly notReady: () => 'parked' | 'starting' | 'draining' | undefined;
   /** The model the instance serves, and the context it enforces (vLLM's max_model_len). */
   readonly model: ServedModel;
   readonly direct: DirectReplies;
@@ -30,6 +32,8 @@ const INFERENCE: ReadonlyMap<string, ApiKind> = new Map([
   ['/v1/completions', 'completion'],
   ['/v1/chat/completions', 'chat'],
 ]);
+
+const NOT_READY = { parked: 'scaled down', starting: 'loading its model', draining: 'draining' } as const;
 
 /**
  * One worker instance as a vLLM OpenAI server on a port of its own: `POST /v1/completions` and
@@ -71,6 +75,13 @@ export class InstanceHttpServer {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?', 1)[0]!.replace(/(.)\/$/, '$1');
     const kind = INFERENCE.get(path);
+    // An instance not ready answers as a vLLM pod that is loading its model or shutting down: its
+    // health check and its inference routes fail with 503, so a client or a probe goes elsewhere.
+    const notReady = this.deps.notReady();
+    if (notReady !== undefined && (path === '/health' || (kind !== undefined && req.method === 'POST'))) {
+      const message = `instance ${this.deps.instance.instanceId} is not ready (${NOT_READY[notReady]})`;
+      return sendJson(res, 503, apiError(message, 'service_unavailable', null, 503));
+    }
     if (kind !== undefined && req.method === 'POST') return this.serve(kind, req, res);
     if (req.method !== 'GET') return sendJson(res, kind === undefined ? 404 : 405, apiError(`${req.method} ${path} is not served`, 'invalid_request_error', null, kind === undefined ? 404 : 405));
     if (path === '/health') {

@@ -80,6 +80,8 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
     },
     /** Requests served on an instance's own HTTP port (worker.http): their frames go to their HTTP answers, not the bus. */
     private readonly direct?: DirectReplies,
+    /** Told of each lifecycle event before it is published: opens or closes the instance's submit subject (instance-intakes.ts). */
+    private readonly intakes?: { follow(instanceId: string): void },
   ) {
     this.http = bindHttp(metrics);
   }
@@ -361,6 +363,7 @@ export class WorkerOnBus implements WorkerEffects<LiveHeld> {
   }
 
   lifecycle(instance: Instance, type: LifecycleEvent['type'], atUs: Micros): void {
+    this.intakes?.follow(instance.instanceId);
     const event: LifecycleEvent = { ...instance.identity, type, atUs: this.clock.wallUs(atUs) };
     this.bus.publish(subjects.workerLifecycle(instance.instanceId), event);
   }

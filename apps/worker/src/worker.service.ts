@@ -2,28 +2,47 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { Subscription } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { seedOf, seededRandom } from '@sluice/collections';
-import { epochMicros, WakeUpTimers } from '@sluice/bus';
+import { epochMicros, sendMigrateFrame, WakeUpTimers } from '@sluice/bus';
 import { RequestIntake, SERVICE_CONTEXT, type ServiceContext } from '@sluice/service';
-import { CancelRequestSchema, cancelledAs, InferenceRequestSchema, PrefilledSchema, PrefillJobSchema, SetWorkerFaultsSchema, micros, subjects, type RequestDone, type WorkerFaults } from '@sluice/contracts';
+import {
+  CancelRequestSchema,
+  cancelledAs,
+  InferenceRequestSchema,
+  PrefilledSchema,
+  PrefillJobSchema,
+  SetWorkerFaultsSchema,
+  SetWorkerInstancesSchema,
+  micros,
+  subjects,
+  type InferenceRequest,
+  type RequestDone,
+  type WorkerFaults,
+  type WorkerInstanceCounts,
+} from '@sluice/contracts';
 import type { SluiceConfig } from '@sluice/config';
 import { createLatencyModel, servesDecode, servesPrefill, type LatencyProfile } from '@sluice/engine';
 import { WorkerStage, workerSettingsFrom, type InstanceCore, type WorkerWakeUp } from '@sluice/stages';
 import { Coalesced } from './coalesced.js';
 import { DirectReplies } from './direct-replies.js';
 import { InstanceHttpServer } from './instance-http-server.js';
+import { InstanceIntakes } from './instance-intakes.js';
+import { createInstanceStatesGauge } from './instance-states.metrics.js';
 import { createKvTransferMetrics } from './kv-transfer.metrics.js';
 import { liveHeld, type LiveHeld } from './live-held.js';
 import { RealTimeWakeUps } from './real-time-wake-ups.js';
 import { WorkerOnBus, type EngineClock } from './worker-on-bus.js';
+import type { WorkerReadiness } from './worker-readiness.js';
 import { createWorkerMetrics } from './worker.metrics.js';
 
 export const LATENCY_PROFILE = Symbol('sluice.latency-profile');
+export const WORKER_READINESS = Symbol('sluice.worker-readiness');
 
 /**
  * A worker process on the bus: N instances of one model (libs/stages WorkerStage holds every rule:
  * steps back to back, fault knobs, what an instance publishes and when), driven in real time by
- * one scheduler. Each instance has its own submit subject; cancels, discovery and fault control
- * reach the process.
+ * one scheduler. Each instance has its own submit subject, open while the instance is ready
+ * (an autoscaler starts and parks instances: `set-instances`); cancels, discovery and fault
+ * control reach the process.
  */
 @Injectable()
 export class WorkerService implements OnModuleInit, OnModuleDestroy {
@@ -32,8 +51,12 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   private readonly scheduler: RealTimeWakeUps;
   private readonly ticks: WakeUpTimers<WorkerWakeUp>;
   private readonly subscriptions: Subscription[] = [];
-  /** Submit subjects only: unsubscribed first at a drain, so the router routes elsewhere at once. */
+  /** Prefill-job subjects (worker.roles): unsubscribed first at a drain, so decode instances prefill elsewhere at once. */
   private readonly submits: Subscription[] = [];
+  /** Each instance's submit subject, open while it takes work. */
+  private readonly intakes: InstanceIntakes;
+  /** Shutting down: no instance starts any more. */
+  private stopping = false;
   private readonly intake: RequestIntake;
   /** Some instances prefill for others (worker.roles). */
   private readonly disaggregated: boolean;
@@ -46,6 +69,7 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(SERVICE_CONTEXT) private readonly service: ServiceContext<SluiceConfig>,
     @Inject(LATENCY_PROFILE) private readonly profile: LatencyProfile,
+    @Inject(WORKER_READINESS) readiness: WorkerReadiness,
   ) {
     const { worker, models } = service.config;
     const { timeScale } = worker;
@@ -71,7 +95,11 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       refused: (instance: InstanceCore<LiveHeld>, requestId: string) => void instance.prefillRefused(requestId, this.scheduler.nowUs()),
     };
     this.direct = worker.http.enabled ? new DirectReplies() : undefined;
-    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs), disaggregated, this.direct);
+    this.intakes = new InstanceIntakes(
+      (instanceId) => this.stage.slots.takesWork(instanceId),
+      (instanceId) => this.serveSubmit(this.stage.instance(instanceId)!),
+    );
+    const effects = new WorkerOnBus(service.bus, service.tracer, metrics, clock, this.scheduler, (kind, atUs) => this.ticks.wakeAt(kind, atUs), disaggregated, this.direct, this.intakes);
     this.stage = new WorkerStage(settings, effects, (instanceId) => seededRandom(seedOf(instanceId)));
     if (this.direct) {
       const { limits, bodyTimeoutMs } = service.config.gateway;
@@ -79,6 +107,10 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
         this.httpServers.push(
           new InstanceHttpServer({
             instance,
+            notReady: () => {
+              const state = this.stage.slots.stateOf(instance.instanceId);
+              return state === 'ready' || state === undefined ? undefined : state;
+            },
             model: { name: worker.model, maxModelLen: settings.maxModelLen },
             direct: this.direct,
             nowUs: () => this.scheduler.nowUs(),
@@ -93,23 +125,17 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
     this.disaggregated = settings.kvTransfer !== undefined;
     // Every instance's series exist from the start, at zero, as a vLLM pod's do.
     for (const instance of this.stage.instances) effects.bind(instance);
+    createInstanceStatesGauge(service.metrics, worker.instances, () => this.stage.slots.counts());
     this.intake = new RequestIntake(service, 'worker');
+    // worker.loadModelAtStart: ready once the instances it starts with have loaded their model.
+    readiness.follow(() => (this.stage.slots.allLoaded() ? null : `instances loading their model (${settings.startupUs / 1000} ms of model time, worker.loadModelAtStart)`));
   }
 
   async onModuleInit(): Promise<void> {
     const { bus } = this.service;
     const { worker } = this.service.config;
+    // Submit subjects open as instances register (InstanceIntakes, from stage.start below).
     for (const instance of this.stage.instances) {
-      this.submits.push(
-        bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
-          // A duplicate, superseded or cancelled copy is acked (the bus acks on receipt) and not served.
-          const taken = this.intake.take(data, instance.instanceId);
-          if (!taken) return this.notServed(data.id, instance.instanceId);
-          // A newer attempt of a request an instance here still runs: the older one goes first.
-          if (taken === 'supersede') this.dropOlder(data.id, data.attempt);
-          instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
-        }),
-      );
       if (!this.disaggregated) continue;
       const role = instance.identity.role ?? 'both';
       if (servesPrefill(role)) {
@@ -147,11 +173,57 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
       bus.listen(subjects.workerDiscover(), z.object({}), () => this.announce.request()),
       bus.answer(subjects.control('worker', 'set-faults'), SetWorkerFaultsSchema, ({ instanceId, faults }) => this.setFaults(instanceId, faults)),
       bus.answer(subjects.control('worker', 'get-faults'), z.object({ instanceId: z.string().optional() }), ({ instanceId }) => this.stage.faults(instanceId)),
+      // Every worker process hears it; only the one named answers (undefined: no reply), so the asker's first answer is its.
+      bus.answer(subjects.control('worker', 'set-instances'), SetWorkerInstancesSchema, ({ workerId, instances }) => (workerId === this.service.instanceId ? this.setInstances(instances) : undefined)),
     );
     this.stage.start(this.scheduler.nowUs());
     await this.listenHttp();
     const totalKvBlocks = this.stage.instances[0]?.identity.totalKvBlocks;
-    this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale})`);
+    const { ready, starting, active } = this.stage.slots.counts();
+    const life = active < worker.instances || starting > 0 ? `; ${ready} ready, ${starting} loading their model, ${worker.instances - active} parked for the autoscaler` : '';
+    this.logger.log(`${worker.instances} instances of ${worker.model} (profile ${this.profile.name}, ${totalKvBlocks} KV blocks, timeScale ${worker.timeScale}${life})`);
+  }
+
+  /** One instance's submit subject, served while the instance takes work (InstanceIntakes opens and closes it). */
+  private serveSubmit(instance: InstanceCore<LiveHeld>): Subscription {
+    return this.service.bus.serve(subjects.workerSubmit(instance.instanceId), InferenceRequestSchema, ({ data, traceContext }) => {
+      // Delivered as the subject closed (the instance began to drain): back to the router, elsewhere.
+      if (!this.stage.slots.takesWork(instance.instanceId)) return this.notReady(data, instance.instanceId);
+      // A duplicate, superseded or cancelled copy is acked (the bus acks on receipt) and not served.
+      const taken = this.intake.take(data, instance.instanceId);
+      if (!taken) return this.notServed(data.id, instance.instanceId);
+      // A newer attempt of a request an instance here still runs: the older one goes first.
+      if (taken === 'supersede') this.dropOlder(data.id, data.attempt);
+      instance.accept(liveHeld(data, traceContext), this.scheduler.nowUs());
+    });
+  }
+
+  /**
+   * A copy that reached an instance as it stopped taking work is handed back as one that found no
+   * responder would be: its gateway routes it again (no migration spent), and the router that
+   * counted it here hears it is done.
+   */
+  private notReady(request: InferenceRequest, instanceId: string): void {
+    sendMigrateFrame(this.service.bus, request, instanceId, 'next_unavailable', 'router');
+    this.notServed(request.id, instanceId);
+  }
+
+  /**
+   * `set-instances`: the autoscaler asks this process to run `count` of its instances (parked ones
+   * start after the modelled model load; the newest leave by draining). Refused, with the reason,
+   * when it cannot take effect.
+   */
+  private setInstances(count: number): WorkerInstanceCounts {
+    const { instances } = this.service.config.worker;
+    if (this.stopping) throw new Error(`worker ${this.service.instanceId} is shutting down: no instance starts any more`);
+    if (this.disaggregated) throw new Error(`worker ${this.service.instanceId} runs prefill and decode roles (worker.roles): its instances are not scaled`);
+    if (count > instances) throw new Error(`${count} is more than the ${instances} instances worker ${this.service.instanceId} hosts (worker.instances)`);
+    const before = this.stage.slots.counts();
+    const after = this.stage.setActive(count, this.scheduler.nowUs());
+    if (after.active !== before.active) {
+      this.logger.log(`instances: ${before.active} → ${count} asked (${after.starting} starting, ${after.ready} ready, ${after.draining} draining)`);
+    }
+    return { workerId: this.service.instanceId, ...after };
   }
 
   /**
@@ -200,6 +272,8 @@ export class WorkerService implements OnModuleInit, OnModuleDestroy {
    * the gateways, which continue each on another instance; then deregister.
    */
   async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    this.intakes.closeAll();
     this.stage.drain(this.scheduler.nowUs());
     for (const sub of this.submits) sub.unsubscribe();
     for (const server of this.httpServers) server.close();

@@ -41,6 +41,18 @@ export type HandoffResult =
 /** What a control subject answers (see `answer`). */
 export type ControlAnswer = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly message: string };
 
+/** A control verb's answerer refused what it was asked (its message says why): asking again changes nothing. */
+export class ControlRefusedError extends Error {
+  override readonly name = 'ControlRefusedError';
+
+  constructor(
+    readonly subject: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface Received<T> {
   readonly data: T;
   readonly subject: string;
@@ -315,11 +327,14 @@ export class Bus {
     });
   }
 
-  /** Asks a control subject and returns its result, or throws with the answerer's message. */
+  /**
+   * Asks a control subject and returns its result, or throws ControlRefusedError with the
+   * answerer's message (no answer: nats.js's timeout or no-responders error).
+   */
   async ask(subject: string, payload: unknown, timeoutMs = 2_000): Promise<unknown> {
     const reply = await this.nc.request(subject, JSON.stringify(payload), { timeout: timeoutMs });
     const answer = reply.json<ControlAnswer>();
-    if (!answer.ok) throw new Error(answer.message);
+    if (!answer.ok) throw new ControlRefusedError(subject, answer.message);
     return answer.result;
   }
 

@@ -65,7 +65,7 @@ export const AutoscalerSchema = z
     /** KEDA's cooldownPeriod, with minInstances 0 only: how long the metric must stay at or below activationTarget before the pool goes to zero (default 300 000). */
     cooldownMs: z.number().int().nonnegative().max(3_600_000).optional(),
     /** Port of the autoscaler's /healthz, /readyz and /metrics. */
-    port: z.number().int().min(0).max(65535).default(9105),
+    port: z.number().int().min(0).max(65535).default(9099),
     host: z.string().min(1).default('127.0.0.1'),
   })
   .prefault({});

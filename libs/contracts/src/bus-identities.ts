@@ -6,7 +6,7 @@ import { PROTOCOL_ROOT, subjectPatterns, subjects, type ServiceName } from './su
  * each process connects as its kind's identity, and the NATS server lets it publish and subscribe
  * to exactly the subjects below and nothing else.
  */
-export const BUS_IDENTITIES = ['gateway', 'admission', 'flow-controller', 'router', 'worker', 'control'] as const;
+export const BUS_IDENTITIES = ['gateway', 'admission', 'flow-controller', 'router', 'worker', 'autoscaler', 'control'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface SubjectPermissions {
@@ -91,6 +91,14 @@ export function permissionsOf(identity: BusIdentity): SubjectPermissions {
       return {
         publish: [worker.load, worker.kv, worker.lifecycle, worker.done, worker.prefill, worker.prefilled, anyInbox, presenceOf('worker')],
         subscribe: [worker.submit, worker.prefill, worker.prefilled, subjects.requestCancel(), subjects.workerDiscover(), controlOf('worker'), busFaultControl, ownInbox(identity)],
+        answers: true,
+      };
+    case 'autoscaler':
+      return {
+        // It asks one verb of the workers (how many instances each runs), and who is there at its start.
+        publish: [subjects.control('worker', 'set-instances'), subjects.workerDiscover()],
+        // It reads demand (flow control's queues, the instances' load) and follows the workers' instances and processes.
+        subscribe: [worker.lifecycle, worker.load, subjectPatterns.allFlowQueues, subjectPatterns.workerPresence, controlOf('autoscaler'), busFaultControl, ownInbox(identity)],
         answers: true,
       };
     case 'control':

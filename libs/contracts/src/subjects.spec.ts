@@ -38,6 +38,9 @@ describe('subjects', () => {
     expect(matches(subjectPatterns.allFlowQueues, subjects.flowQueue('flow-1'))).toBe(true);
     expect(matches(subjectPatterns.allFlowQueues, subjects.flowSubmit())).toBe(false);
     expect(() => subjects.flowQueue('a.b')).toThrow(/process id/);
+    // The autoscaler hears the worker processes' presence, and no other service's.
+    expect(matches(subjectPatterns.workerPresence, subjects.servicePresence('worker', 'worker-1'))).toBe(true);
+    expect(matches(subjectPatterns.workerPresence, subjects.servicePresence('router', 'router-1'))).toBe(false);
   });
 
   it('reads the instance id back from a per-instance subject', () => {

@@ -20,7 +20,7 @@ function token(kind: string, value: string): string {
 }
 
 /** Services that answer on control subjects. */
-export const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker'] as const;
+export const SERVICES = ['gateway', 'admission', 'flow-controller', 'router', 'worker', 'autoscaler'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 /**
@@ -33,6 +33,7 @@ export const CONTROL_VERBS = {
   'flow-controller': [],
   router: [],
   worker: ['get-faults', 'set-faults', 'set-instances'],
+  autoscaler: [],
 } as const satisfies Record<ServiceName, readonly string[]>;
 export type ControlVerb<S extends ServiceName> = (typeof CONTROL_VERBS)[S][number];
 
@@ -103,6 +104,8 @@ export const subjectPatterns = {
   allServicePresence: `${PROTOCOL_ROOT}.service.*.*.presence`,
   /** One stage's processes: the replicas that share its queue group (admission splits its budget by their number). */
   admissionPresence: `${PROTOCOL_ROOT}.service.admission.*.presence`,
+  /** Every worker process's presence: the autoscaler counts the processes it can size. */
+  workerPresence: `${PROTOCOL_ROOT}.service.worker.*.presence`,
   /** Every gateway's batched tokens frames (an observer's view; each gateway gets its own under `inboxOfGateway`). */
   allInboxTokens: `${PROTOCOL_ROOT}.inbox.*._tokens`,
 } as const;

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { connect, nkeyAuthenticator, nkeys, type NatsConnection } from '@nats-io/transport-node';
-import { inboxPrefixOf, subjects, type BusIdentity } from '@sluice/contracts';
+import { inboxPrefixOf, subjectPatterns, subjects, type BusIdentity } from '@sluice/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from './index.js';
 
@@ -54,6 +54,22 @@ describe('the bus of sluice up', () => {
       `Permissions Violation for Subscription to "${subjects.admissionSubmit()}"`,
       `Permissions Violation for Subscription to "${subjects.inboxOfGateway('gw-any')}"`,
       `Permissions Violation for Subscription to "${inboxPrefixOf('gateway')}.>"`,
+    ]);
+    await nc.close();
+  });
+
+  it('keeps the autoscaler identity to sizing workers: set-instances yes; no other verb, no handoff, no request frames', async () => {
+    const { nc, violations } = await as('autoscaler');
+    nc.publish(subjects.control('worker', 'set-instances'), JSON.stringify({ workerId: 'worker-none', instances: 1 }));
+    nc.publish(subjects.control('worker', 'set-faults'), '{}');
+    nc.publish(subjects.workerSubmit('worker-any-r0'), '{}');
+    nc.subscribe(subjects.inboxOfGateway('gw-any'));
+    nc.subscribe(subjectPatterns.allWorkerLifecycle);
+    await settle(nc);
+    expect(violations).toEqual([
+      `Permissions Violation for Publish to "${subjects.control('worker', 'set-faults')}"`,
+      `Permissions Violation for Publish to "${subjects.workerSubmit('worker-any-r0')}"`,
+      `Permissions Violation for Subscription to "${subjects.inboxOfGateway('gw-any')}"`,
     ]);
     await nc.close();
   });

@@ -1,4 +1,4 @@
-export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, type ServiceName } from './services.js';
+export { SERVICE_NAMES, SERVICE_CONFIG_KEYS, servicesOf, type ServiceName } from './services.js';
 export { ClusterStartError, ChosenPortTakenError } from './cluster-errors.js';
 export { isPidAlive } from './process.js';
 export { startLocalCluster, waitForPidExit, type LocalClusterOptions, type LocalCluster } from './local-cluster.js';

@@ -13,7 +13,7 @@ import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
 import { isPidAlive } from './process.js';
-import { SERVICE_CONFIG_KEYS, SERVICE_NAMES, type ServiceName } from './services.js';
+import { SERVICE_CONFIG_KEYS, servicesOf, type ServiceName } from './services.js';
 import { SupervisedProcess, type ClusterProcess, type RestartEvent, type ServiceExit, type ServiceInfo } from './supervisor.js';
 
 export interface LocalClusterOptions {
@@ -25,7 +25,7 @@ export interface LocalClusterOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Use this NATS server instead of the configured one (`nats.url` / NATS_URL) or an embedded one. */
   readonly natsUrl?: string;
-  /** Which services to start, in order (default all of SERVICE_NAMES); the worker as `worker.processes` processes. */
+  /** Which services to start, in order (default all of SERVICE_NAMES, the autoscaler only when enabled: servicesOf); the worker as `worker.processes` processes. */
   readonly services?: readonly ServiceName[];
   /** Where `<process>.log` (`worker-0.log`, `router.log`, …) and `nats.log` are appended (default `<rootDir>/.sluice/logs`). */
   readonly logDir?: string;
@@ -178,7 +178,6 @@ async function refuseBusyPorts(processes: readonly PlannedProcess[]): Promise<vo
 
 async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const rootDir = resolve(options.rootDir);
-  const names = options.services ?? SERVICE_NAMES;
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   const logDir = resolve(options.logDir ?? join(rootDir, '.sluice', 'logs'));
   const entry = options.serviceEntry ?? ((name: ServiceName) => join(rootDir, 'apps', name, 'dist', 'main.js'));
@@ -189,6 +188,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
 
   // Bad config fails here, before anything starts (ConfigError).
   const config = loadConfig({ env, argv: options.configArgs ?? [] });
+  const names = options.services ?? servicesOf(config);
 
   const missing = names.map(entry).filter((file) => !existsSync(file));
   if (missing.length > 0) {

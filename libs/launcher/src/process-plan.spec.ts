@@ -2,7 +2,7 @@ import { loadConfig } from '@sluice/config';
 import { describe, expect, it } from 'vitest';
 import { ClusterStartError } from './cluster-errors.js';
 import { planProcesses, type PickPorts } from './process-plan.js';
-import { SERVICE_NAMES } from './services.js';
+import { servicesOf } from './services.js';
 
 /** Hands out 20000, 20001, … and records each call, so a test sees which ports came from where. */
 function fakePorts(): { pick: PickPorts; calls: [number, string][] } {
@@ -19,10 +19,20 @@ function fakePorts(): { pick: PickPorts; calls: [number, string][] } {
 
 const plan = (args: string[], pick: PickPorts = fakePorts().pick) => {
   const config = loadConfig({ env: {}, argv: args });
-  return planProcesses(SERVICE_NAMES, config, args, pick).then((result) => ({ ...result, config }));
+  return planProcesses(servicesOf(config), config, args, pick).then((result) => ({ ...result, config }));
 };
 
 describe('planProcesses', () => {
+  it('runs the autoscaler only when it is enabled, as one process on autoscaler.port', async () => {
+    expect((await plan([])).processes.map((p) => p.service)).not.toContain('autoscaler');
+    const { processes } = await plan(['--autoscaler.enabled=true', '--router.replicas=2']);
+    expect(processes.filter((p) => p.service === 'autoscaler').map((p) => [p.name, p.port, p.args])).toEqual([['autoscaler', 9099, []]]);
+    // Its default port is worker-1's (worker.port + 1) once there are two worker processes: refused, naming both.
+    await expect(plan(['--autoscaler.enabled=true', '--autoscaler.port=9105', '--worker.processes=2'])).rejects.toThrow(/autoscaler and worker-1 would both listen on 127\.0\.0\.1:9105/);
+    // Started last, so it stops first.
+    expect(processes.at(-1)?.service).toBe('autoscaler');
+  });
+
   it('runs one process per service, the single worker as worker-0 on worker.port', async () => {
     const { processes, sharedArgs } = await plan([]);
     expect(processes.map((p) => [p.name, p.service, p.port, p.args])).toEqual([

@@ -32,9 +32,11 @@ export function processName(service: ServiceName, index: number, count: number):
   return count === 1 ? service : `${service}-${index}`;
 }
 
-/** How many processes of `service` the config asks for: `worker.processes`, or a stage's `replicas`. */
+/** How many processes of `service` the config asks for: `worker.processes`, a stage's `replicas`, one autoscaler (two would undo each other's decisions). */
 export function processCount(service: ServiceName, config: SluiceConfig): number {
-  return service === 'worker' ? config.worker.processes : config[SERVICE_CONFIG_KEYS[service]].replicas;
+  if (service === 'worker') return config.worker.processes;
+  if (service === 'autoscaler') return 1;
+  return config[SERVICE_CONFIG_KEYS[service]].replicas;
 }
 
 /** Hands out `count` distinct free ports on `host` (net.freePorts; tests pass a fake). */

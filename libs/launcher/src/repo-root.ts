@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Config flags that put every service on a free port (startLocalCluster picks them), so clusters side by side never collide. */
-export const FREE_PORT_ARGS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0'] as const;
+export const FREE_PORT_ARGS = ['--gateway.port=0', '--admission.port=0', '--flowController.port=0', '--router.port=0', '--worker.port=0', '--autoscaler.port=0'] as const;
 
 /**
  * Config flags that make every stage notice a lost peer in about a second (heartbeats every 250 ms,

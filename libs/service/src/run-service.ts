@@ -9,11 +9,19 @@ export interface ServiceWiring {
   readonly module: Type<unknown> | DynamicModule;
   readonly routes?: ReadonlyMap<string, InboundRoute>;
   readonly instanceId?: string;
+  /** Extra readiness check (null = ready): a worker whose instances still load their model. */
+  readonly readiness?: () => string | null;
 }
 
 /** A service's whole main: config from file + env + flags (exit 2 when invalid), then bootstrap. */
-/** The config section of each service. */
-const SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller': 'flowController', router: 'router', worker: 'worker' } as const satisfies Record<ServiceName, keyof SluiceConfig>;
+/**
+ * The config section whose `heartbeatIntervalMs` paces each service's presence. The autoscaler
+ * holds no request, so no gateway watches for its silence: it sends none.
+ */
+const PRESENCE_SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller': 'flowController', router: 'router', worker: 'worker', autoscaler: undefined } as const satisfies Record<
+  ServiceName,
+  keyof SluiceConfig | undefined
+>;
 
 export async function runService(name: `sluice-${ServiceName}`, wire: (config: SluiceConfig) => ServiceWiring): Promise<RunningService<SluiceConfig>> {
   const config = loadConfigOrExit();
@@ -38,9 +46,14 @@ export async function runService(name: `sluice-${ServiceName}`, wire: (config: S
     ...(tls ? { natsTls: tls } : {}),
     ackTimeoutMs: config.nats.ackTimeoutMs,
     ackMarginMs: ackMarginOf(config.nats),
-    presence: { service: serviceOf(name), intervalMs: config[SECTIONS[serviceOf(name)]].heartbeatIntervalMs },
+    ...presenceOf(config, serviceOf(name)),
     ...wiring,
   });
+}
+
+function presenceOf(config: SluiceConfig, service: ServiceName): { presence?: { service: ServiceName; intervalMs: number } } {
+  const section = PRESENCE_SECTIONS[service];
+  return section === undefined ? {} : { presence: { service, intervalMs: config[section].heartbeatIntervalMs } };
 }
 
 function serviceOf(name: `sluice-${ServiceName}`): ServiceName {

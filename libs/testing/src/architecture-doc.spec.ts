@@ -6,7 +6,7 @@ import { readListening, readProcessTable } from './architecture-doc.js';
 import { readConfigExample, readDefaultPorts } from './readme-doc.js';
 
 /** The config section of each service process, as docs/architecture.md's process table names it. */
-const SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller': 'flowController', router: 'router', worker: 'worker' } as const;
+const SECTIONS = { gateway: 'gateway', admission: 'admission', 'flow-controller': 'flowController', router: 'router', worker: 'worker', autoscaler: 'autoscaler' } as const;
 
 /** The port a config section defaults to (undefined: the section has none). */
 const defaults = ConfigSchema.parse({}) as unknown as Record<string, { port?: number } | undefined>;

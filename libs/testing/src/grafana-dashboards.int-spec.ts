@@ -36,7 +36,8 @@ beforeAll(async () => {
     rootDir: REPO_ROOT,
     // Weighted routing, so the router's scores and regret have samples; a KV cache of 8 blocks,
     // so requests sharing an instance run out of blocks and preempt (vllm:num_preemptions_total).
-    configArgs: [...FREE_PORT_ARGS, '--router.policy=weighted', '--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10'],
+    // The autoscaler too (it changes nothing here: its scale-down window outlasts the test), so its page is checked against the doc.
+    configArgs: [...FREE_PORT_ARGS, '--router.policy=weighted', '--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10', '--autoscaler.enabled=true'],
     parallel: true,
   });
   // 48-token prompts (3 blocks) growing to 88 tokens (6 blocks): two at once on an instance need 12.

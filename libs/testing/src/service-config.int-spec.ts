@@ -35,6 +35,12 @@ describe('bad config stops a service at start-up', () => {
     expect(stderr).toMatch(/gateway\.limits\.maxConnections: 100000000 cannot take effect: this process may open \d+ files/);
   });
 
+  it('stops the autoscaler started with autoscaler.enabled false (it would decide nothing), naming the key', async () => {
+    const { code, stderr } = await runService('autoscaler', []);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/autoscaler\.enabled: false: the autoscaler process has nothing to do/);
+  });
+
   it('reads SLUICE_* env the same way', async () => {
     const { code, stderr } = await runService('gateway', [], { SLUICE_GATEWAY__PORT: 'eighty' });
     expect(code).toBe(2);

@@ -242,6 +242,12 @@ export const upCommand: Command = {
       const workers = cluster.processes().filter((p) => p.service === 'worker');
       const { instances } = cluster.config.worker;
       out.line(`  workers: ${workers.map((p) => p.name).join(', ')} (${workers.length} × ${instances} instance${instances === 1 ? '' : 's'}); a process that exits is restarted`);
+      const { autoscaler } = cluster.config;
+      if (cluster.processes().some((p) => p.service === 'autoscaler')) {
+        const per = autoscaler.metric === 'kvUtilization' ? '' : ' per instance';
+        const initial = cluster.config.worker.initialInstances ?? instances;
+        out.line(`  autoscaler: ${autoscaler.metric} (target ${autoscaler.target}${per}), ${workers.length * initial} instance${workers.length * initial === 1 ? '' : 's'} at start, ${autoscaler.minInstances}…${autoscaler.maxInstances ?? workers.length * instances}, deciding every ${autoscaler.intervalMs} ms (docs/autoscaling.md)`);
+      }
       const { http, host } = cluster.config.worker;
       if (http.enabled) {
         // Each instance's own vLLM-compatible port: the bare GPU, without admission, flow control or routing.

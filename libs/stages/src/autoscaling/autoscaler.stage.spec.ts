@@ -171,6 +171,22 @@ describe('what it knows of the workers', () => {
     expect(decisions[0]?.desired).toBe(4);
   });
 
+  it('restarted, counts a worker at the instances it has seen register, so a quiet pool shrinks to its floor', () => {
+    const { stage, agenda, calls } = autoscaler({ scaleDown: { ...HPA_DEFAULTS.scaleDown, stabilizationWindowMs: 0 } });
+    for (let r = 0; r < 4; r++) stage.onLifecycle(lifecycle(`w-r${r}`, 'register'), micros(14 * S));
+    expect(stage.sizes()).toEqual({ ready: 4, requested: 4 });
+    stage.onFlowQueue(queue(0, micros(14 * S)));
+    agenda.runUntil(15 * S);
+    expect(calls).toEqual([{ workerId: 'w', instances: 1, atUs: 15 * S }]);
+  });
+
+  it('a heartbeat does not raise the count: an instance a scale-down is about to drain may still beat', () => {
+    const { stage } = autoscaler();
+    stage.onLifecycle(lifecycle('w-r0', 'register'), micros(0));
+    stage.onLifecycle(lifecycle('w-r1', 'heartbeat'), micros(0));
+    expect(stage.sizes()).toEqual({ ready: 2, requested: 1 });
+  });
+
   it('forgets a worker and its instances when it goes silent', () => {
     const { stage, agenda } = autoscaler({ intervalMs: 2_000 });
     stage.onLifecycle(lifecycle('w-r0', 'register'), micros(0));

@@ -87,6 +87,11 @@ export class AutoscalerStage {
         const known = this.instances.get(event.instanceId);
         if (known) known.lastSeenUs = nowUs;
         else this.instances.set(event.instanceId, { workerId: event.workerId, draining: false, lastSeenUs: nowUs });
+        // A worker runs at least what has registered of it: an autoscaler that restarted (or
+        // forgot the workers in a bus outage) learns what runs from the announcements it asks for.
+        // Only a register counts: a heartbeat can still come from an instance a scale-down is
+        // about to drain.
+        if (event.type === 'register') this.raiseToRegistered(event.workerId);
         return;
       }
       case 'drain': {
@@ -98,6 +103,13 @@ export class AutoscalerStage {
         this.forget(event.instanceId);
         return;
     }
+  }
+
+  private raiseToRegistered(workerId: string): void {
+    const worker = this.workers.get(workerId)!;
+    let ready = 0;
+    for (const instance of this.instances.values()) if (instance.workerId === workerId && !instance.draining) ready++;
+    if (ready > worker.requested) worker.requested = ready;
   }
 
   onSnapshot(snapshot: LoadSnapshot): void {
