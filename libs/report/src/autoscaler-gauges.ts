@@ -13,8 +13,8 @@ export interface AutoscalerGaugeSample {
   readonly ready: number;
   /** sluice_autoscaler_starting_instances */
   readonly starting: number;
-  /** sluice_autoscaler_metric_value */
-  readonly value: number;
+  /** sluice_autoscaler_metric_value: absent before the first decision. */
+  readonly value?: number;
   /** sluice_autoscaler_decisions_total, summed over `direction`. */
   readonly decisions: number;
 }
@@ -31,7 +31,7 @@ export function gaugeAutoscalerSection(metric: string, samples: readonly Autosca
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
     const before = samples[i - 1];
-    if (before !== undefined && s.decisions > before.decisions) decisions.push({ atMs: s.atMs, value: s.value, current: before.desired, ready: before.ready, desired: s.desired });
+    if (before !== undefined && s.decisions > before.decisions && s.value !== undefined) decisions.push({ atMs: s.atMs, value: s.value, current: before.desired, ready: before.ready, desired: s.desired });
     const last = instances.at(-1);
     if (last && last.ready === s.ready && last.starting === s.starting && last.desired === s.desired) continue;
     instances.push({ atMs: s.atMs, ready: s.ready, starting: s.starting, desired: s.desired });

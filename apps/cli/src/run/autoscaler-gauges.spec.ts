@@ -14,6 +14,11 @@ describe('readGaugeSample', () => {
     expect(readGaugeSample(page(3, 1, 2, { up: 1, none: 4 }), 1500)).toEqual({ atMs: 1500, desired: 3, ready: 1, starting: 2, value: 12, decisions: 5 });
   });
 
+  it('reads the sizes before the first decision, when the metric has no value yet', () => {
+    const { desired: d, ready: r, starting: s } = AUTOSCALER_SERIES;
+    expect(readGaugeSample([`${d} 1`, `${r} 1`, `${s} 0`].join('\n'), 10)).toEqual({ atMs: 10, desired: 1, ready: 1, starting: 0, decisions: 0 });
+  });
+
   it('gives nothing for a page without the gauges (not zeros in their place)', () => {
     expect(readGaugeSample('# nothing here\nprocess_cpu_seconds_total 1\n', 0)).toBeUndefined();
   });

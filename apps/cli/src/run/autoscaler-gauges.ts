@@ -21,14 +21,24 @@ export function autoscalerUrlFromConfig(config: unknown): string | undefined {
   return `http://${host.includes(':') ? `[${host}]` : host}:${autoscaler.port}`;
 }
 
-/** One /metrics page read into a sample, or undefined when a series is missing (never a zero in its place). */
+/**
+ * One /metrics page read into a sample, or undefined when a size is missing (never a zero in its
+ * place). The metric's value exists only from the first decision on; a counter that never grew may
+ * have no sample yet, and 0 is then its value.
+ */
 export function readGaugeSample(text: string, atMs: number): AutoscalerGaugeSample | undefined {
   const samples = parseSamples(text);
   const names = new Set(samples.map((s) => s.name));
   const { desired, ready, starting, value, decisions } = AUTOSCALER_SERIES;
-  // A counter that never grew may have no sample yet: 0 is then its value.
-  if (![desired, ready, starting, value].every((name) => names.has(name))) return undefined;
-  return { atMs, desired: sumOf(samples, desired), ready: sumOf(samples, ready), starting: sumOf(samples, starting), value: sumOf(samples, value), decisions: sumOf(samples, decisions) };
+  if (![desired, ready, starting].every((name) => names.has(name))) return undefined;
+  return {
+    atMs,
+    desired: sumOf(samples, desired),
+    ready: sumOf(samples, ready),
+    starting: sumOf(samples, starting),
+    ...(names.has(value) && { value: sumOf(samples, value) }),
+    decisions: sumOf(samples, decisions),
+  };
 }
 
 /**
