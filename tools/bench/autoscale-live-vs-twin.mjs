@@ -18,7 +18,7 @@ import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
 import { readReportJson } from '@sluice/report';
 import { commandLine } from './bench-run.mjs';
 
-const { option } = commandLine();
+const { option, flag } = commandLine();
 const configFile = option('config', 'examples/config/autoscale-queue-depth.yaml');
 const workload = option('workload', 'examples/workloads/step-load.yaml');
 const autoscalerPort = Number(option('autoscaler-port', 18990));
@@ -30,14 +30,17 @@ const config = loadConfig({ env: {}, argv: configArgs });
 const intervalMs = config.autoscaler.intervalMs;
 mkdirSync(outDir, { recursive: true });
 
-// The twin.
-sluice('simulate', workload, ...configArgs, '--out', join(outDir, 'twin'));
-// Live: a local cluster on free ports (the autoscaler on --autoscaler-port, which the run reads).
-const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...configArgs, ...FREE_PORT_ARGS, `--autoscaler.port=${autoscalerPort}`] });
-try {
-  sluice('run', workload, ...configArgs, '--gateway', cluster.gatewayUrl, '--out', join(outDir, 'live'), '--json');
-} finally {
-  await cluster.stop();
+// --compare-only: the reports an earlier run of this script left in --out.
+if (!flag('compare-only')) {
+  // The twin.
+  sluice('simulate', workload, ...configArgs, '--out', join(outDir, 'twin'));
+  // Live: a local cluster on free ports (the autoscaler on --autoscaler-port, which the run reads).
+  const cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...configArgs, ...FREE_PORT_ARGS, `--autoscaler.port=${autoscalerPort}`] });
+  try {
+    sluice('run', workload, ...configArgs, '--gateway', cluster.gatewayUrl, '--out', join(outDir, 'live'), '--json');
+  } finally {
+    await cluster.stop();
+  }
 }
 
 const twin = readReportJson(join(outDir, 'twin', 'report.json')).autoscaler;
@@ -63,6 +66,28 @@ for (const key of ['desired', 'ready']) {
   for (const [side, ms, v] of misses) console.log(`  ${side} went to ${v} at ${(ms / 1000).toFixed(1)} s; the other side did not within ${intervalMs} ms`);
   if (misses.length > 0) agree = false;
 }
+/** A timeline's `key` at `atMs` (its last point at or before). */
+const at = (section, key, atMs) => {
+  let value = section.instances[0]?.[key] ?? 0;
+  for (const p of section.instances) if (p.atMs <= atMs) value = p[key];
+  return value;
+};
+/**
+ * How far apart the two counts get, allowing one interval of shift: at each 100 ms of the run, the
+ * least |live − twin| over live's counts within ± one interval, and the largest of those.
+ */
+function largestGap(key) {
+  const endMs = Math.max(twin.instances.at(-1).atMs, live.instances.at(-1).atMs) + intervalMs;
+  let largest = 0;
+  for (let t = 0; t <= endMs; t += 100) {
+    const mine = at(twin, key, t);
+    let least = Infinity;
+    for (let s = -intervalMs; s <= intervalMs && least > 0; s += 100) least = Math.min(least, Math.abs(at(live, key, t + s) - mine));
+    largest = Math.max(largest, least);
+  }
+  return largest;
+}
+for (const key of ['desired', 'ready']) console.log(`${key}: the counts differ by at most ${largestGap(key)} instance(s), allowing one interval of shift`);
 const fig = (s) => `instance-hours ${s.instanceHours.toFixed(4)}, good/instance-hour ${s.goodPerInstanceHour?.toFixed(0) ?? '—'}, reaction ${s.scaleUps.map((u) => u.reactionMs ?? '—').join(' ')} ms`;
 console.log(`twin: ${fig(twin)}\nlive: ${fig(live)}`);
 console.log(agree ? `The timelines agree within one decision interval (${intervalMs} ms).` : 'The timelines do NOT agree within one decision interval.');
