@@ -102,6 +102,29 @@ describe('the autoscaler on flow-control queue depth (KEDA queue length, HPA Ave
   });
 });
 
+describe('a late timer', () => {
+  it('keeps the rate limits on the schedule: a decision run 0.3 s late still leaves the 15 s period by the next', () => {
+    const onePodPer15s = { stabilizationWindowMs: 0, selectPolicy: 'Max' as const, policies: [{ type: 'Pods' as const, value: 1, periodMs: 15_000 }] };
+    const agenda = new Agenda<AutoscalerWakeUp>();
+    const calls: number[] = [];
+    const stage = new AutoscalerStage(
+      autoscalerSettingsFrom({ ...HPA_DEFAULTS, scaleUp: onePodPer15s }, { processes: 1, instances: 8, initialInstances: 1 }, STALE_MS),
+      { setActive: (_id, instances) => calls.push(instances), decided: () => undefined },
+      // The first decision runs 0.3 s after the time it was due, as a busy event loop's timer would; the next on time.
+      { wakeAt: (kind, atUs) => agenda.add(kind, atUs, () => stage.wake(kind, atUs, micros(atUs === 15 * S ? atUs + 300_000 : atUs))) },
+    );
+    stage.start(micros(0));
+    for (const t of [14, 29]) {
+      stage.onLifecycle(lifecycle('w-r0', t === 14 ? 'register' : 'heartbeat'), micros(t * S));
+      stage.onFlowQueue(queue(40, micros(t * S)));
+      agenda.runUntil((t + 1) * S);
+    }
+    // One instance each decision; with the event kept at its run time (15.3 s) the second, at
+    // 30 s, would have found it inside the period and added none.
+    expect(calls).toEqual([2, 3]);
+  });
+});
+
 describe('the autoscaler on KV utilisation (HPA Utilization over the ready instances)', () => {
   it('asks for ceil(ready × mean / target): 2 ready at 0.9 against 0.6 → 3', () => {
     const { stage, agenda, calls } = autoscaler({ metric: 'kvUtilization', target: 0.6 }, { processes: 1, instances: 8, initialInstances: 2 });

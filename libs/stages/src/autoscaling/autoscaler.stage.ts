@@ -127,7 +127,7 @@ export class AutoscalerStage {
   wake(kind: AutoscalerWakeUp, atUs: Micros, nowUs: Micros = atUs): void {
     if (kind !== 'decide' || !this.ticks.due(atUs)) return;
     this.sweep(nowUs);
-    this.decide(nowUs);
+    this.decide(atUs, nowUs);
   }
 
   /** Instances ready (registered, not draining), and what the workers were asked to run. */
@@ -139,7 +139,13 @@ export class AutoscalerStage {
     return { ready, requested };
   }
 
-  private decide(nowUs: Micros): void {
+  /**
+   * One decision. What it reads is as of `nowUs`; its own history (recommendations, scale events,
+   * KEDA's last activity) is kept on the decisions' schedule, `atUs`, so a window or policy period
+   * that is a multiple of the interval cuts the same decisions whether a timer ran late or not
+   * (the twin's are never late).
+   */
+  private decide(atUs: Micros, nowUs: Micros): void {
     const { settings } = this;
     const { ready, requested: current } = this.sizes();
     const value = this.metricValue(nowUs);
@@ -148,30 +154,30 @@ export class AutoscalerStage {
     let desired: number;
     let rule: AutoscalerDecision['rule'];
     const active = value > settings.activationTarget;
-    if (active) this.lastActiveUs = nowUs;
+    if (active) this.lastActiveUs = atUs;
     if (settings.minInstances === 0 && current === 0) {
       // KEDA activates the pool: one instance; the HPA takes it from there.
       recommended = stabilized = desired = active ? 1 : 0;
       rule = active ? 'activate' : 'inactive';
-    } else if (settings.minInstances === 0 && !active && nowUs - (this.lastActiveUs ?? Number.NEGATIVE_INFINITY) >= settings.cooldownUs) {
+    } else if (settings.minInstances === 0 && !active && atUs - (this.lastActiveUs ?? Number.NEGATIVE_INFINITY) >= settings.cooldownUs) {
       recommended = stabilized = desired = 0;
       rule = 'cooldown';
     } else {
       recommended = settings.target.kind === 'averageValue' ? replicasForAverageValue(current, value, settings.target.value, settings.tolerance) : replicasForUsageRatio(current, ready, value, settings.target.value, settings.tolerance);
-      this.remember(recommended, nowUs);
-      stabilized = stabilize(current, this.recommendations, nowUs, settings.scaleUp, settings.scaleDown, recommended);
-      desired = limitRate(current, stabilized, Math.max(1, settings.minInstances), settings.maxInstances, this.ups, this.downs, settings.scaleUp, settings.scaleDown, nowUs);
+      this.remember(recommended, atUs);
+      stabilized = stabilize(current, this.recommendations, atUs, settings.scaleUp, settings.scaleDown, recommended);
+      desired = limitRate(current, stabilized, Math.max(1, settings.minInstances), settings.maxInstances, this.ups, this.downs, settings.scaleUp, settings.scaleDown, atUs);
       rule = 'hpa';
     }
     desired = Math.min(desired, this.capacity());
-    if (desired !== current) this.scaleTo(desired, current, nowUs);
+    if (desired !== current) this.scaleTo(desired, current, atUs, nowUs);
     this.effects.decided({ atUs: nowUs, metric: settings.metric, value, current, ready, recommended, stabilized, desired, rule });
   }
 
   /** Changes the workers' sizes (spread evenly, spreadInstances) and records the change for the rate limits. */
-  private scaleTo(desired: number, current: number, nowUs: Micros): void {
+  private scaleTo(desired: number, current: number, atUs: Micros, nowUs: Micros): void {
     const change = desired - current;
-    (change > 0 ? this.ups : this.downs).push({ atUs: nowUs, change: Math.abs(change) });
+    (change > 0 ? this.ups : this.downs).push({ atUs, change: Math.abs(change) });
     const ids = [...this.workers.keys()].sort();
     const counts = spreadInstances(
       ids.map((id) => this.workers.get(id)!.requested),
