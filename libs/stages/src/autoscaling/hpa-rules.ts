@@ -1,11 +1,12 @@
 /**
  * The Kubernetes HorizontalPodAutoscaler's arithmetic, as pure functions over instance counts and
- * times in µs. Each follows kube-controller-manager's code (kubernetes/kubernetes master, read 2026-11):
+ * times in µs. Each follows kube-controller-manager's code (kubernetes/kubernetes):
  * - replica counts from a metric: pkg/controller/podautoscaler/replica_calculator.go
+ *   @00067268967ec95a40035bd666374a1caf48dd1a
  *   (`GetExternalPerPodMetricReplicas` for an AverageValue target, `getUsageRatioReplicaCount` for
  *   a Value/Utilization target: the ready pods times the usage ratio, nothing within tolerance);
  * - stabilization and rate limits: pkg/controller/podautoscaler/horizontal.go
- *   (`stabilizeRecommendationWithBehaviors`, `convertDesiredReplicasWithBehaviorRate`,
+ *   @bba5ea7751c6b66b82c4f44ebbcff5411cfcf051 *   (`stabilizeRecommendationWithBehaviors`, `convertDesiredReplicasWithBehaviorRate`,
  *   `calculateScaleUpLimitWithScalingRules`, `calculateScaleDownLimitWithBehaviors`).
  */
 
