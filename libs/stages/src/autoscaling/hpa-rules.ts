@@ -6,7 +6,8 @@
  *   (`GetExternalPerPodMetricReplicas` for an AverageValue target, `getUsageRatioReplicaCount` for
  *   a Value/Utilization target: the ready pods times the usage ratio, nothing within tolerance);
  * - stabilization and rate limits: pkg/controller/podautoscaler/horizontal.go
- *   @bba5ea7751c6b66b82c4f44ebbcff5411cfcf051 *   (`stabilizeRecommendationWithBehaviors`, `convertDesiredReplicasWithBehaviorRate`,
+ *   @bba5ea7751c6b66b82c4f44ebbcff5411cfcf051
+ *   (`stabilizeRecommendationWithBehaviors`, `convertDesiredReplicasWithBehaviorRate`,
  *   `calculateScaleUpLimitWithScalingRules`, `calculateScaleDownLimitWithBehaviors`).
  */
 
