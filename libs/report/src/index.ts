@@ -22,3 +22,4 @@ export { PLOT_SAMPLE_RECORDS, StreamedPlots } from './streamed-plots.js';
 export { autoscalerSection, instanceCounts, instanceMs, scaleUpReactions, type AutoscalerDecisionRow, type AutoscalerSection, type AutoscalerTimelineInput, type HeardInstanceEvent, type InstanceCountsPoint, type ScaleUpReaction } from './autoscaler-section.js';
 export { gaugeAutoscalerSection, type AutoscalerGaugeSample } from './autoscaler-gauges.js';
 export { compareAutoscaler } from './compare-autoscaler.js';
+export { autoscalerSummaryLine } from './autoscaler-summary-line.js';

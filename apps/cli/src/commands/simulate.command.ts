@@ -159,7 +159,7 @@ export const simulateCommand: Command = {
       const { report, page } = twinStreamedReport(workload, runOptions, outDir);
       trace?.close();
       const paths = writeRunReports(outDir, report, page);
-      printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
+      printRunSummary(out, report.summary, paths, parsed.flags.has('json'), report.autoscaler);
       if (!parsed.flags.has('json')) out.line(`records: ${join(outDir, RECORDS_FILE)} (streamed: ${streaming})`);
       return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
     }
@@ -180,7 +180,7 @@ export const simulateCommand: Command = {
     const paths = writeRunReports(outDir, report);
     // No created_at: like the report, the same inputs give the same trace, byte for byte.
     if (exportTrace !== undefined) writeObservedTrace(resolve(ctx.cwd, exportTrace), workload, result.records);
-    printRunSummary(out, report.summary, paths, parsed.flags.has('json'));
+    printRunSummary(out, report.summary, paths, parsed.flags.has('json'), report.autoscaler);
     return report.summary.conservation.check.balanced ? EXIT.OK : EXIT.FAILURE;
   },
 };

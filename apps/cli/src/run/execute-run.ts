@@ -98,7 +98,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   if (settings.exportTraceDir !== undefined) writeObservedTrace(settings.exportTraceDir, workload, records, { created_at: startedAt });
   // Below the progress line, which the table must not continue.
   if (!settings.json) out.line('');
-  printRunSummary(out, report.summary, paths, settings.json);
+  printRunSummary(out, report.summary, paths, settings.json, report.autoscaler);
   if (settings.json) return { report, ...paths };
   if ('why' in engine) out.line(`Engine counters: not in the report: ${engine.why}.`);
   if (readings && 'why' in readings) out.line(`Autoscaler: not in the report: ${readings.why}.`);
