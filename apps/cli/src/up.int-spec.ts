@@ -185,6 +185,6 @@ describe.runIf(existsSync(CLI) || process.env.CI === 'true')('sluice up --only (
     let stderr = '';
     const code = await runCli(['up', '--only', 'worker,gatewya'], { stderr: { write: (c: string) => (stderr += c) }, env: {}, rootDir: REPO_ROOT });
     expect(code).toBe(2);
-    expect(stderr).toContain('sluice up: --only: "gatewya" is not a service; allowed: worker, router, flow-controller, admission, gateway (comma-separated)');
+    expect(stderr).toContain('sluice up: --only: "gatewya" is not a service; allowed: worker, router, flow-controller, admission, gateway, autoscaler (comma-separated)');
   });
 });

@@ -78,7 +78,7 @@ export async function executeRun(settings: RunSettings, out: Output, progressStr
   const clientLag = clientLagSection(records);
   const readings = await autoscaler?.stop();
   const summary = buildReport(records, { expectedRequests: requests.length, ...(settings.fitnessWeights === undefined ? {} : { fitnessWeights: settings.fitnessWeights }) });
-  const metric = (settings.config as { autoscaler?: { metric?: string } }).autoscaler?.metric ?? 'unknown';
+  const metric = (settings.config as { autoscaler?: { metric?: string } } | null | undefined)?.autoscaler?.metric ?? 'unknown';
 
   const report: RunReportFile = {
     version: 1,
