@@ -6,6 +6,7 @@ export * from './prometheus-process.js';
 export * from './sluice-cli.js';
 export * from './telemetry-doc.js';
 export * from './completions.js';
+export * from './model-timing.js';
 export * from './stream-completion.js';
 export { ComposeProject, composeLeftovers, findCompose } from './compose.js';
 export { buildOfflineImages } from './offline-images.js';
