@@ -41,11 +41,16 @@ export function stampSent(timings: StageTimings, atMs: number = monotonicMs()): 
   timings.sentOn = HOST_CLOCK;
 }
 
-/** ms since the stamp, or undefined when there is none or it was made on another host; the stamp is removed. */
+/**
+ * ms since the stamp, or undefined when there is none or it was made on another host; the stamp is
+ * removed. Set to undefined (which JSON leaves out) rather than deleted: a `delete` turns the object
+ * into a slow dictionary for every later read and write, and this runs at every stage's door
+ * (`takeHopMs` was about 2% of the flow controller's busy time in a CPU profile at 1,000 requests/s).
+ */
 export function takeHopMs(timings: StageTimings): number | undefined {
   const { sentAtMs, sentOn } = timings;
-  delete timings.sentAtMs;
-  delete timings.sentOn;
+  timings.sentAtMs = undefined;
+  timings.sentOn = undefined;
   if (sentAtMs === undefined || sentOn !== HOST_CLOCK) return undefined;
   return Math.max(0, monotonicMs() - sentAtMs);
 }

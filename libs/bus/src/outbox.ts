@@ -48,7 +48,11 @@ export class Outbox {
     this.queued = [];
     for (const message of queued) {
       try {
-        this.nc.publish(message.subject, message.data, { headers: message.headers, reply: message.reply });
+        // Encoded here rather than by the client: nats.js encodes a string with a TextEncoder,
+        // a fresh buffer each time, about 300 ns for a ~440-byte request on the development VM;
+        // Buffer.from carves it from a shared slab in about 65 ns. Under load `encode` was 3–10%
+        // of each service's busy time (CPU profiles at 1,000 requests/s, docs/benchmarks.md).
+        this.nc.publish(message.subject, Buffer.from(message.data), { headers: message.headers, reply: message.reply });
       } catch (error) {
         if (message.onRefused) message.onRefused(error);
         else this.onError(message.subject, error);

@@ -1,5 +1,5 @@
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
-import { lastValueFrom } from 'rxjs';
+import { isObservable, lastValueFrom } from 'rxjs';
 import type { z } from 'zod';
 import type { Subscription } from '@nats-io/transport-node';
 import type { Bus, Received } from '@sluice/bus';
@@ -61,10 +61,17 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     callback();
   }
 
+  /**
+   * Nest's `transformToObservable` would wrap every handler's result in an Observable to subscribe
+   * to it; a result here is almost always a plain value (awaited, so never a promise), which only an
+   * Observable needs. So one is made only for a handler that returns an Observable: per message that
+   * saves the Observable, its subscriber and its subscription (the three middle stages take four or
+   * five messages a request).
+   */
   private subscribe(pattern: string, route: InboundRoute, handler: MessageHandler): Subscription {
     const run = async (message: Received<unknown>) => {
       const result: unknown = await handler(message.data, message);
-      this.transformToObservable(result).subscribe();
+      if (isObservable(result)) result.subscribe();
     };
     switch (route.kind) {
       case 'handoff':
@@ -72,7 +79,10 @@ export class BusTransport extends Server implements CustomTransportStrategy {
       case 'event':
         return this.bus.listen(pattern, route.schema, run, route.queue);
       case 'control':
-        return this.bus.answer(pattern, route.schema, async (data) => lastValueFrom(this.transformToObservable(await handler(data)), { defaultValue: undefined }));
+        return this.bus.answer(pattern, route.schema, async (data) => {
+          const result: unknown = await handler(data);
+          return isObservable(result) ? lastValueFrom(result, { defaultValue: undefined }) : result;
+        });
     }
   }
 

@@ -191,11 +191,12 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
   // first message can reach a handler; \`listen\` would run them only after the bus routes were live.
   await app.init();
   await app.startAllMicroservices();
-  if (spec.routes?.has(subjectPatterns.allWorkerLifecycle)) {
-    // Subscribed to lifecycle events: ask the instances that are already up to announce themselves.
-    await bus.flush();
-    bus.publish(subjects.workerDiscover(), {});
-  }
+  // The server has every subscription before the process says it is up: a peer that hears `up` (or
+  // sees it ready) and sends at once on another connection would otherwise race the subscriptions,
+  // and what it sent would be lost (under load the stage-host spec's presence event was).
+  await bus.flush();
+  // Subscribed to lifecycle events: ask the instances that are already up to announce themselves.
+  if (spec.routes?.has(subjectPatterns.allWorkerLifecycle)) bus.publish(subjects.workerDiscover(), {});
   announce('up');
   const address = await listenWithAcceptors(app.getHttpServer() as Server, { port: spec.http.port, host: spec.http.host, backlog: LISTEN_BACKLOG, acceptors: ACCEPTORS });
   const url = `http://${spec.http.host}:${address.port}`;
