@@ -17,7 +17,7 @@
 //    just before;
 // 4. idle single requests: one at a time, each after the cluster idled --idle-gaps ms, their
 //    overhead against one-way raw NATS transits after the same pause (idle-transit.mjs's
-//    measurement), measured just before;
+//    measurement), the two alternated in blocks;
 // 5. the highest rate sustained for --sustain-seconds with no error, achieved rate ≥ 97 % of the
 //    offered one and p99 ≤ 1 s: from 1000/s up in ×1.25 steps (down if 1000/s already fails).
 // Then the goals (live/goals.mjs), each met or not.
@@ -66,6 +66,8 @@ const warmUpRequests = Number(option('warmup', 200));
 /** Pauses before each idle single request, and how many requests (and raw transits) after each. */
 const idleGaps = option('idle-gaps', '40,1000').split(',').map(Number).filter((g) => g > 0);
 const idleN = Number(option('idle-n', quick ? 15 : 40));
+/** The idle requests and their raw transits alternate in this many blocks. */
+const IDLE_BLOCKS = 5;
 /** Raw request/reply at each rate runs this long for its CPU per round trip. */
 const rawCpuSeconds = Math.min(seconds, 5);
 const INSTANCES = 16;
@@ -254,12 +256,20 @@ try {
   }
   results.runs = runs;
 
-  // 4. idle single requests, each pause's raw transits measured just before its requests.
+  // 4. idle single requests against raw transits after the same pause, alternated in blocks so a
+  // busy minute on this shared machine falls on both alike.
   const idle = [];
   for (const gapMs of idleGaps) {
-    log(`idle: ${idleN} raw transits, then ${idleN} single requests, each after ${gapMs} ms idle`);
-    const transits = stats(await idleTransit.measure(gapMs, idleN));
-    const records = await idleRequests({ url, request, gapMs, n: idleN });
+    log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${IDLE_BLOCKS} alternating blocks`);
+    const rawTransits = [];
+    const records = [];
+    for (let block = 0; block < IDLE_BLOCKS; block++) {
+      const size = Math.floor(idleN / IDLE_BLOCKS) + (block < idleN % IDLE_BLOCKS ? 1 : 0);
+      if (size === 0) continue;
+      rawTransits.push(...(await idleTransit.measure(gapMs, size)));
+      records.push(...(await idleRequests({ url, request, gapMs, n: size })));
+    }
+    const transits = stats(rawTransits);
     const ok = records.filter((r) => isOk(r) && typeof r.sluice?.timings?.prefillMs === 'number' && typeof r.sluice?.timings?.decodeMs === 'number');
     const overhead = stats(ok.map((r) => r.latencyMs - r.sluice.timings.prefillMs - r.sluice.timings.decodeMs));
     idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50 });
