@@ -318,7 +318,7 @@ try {
   const out = [];
   out.push(`live path benchmark: ${INSTANCES} instances, timeScale ${TIME_SCALE}, max_tokens 1, build ${build}, node ${process.version}, nats ${cluster.natsKind}${quick ? ', --quick' : ''}`);
   out.push('');
-  out.push('baseline: raw NATS request/reply on the same nats-server, this run');
+  out.push("baseline: raw NATS request/reply on a nats-server of its own (the cluster's binary), this run");
   out.push(
     table([
       ['round trip, sequential', `p50 ${us(raw.rtt.p50)}`, `p99 ${us(raw.rtt.p99)}`, `n=${n}, ${payload.length} B JSON`],
