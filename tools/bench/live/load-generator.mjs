@@ -258,19 +258,32 @@ export function machineBusySeconds() {
 }
 
 /**
- * Starts measuring the CPU of named pids; the returned stop() gives cores used (CPU s per s) by
- * name, and under `machine` the whole machine's (every process on it, ours or not).
+ * Starts counting the CPU of named pids; the returned stop() gives { seconds, cpu }: the wall
+ * seconds since the start and the CPU seconds (user + system) each one used, undefined for one
+ * that is gone, and under `machine` the whole machine's (every process on it, ours or not).
  */
-export function cpuMeter(pids) {
+export function cpuUsage(pids) {
   const t = performance.now();
   const read = () => ({ ...Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)])), machine: machineBusySeconds() });
   const start = read();
   return () => {
     const seconds = (performance.now() - t) / 1000;
     const now = read();
-    const out = {};
-    for (const name of Object.keys(now)) out[name] = now[name] === undefined || start[name] === undefined ? undefined : (now[name] - start[name]) / seconds;
-    return out;
+    const cpu = {};
+    for (const name of Object.keys(now)) cpu[name] = now[name] === undefined || start[name] === undefined ? undefined : now[name] - start[name];
+    return { seconds, cpu };
+  };
+}
+
+/**
+ * Starts measuring the CPU of named pids; the returned stop() gives cores used (CPU s per s) by
+ * name, and under `machine` the whole machine's (every process on it, ours or not).
+ */
+export function cpuMeter(pids) {
+  const stop = cpuUsage(pids);
+  return () => {
+    const { seconds, cpu } = stop();
+    return Object.fromEntries(Object.entries(cpu).map(([name, s]) => [name, s === undefined ? undefined : s / seconds]));
   };
 }
 
