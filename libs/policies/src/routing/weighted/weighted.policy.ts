@@ -43,16 +43,22 @@ export function createWeighted(params: unknown, deps: RoutingPolicyDeps): Routin
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
       const n = candidates.length;
-      const scores = new Float64Array(n);
-      const unweighted = active.map(({ scorer, factor }) => {
+      // A plain array, not a Float64Array: a typed array of 10 000 allocates its buffer outside
+      // the heap, which cost more than the whole sum. Each sum starts from +0, as a fresh
+      // typed array's would, and adds the scorers in the same order: the same bits.
+      const scores = new Array<number>(n);
+      const unweighted = new Array<number[]>(active.length);
+      for (let k = 0; k < active.length; k++) {
+        const { scorer, factor } = active[k]!;
         const raw = scorer.score(request, candidates, cluster);
         const clamped = raw.length === n ? raw : new Array<number>(n); // raw is ours to change (Scorer's contract)
         for (let i = 0; i < n; i++) {
-          clamped[i] = clampScore(raw[i] ?? 0);
-          scores[i]! += factor * clamped[i]!;
+          const score = clampScore(raw[i] ?? 0);
+          clamped[i] = score;
+          scores[i] = (k === 0 ? 0 : scores[i]!) + factor * score;
         }
-        return clamped;
-      });
+        unweighted[k] = clamped;
+      }
       const perScorer = (i: number) => {
         const record: Record<string, number> = {};
         for (let k = 0; k < active.length; k++) record[active[k]!.name] = unweighted[k]![i]!;

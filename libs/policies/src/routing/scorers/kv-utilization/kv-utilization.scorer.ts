@@ -11,7 +11,9 @@ export function createKvUtilizationScorer(): Scorer {
   return {
     name: KV_UTILIZATION_SCORER,
     score(_request, candidates) {
-      return candidates.map((c) => clampScore(1 - c.kvUtilization));
+      const scores = new Array<number>(candidates.length);
+      for (let i = 0; i < candidates.length; i++) scores[i] = clampScore(1 - candidates[i]!.kvUtilization);
+      return scores;
     },
   };
 }

@@ -33,16 +33,22 @@ export function createQueueDepthScorer(params: unknown = {}): Scorer {
   return {
     name: QUEUE_DEPTH_SCORER,
     score(_request, candidates) {
-      const loads = candidates.map(loadOf);
+      // Loops over preallocated arrays, the loads turned into scores in place: at 10 000
+      // candidates, Array.prototype.map's growing arrays cost several times the arithmetic.
+      const n = candidates.length;
+      const scores = new Array<number>(n);
       let min = Number.POSITIVE_INFINITY;
       let max = Number.NEGATIVE_INFINITY;
-      for (const load of loads) {
+      for (let i = 0; i < n; i++) {
+        const load = loadOf(candidates[i]!);
+        scores[i] = load;
         if (load < min) min = load;
         if (load > max) max = load;
       }
       const range = max - min;
-      if (!(range > 0)) return loads.map(() => 1);
-      return loads.map((load) => clampScore((max - load) / range));
+      if (!(range > 0)) return scores.fill(1);
+      for (let i = 0; i < n; i++) scores[i] = clampScore((max - scores[i]!) / range);
+      return scores;
     },
   };
 }
