@@ -190,8 +190,10 @@ class RankedDecision implements RoutingDecision {
 }
 
 /**
- * The first `k` indices of `rankOrder(scores, chosen)` by repeated selection, O(n·k): the same
- * order (score descending, NaN last; among equals the chosen one first, then view order).
+ * The first `k` indices of `rankOrder(scores, chosen)`, in one pass keeping the best k seen so
+ * far in order, O(n·k) at worst and about n comparisons when k is small: the same order (score
+ * descending, NaN last; among equals the chosen one first, then view order). `before` is a strict
+ * total order over indices, so any selection of the k first under it gives this same list.
  */
 export function topOrder(scores: ArrayLike<number>, chosen: number, k: number): number[] {
   const n = scores.length;
@@ -204,13 +206,16 @@ export function topOrder(scores: ArrayLike<number>, chosen: number, k: number): 
     if (a === chosen || b === chosen) return a === chosen;
     return a < b;
   };
-  const taken = new Uint8Array(n);
+  // As many as the repeated selection this replaced took: ⌈k⌉ rounds, none for k ≤ 0 or NaN.
+  const size = k > 0 ? Math.min(n, Math.ceil(k)) : 0;
   const order: number[] = [];
-  for (let round = 0; round < Math.min(k, n); round++) {
-    let best = -1;
-    for (let i = 0; i < n; i++) if (!taken[i] && (best < 0 || before(i, best))) best = i;
-    taken[best] = 1;
-    order.push(best);
+  if (size === 0) return order;
+  for (let i = 0; i < n; i++) {
+    if (order.length === size && !before(i, order[size - 1]!)) continue;
+    // Insert i in place, dropping the last when full.
+    let p = order.length === size ? size - 1 : order.length;
+    for (; p > 0 && before(i, order[p - 1]!); p--) order[p] = order[p - 1]!;
+    order[p] = i;
   }
   return order;
 }
