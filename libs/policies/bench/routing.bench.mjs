@@ -1,7 +1,7 @@
 // Routing decision time, pure code, no I/O:  npm run build && node libs/policies/bench/routing.bench.mjs
 // One `route()` call timed on its own (performance.now() before and after), p50 and p99, for
 // `weighted` (default weights: prefix-affinity:3, queue-depth:2, kv-utilization:2), `least-loaded`
-// and `round-robin`, over 10, 100 and 1 000 instances of one model. Requests have 64 blocks; a
+// and `round-robin`, over 10, 100, 1 000 and 10 000 instances of one model. Requests have 64 blocks; a
 // PrefixIndex holds, per instance, two of 64 "system prompt" prefixes of 64 blocks, and each request
 // starts with the first 32 blocks of one of them (so ~1/32 of the instances match 32 blocks, the
 // rest miss at block 0), then 32 blocks of its own.
@@ -13,12 +13,23 @@
 // load (queueDepth + batchSize + inFlight) over the instances array, the least any load-aware
 // policy must do. A "timer floor" row (an empty timed region) shows what the timing itself costs.
 // Every measurement runs interleaved, ROUND decisions of each per round, so JIT state, GC and a busy
-// machine affect all of them alike; the first WARMUP rounds are not counted.
+// machine affect all of them alike; the first WARMUP rounds are not counted. The 10 000-instance
+// rows run every other round (half the decisions: 3 000 per row, so its p99 is still the 30th
+// slowest), which keeps the whole run under a minute.
+// `--build DIR` loads the policies from another build of this package (default: ../dist), for
+// paired runs of the same bench against the build before a change.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
-import { PrefixIndex, createRoutingRegistry } from '../dist/index.js';
 
-const SIZES = [10, 100, 1_000];
+const { values: args } = parseArgs({ options: { build: { type: 'string', default: new URL('../dist', import.meta.url).pathname } } });
+const { PrefixIndex, createRoutingRegistry } = await import(pathToFileURL(resolve(args.build, 'index.js')).href);
+
+const SIZES = [10, 100, 1_000, 10_000];
+/** Sizes from this one up run every other round. */
+const HALF_RATE_FROM = 10_000;
 /** [label, policy, params] */
 const POLICIES = [
   ['weighted', 'weighted', {}],
@@ -34,7 +45,7 @@ const FAMILIES_PER_INSTANCE = 2;
 const REQUESTS = 1_024;
 const ROUND = 50;
 const WARMUP = 20;
-const ROUNDS = 120; // → 6 000 timed decisions per measurement
+const ROUNDS = 120; // → 6 000 timed decisions per measurement (3 000 from HALF_RATE_FROM instances up)
 const GOAL_MS = 1;
 
 const rand = seededRandom(20_240_601);
@@ -139,8 +150,12 @@ measurements.set('floor', (out) => {
 
 const samples = new Map([...measurements.keys()].map((key) => [key, []]));
 const scratch = [];
+const sizeOf = (key) => Number(key.slice(key.lastIndexOf('/') + 1)); // NaN for the floor
 for (let round = 0; round < WARMUP + ROUNDS; round++) {
-  for (const [key, run] of measurements) run(round < WARMUP ? ((scratch.length = 0), scratch) : samples.get(key));
+  for (const [key, run] of measurements) {
+    if (sizeOf(key) >= HALF_RATE_FROM && round % 2 === 1) continue;
+    run(round < WARMUP ? ((scratch.length = 0), scratch) : samples.get(key));
+  }
 }
 const quantile = (key, q) => {
   const sorted = samples.get(key).sort((a, b) => a - b);
@@ -164,7 +179,8 @@ for (const n of SIZES) {
 }
 const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
 console.log(
-  `routing decision time: ${BLOCKS}-block requests, ${FAMILIES} prefix families, ${ROUNDS * ROUND} decisions per row after ${WARMUP * ROUND} warm-up (node ${process.version})`,
+  `routing decision time: ${BLOCKS}-block requests, ${FAMILIES} prefix families, ${ROUNDS * ROUND} decisions per row after ${WARMUP * ROUND} warm-up ` +
+    `(${(ROUNDS * ROUND) / 2} after ${(WARMUP * ROUND) / 2} from ${HALF_RATE_FROM} instances up; node ${process.version}, build ${args.build})`,
 );
 for (const row of table) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '));
 const largest = SIZES.at(-1);
