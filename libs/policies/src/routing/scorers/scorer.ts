@@ -7,8 +7,19 @@ import type { ClusterView, InstanceView, PolicyRequest } from '../../cluster-vie
  */
 export interface Scorer {
   readonly name: string;
-  /** One score per candidate, in the candidates' order: a new array, which the caller may keep and change. */
-  score(request: PolicyRequest, candidates: readonly InstanceView[], cluster: ClusterView): number[];
+  /**
+   * One score per candidate, in the candidates' order, written into `out` when given (resized to
+   * the candidates; the caller reuses it from one decision to the next), else into a new array;
+   * either way the array is returned and the caller may change it.
+   */
+  score(request: PolicyRequest, candidates: readonly InstanceView[], cluster: ClusterView, out?: number[]): number[];
+}
+
+/** `out` resized to n entries (its old values still there), or a new array of n when none is given. */
+export function scoreArray(n: number, out?: number[]): number[] {
+  if (!out) return new Array<number>(n);
+  out.length = n;
+  return out;
 }
 
 /** x clamped to [0, 1]; NaN reads 0. */

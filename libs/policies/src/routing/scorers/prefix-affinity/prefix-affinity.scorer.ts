@@ -1,4 +1,4 @@
-import { clampScore, type Scorer } from '../scorer.js';
+import { clampScore, scoreArray, type Scorer } from '../scorer.js';
 import { CandidatePositions } from './candidate-positions.js';
 
 export const PREFIX_AFFINITY_SCORER = 'prefix-affinity';
@@ -16,13 +16,13 @@ export function createPrefixAffinityScorer(): Scorer {
   const positions = new CandidatePositions();
   return {
     name: PREFIX_AFFINITY_SCORER,
-    score(request, candidates, cluster) {
+    score(request, candidates, cluster, out) {
       const blocks = request.blockHashes;
       const prefix = cluster.prefix;
       const n = candidates.length;
       // Loops over a preallocated array, not Array.prototype.map: at 10 000 candidates the
       // array map grows cost more than the lookups (docs/benchmarks.md, routing decision time).
-      const scores = new Array<number>(n).fill(0);
+      const scores = scoreArray(n, out).fill(0);
       if (!prefix || blocks.length === 0) return scores;
       if (prefix.matchedBlocksByInstance) {
         const matched = prefix.matchedBlocksByInstance(blocks);

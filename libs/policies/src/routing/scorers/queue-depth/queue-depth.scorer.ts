@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { effectiveLoad } from '../../decision.js';
 import type { InstanceView } from '../../../cluster-view.js';
-import { clampScore, type Scorer } from '../scorer.js';
+import { clampScore, scoreArray, type Scorer } from '../scorer.js';
 
 export const QUEUE_DEPTH_SCORER = 'queue-depth';
 
@@ -32,11 +32,11 @@ export function createQueueDepthScorer(params: unknown = {}): Scorer {
   const loadOf = reads === 'queue-depth' ? queueDepthOf : effectiveLoad;
   return {
     name: QUEUE_DEPTH_SCORER,
-    score(_request, candidates) {
+    score(_request, candidates, _cluster, out) {
       // Loops over preallocated arrays, the loads turned into scores in place: at 10 000
       // candidates, Array.prototype.map's growing arrays cost several times the arithmetic.
       const n = candidates.length;
-      const scores = new Array<number>(n);
+      const scores = scoreArray(n, out);
       let min = Number.POSITIVE_INFINITY;
       let max = Number.NEGATIVE_INFINITY;
       for (let i = 0; i < n; i++) {
