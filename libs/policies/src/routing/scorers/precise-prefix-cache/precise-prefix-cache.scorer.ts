@@ -1,4 +1,4 @@
-import { scoreArray, type Scorer } from '../scorer.js';
+import { fillScores, scoreArray, type Scorer } from '../scorer.js';
 
 export const PRECISE_PREFIX_CACHE_SCORER = 'precise-prefix-cache';
 
@@ -18,7 +18,7 @@ export function createPrecisePrefixCacheScorer(): Scorer {
       const n = candidates.length;
       const scores = scoreArray(n, out);
       const kv = cluster.kvCache;
-      if (!kv) return scores.fill(1);
+      if (!kv) return fillScores(scores, 1);
       const blocks = request.blockHashes;
       const matched = kv.matchedBlocksByInstance?.(blocks);
       // The matched counts first, in place, then normalised in place.
@@ -31,7 +31,7 @@ export function createPrecisePrefixCacheScorer(): Scorer {
         if (count < min) min = count;
         if (count > max) max = count;
       }
-      if (max === min) return scores.fill(1);
+      if (max === min) return fillScores(scores, 1);
       const span = max - min;
       for (let i = 0; i < n; i++) scores[i] = (scores[i]! - min) / span;
       return scores;

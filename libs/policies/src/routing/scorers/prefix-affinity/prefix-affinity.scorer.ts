@@ -1,4 +1,4 @@
-import { clampScore, scoreArray, type Scorer } from '../scorer.js';
+import { clampScore, fillScores, scoreArray, type Scorer } from '../scorer.js';
 import { CandidatePositions } from './candidate-positions.js';
 
 export const PREFIX_AFFINITY_SCORER = 'prefix-affinity';
@@ -22,7 +22,7 @@ export function createPrefixAffinityScorer(): Scorer {
       const n = candidates.length;
       // Loops over a preallocated array, not Array.prototype.map: at 10 000 candidates the
       // array map grows cost more than the lookups (docs/benchmarks.md, routing decision time).
-      const scores = scoreArray(n, out).fill(0);
+      const scores = fillScores(scoreArray(n, out), 0);
       if (!prefix || blocks.length === 0) return scores;
       if (prefix.matchedBlocksByInstance) {
         const matched = prefix.matchedBlocksByInstance(blocks);

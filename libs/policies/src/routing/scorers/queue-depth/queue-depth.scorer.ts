@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { effectiveLoad } from '../../decision.js';
 import type { InstanceView } from '../../../cluster-view.js';
-import { clampScore, scoreArray, type Scorer } from '../scorer.js';
+import { clampScore, fillScores, scoreArray, type Scorer } from '../scorer.js';
 
 export const QUEUE_DEPTH_SCORER = 'queue-depth';
 
@@ -46,7 +46,7 @@ export function createQueueDepthScorer(params: unknown = {}): Scorer {
         if (load > max) max = load;
       }
       const range = max - min;
-      if (!(range > 0)) return scores.fill(1);
+      if (!(range > 0)) return fillScores(scores, 1);
       for (let i = 0; i < n; i++) scores[i] = clampScore((max - scores[i]!) / range);
       return scores;
     },
