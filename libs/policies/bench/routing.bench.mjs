@@ -7,6 +7,8 @@
 // rest miss at block 0), then 32 blocks of its own.
 // Each policy is timed twice: `route()` alone (the decision: choice and regret), and `route()` plus
 // `decision.top(3)`, the three best candidates the router records on the decision's span.
+// At the largest size two more lines time the decision as the router makes it: its ClusterState's
+// view() alone (the router builds one per decision), and view() + weighted route() + top(3).
 // Two rows show where weighted's time goes: weighted without its prefix-affinity scorer, and the
 // prefix lookups alone (PrefixIndex.matchedBlocksByInstance, the bulk lookup prefix-affinity uses).
 // Baseline, same instances, same run, timed the same way: one pass computing the minimum effective
@@ -29,7 +31,7 @@ import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
 
 const { values: args } = parseArgs({ options: { build: { type: 'string', default: new URL('../dist', import.meta.url).pathname } } });
-const { PrefixIndex, createRoutingRegistry } = await import(pathToFileURL(resolve(args.build, 'index.js')).href);
+const { ClusterState, PrefixIndex, createRoutingRegistry } = await import(pathToFileURL(resolve(args.build, 'index.js')).href);
 
 const SIZES = [10, 100, 1_000, 10_000];
 /** Sizes from this one up run every other round. */
@@ -89,6 +91,25 @@ const viewOf = (n) => {
     };
   });
   return { instances, prefix };
+};
+
+/**
+ * A ClusterState holding the view's instances as a router's does (registered, one snapshot each,
+ * the view's in-flight count dispatched there), so `view()` gives back the same signals.
+ */
+const clusterStateOf = (view) => {
+  const state = new ClusterState(3_600_000_000);
+  for (const i of view.instances) {
+    const { instanceId, workerId, rank, model, totalKvBlocks } = i;
+    state.onLifecycle({ type: 'register', instanceId, workerId, rank, model, totalKvBlocks, atUs: 0 });
+    state.onSnapshot({
+      instanceId, workerId, rank, atUs: 0, totalKvBlocks, freeKvBlocks: totalKvBlocks, cacheHitRate: 0, preemptions: 0,
+      queueDepth: i.queueDepth, batchSize: i.batchSize, inFlight: i.inFlight, kvUtilization: i.kvUtilization,
+      activePrefillTokens: i.activePrefillTokens, activeDecodeBlocks: i.activeDecodeBlocks,
+    });
+    for (let r = 0; r < i.inFlight; r++) state.dispatched(instanceId, `${instanceId}#${r}`);
+  }
+  return state;
 };
 
 let sink = 0; // keeps results alive so nothing is optimised away
@@ -160,6 +181,39 @@ for (const n of SIZES) {
     });
   }
 }
+// The decision as the router makes it, at the largest size: its ClusterState's view() (an object
+// per instance, built for every decision), then route() and the top 3 for the span. The clock
+// moves 1 µs per decision, as a live router's does.
+{
+  const n = SIZES.at(-1);
+  const { prefix, instances } = viewOf(n);
+  const state = clusterStateOf({ instances });
+  const policy = createRoutingRegistry().create('weighted', {}, { random: seededRandom(n) });
+  let nowUs = 1;
+  let next = 0;
+  measurements.set(`view/${n}`, (out, cpuOut) => {
+    for (let k = 0; k < ROUND; k++) {
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      const view = state.view(nowUs++, prefix);
+      out.push((performance.now() - t) * 1_000);
+      cpuOut.push(cpuMicros(cpu));
+      sink += view.instances.length;
+    }
+  });
+  measurements.set(`view+weighted+ranked/${n}`, (out, cpuOut) => {
+    for (let k = 0; k < ROUND; k++) {
+      const request = requests[next++ % REQUESTS];
+      const cpu = process.cpuUsage();
+      const t = performance.now();
+      const decision = policy.route(request, state.view(nowUs++, prefix), nowUs);
+      const [best] = decision.top(3);
+      out.push((performance.now() - t) * 1_000);
+      cpuOut.push(cpuMicros(cpu));
+      sink += decision.regret + best.score;
+    }
+  });
+}
 measurements.set('floor', (out) => {
   for (let k = 0; k < ROUND; k++) {
     const t = performance.now();
@@ -206,12 +260,17 @@ console.log(
 for (const row of table) console.log(row.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('   '));
 const largest = SIZES.at(-1);
 const cpuBase = quantile(`baseline/${largest}`, 0.5, cpuSamples);
+const asTheRouter = [
+  [`view/${largest}`, 'ClusterState.view() alone'],
+  [`view+weighted+ranked/${largest}`, 'view() + weighted route() + top(3)'],
+];
+for (const [key, what] of asTheRouter) console.log(`${what} at ${largest} instances (as the router decides): p50 ${us(quantile(key, 0.5))}, p99 ${us(quantile(key, 0.99))}`);
 console.log(`CPU time per decision at ${largest} instances (process.cpuUsage: not counting waits for a core, counting V8's helper threads; 1 µs resolution):`);
-for (const [key, what] of [[`baseline/${largest}`, 'min effective load, one pass (baseline)'], [`weighted/${largest}`, 'weighted route()'], [`weighted+ranked/${largest}`, 'weighted route() + top(3)']]) {
+for (const [key, what] of [[`baseline/${largest}`, 'min effective load, one pass (baseline)'], [`weighted/${largest}`, 'weighted route()'], [`weighted+ranked/${largest}`, 'weighted route() + top(3)'], ...asTheRouter]) {
   const p50 = quantile(key, 0.5, cpuSamples);
   console.log(`  ${what.padEnd(40)} p50 ${us(p50)}, p99 ${us(quantile(key, 0.99, cpuSamples))}, ratio (p50) ${cpuBase > 0 ? `${(p50 / cpuBase).toFixed(0)}×` : '—'}`);
 }
-for (const [key, what] of [[`weighted/${largest}`, 'route()'], [`weighted+ranked/${largest}`, 'route() + top(3)']]) {
+for (const [key, what] of [[`weighted/${largest}`, 'route()'], [`weighted+ranked/${largest}`, 'route() + top(3)'], [`view+weighted+ranked/${largest}`, 'view() + route() + top(3)']]) {
   const p99 = quantile(key, 0.99) / 1_000;
   const cpuP99 = quantile(key, 0.99, cpuSamples) / 1_000;
   console.log(`goal: weighted p99 ≤ ${GOAL_MS} ms at ${largest} instances, ${what}: ${p99.toFixed(3)} ms, ${p99 <= GOAL_MS ? 'met' : 'MISSED'} (CPU time p99 ${cpuP99.toFixed(3)} ms)`);
