@@ -15,10 +15,15 @@ export interface Scorer {
   score(request: PolicyRequest, candidates: readonly InstanceView[], cluster: ClusterView, out?: number[]): number[];
 }
 
-/** `out` resized to n entries (its old values still there), or a new array of n when none is given. */
-export function scoreArray(n: number, out?: number[]): number[] {
-  if (!out) return new Array<number>(n);
-  out.length = n;
+/**
+ * `out` resized to n entries (its old values still there, new ones 0), or a new array of n zeros
+ * when none is given. Grown by push, not by setting its length: an array with holes reads each
+ * double back boxed in a fresh heap number wherever a hole might come out (decision.ts's ranking
+ * read ~160 KB per decision that way at 10 000 candidates).
+ */
+export function scoreArray(n: number, out: number[] = []): number[] {
+  if (out.length > n) out.length = n;
+  while (out.length < n) out.push(0);
   return out;
 }
 

@@ -3,7 +3,7 @@ import { ScoreLease, argMaxRandomTie, rankedDecision, routingCandidates } from '
 import type { RoutingPolicy, RoutingPolicyDeps } from '../routing-policy.js';
 import { QUEUE_DEPTH_SCORER } from '../scorers/queue-depth/queue-depth.scorer.js';
 import { SCORER_NAMES, createScorerRegistry, type ScorerName } from '../scorers/registry.js';
-import { clampScore } from '../scorers/scorer.js';
+import { clampScore, scoreArray } from '../scorers/scorer.js';
 import { DEFAULT_SCORER_WEIGHTS, ScorerWeightsSchema } from './scorer-weights.js';
 
 export const WEIGHTED = 'weighted';
@@ -58,12 +58,12 @@ export function createWeighted(params: unknown, deps: RoutingPolicyDeps): Routin
       // Plain arrays, not Float64Arrays: a typed array of 10 000 allocates its buffer outside
       // the heap, which cost more than the whole sum. Each sum starts from +0, as a fresh
       // typed array's would, and adds the scorers in the same order: the same bits.
-      scores.length = n;
+      scoreArray(n, scores);
       for (let k = 0; k < active.length; k++) {
         const { scorer, factor } = active[k]!;
         const clamped = scorer.score(request, candidates, cluster, unweighted[k]);
-        // A scorer that ignored `out` or gave too few scores: its array is taken (ours to change, Scorer's contract).
-        if (clamped.length !== n) clamped.length = n;
+        // A scorer that ignored `out` or gave too few or too many scores: its array is taken (ours to change, Scorer's contract).
+        if (clamped.length !== n) scoreArray(n, clamped);
         unweighted[k] = clamped;
         for (let i = 0; i < n; i++) {
           const score = clampScore(clamped[i] ?? 0);
