@@ -127,6 +127,24 @@ describe('PrefixIndex', () => {
     }
   });
 
+  it('answers matchedBlocksByInstance exactly as matchedBlocks per instance when many instances share blocks (holders walked or asked one by one)', () => {
+    const random = seededRandom(11);
+    const pick = (n: number) => Math.floor(random() * n);
+    const index = new PrefixIndex(40);
+    const instances = Array.from({ length: 60 }, (_, i) => `i${i}`);
+    // Three families of 12 blocks; an instance holds a leading part of one or two of them.
+    const family = (f: number, length: number) => Array.from({ length }, (_, k) => 100 * f + k);
+    for (let step = 0; step < 600; step++) {
+      const id = instances[pick(instances.length)]!;
+      if (pick(10) < 8) index.record(id, family(pick(3), 1 + pick(12)));
+      else if (pick(2) === 0) index.remove(id, family(pick(3), 12).slice(pick(12)));
+      else index.dropInstance(id);
+      const query = [...family(pick(3), 1 + pick(12)), 9_999];
+      const bulk = index.matchedBlocksByInstance(query);
+      for (const instance of instances) expect(bulk.get(instance) ?? 0).toBe(index.matchedBlocks(instance, query));
+    }
+  });
+
   it('agrees with a plain per-instance LRU model through records, removals, drops and slot reuse (fast-check)', () => {
     const instances = ['a', 'b', 'c'];
     const hash = fc.integer({ min: 0, max: 14 });

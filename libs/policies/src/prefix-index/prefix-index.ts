@@ -22,6 +22,11 @@ const STAMP = 2;
 const SHARED = 3;
 const SLOT_FIELDS = 4;
 
+/** A slot's holders are walked rather than asked one by one when they number at most this many times the instances asked. */
+const MARK_WALK_RATIO = 4;
+/** Marks restart from a cleared array before the epoch counter leaves the int32 range. */
+const MAX_EPOCH = 2 ** 31 - 1;
+
 /** One instance's side of the index: how many hashes it holds, and its uses in LRU order. */
 interface InstanceEntries {
   readonly id: string;
@@ -56,6 +61,10 @@ export class PrefixIndex implements PrefixLookup {
   private otherHoldersAt: (Map<number, number> | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private slotsUsed = 0;
+
+  /** `holdersMarked`'s scratch: an instance's ordinal → the epoch of the last walk that found it holding. */
+  private marks = new Int32Array(0);
+  private epoch = 0;
 
   private readonly ordinalOf = new Map<string, number>();
   private readonly instances: (InstanceEntries | undefined)[] = [];
@@ -149,16 +158,39 @@ export class PrefixIndex implements PrefixLookup {
     for (; i < blockHashes.length && alive.length > 0; i++) {
       const slot = this.slotOf.get(blockHashes[i]!);
       if (slot === ABSENT) break;
+      const holds = this.holdersMarked(slot, alive.length);
       // Instances that stop here matched i blocks.
       let kept = 0;
       for (const ordinal of alive) {
-        if (this.stampFor(slot, ordinal) !== NONE) alive[kept++] = ordinal;
+        if (holds ? this.marks[ordinal] === this.epoch : this.stampFor(slot, ordinal) !== NONE) alive[kept++] = ordinal;
         else matched.set(this.instances[ordinal]!.id, i);
       }
       alive.length = kept;
     }
     for (const ordinal of alive) matched.set(this.instances[ordinal]!.id, i);
     return matched;
+  }
+
+  /**
+   * Marks the slot's holders (`marks[ordinal] === epoch`) and returns true, when walking them
+   * costs less than asking the slot about each of `asking` instances; else returns false.
+   * Why: a block shared by many instances keeps its other holders in a map of its own, and
+   * thousands of such maps do not fit in a cache; one lookup per instance and block missed it
+   * every time (at 10 000 instances most of a weighted routing decision), while a walk reads the
+   * map in order.
+   */
+  private holdersMarked(slot: number, asking: number): boolean {
+    const others = this.othersOf(slot);
+    if (others === undefined || others.size > MARK_WALK_RATIO * asking) return false;
+    if (this.marks.length < this.instances.length) this.marks = new Int32Array(Math.max(this.instances.length, 2 * this.marks.length));
+    if (++this.epoch === MAX_EPOCH) {
+      this.marks.fill(0);
+      this.epoch = 1;
+    }
+    const holder = this.holderOf(slot);
+    if (holder !== NONE) this.marks[holder] = this.epoch;
+    for (const ordinal of others.keys()) this.marks[ordinal] = this.epoch;
+    return true;
   }
 
   size(instanceId: string): number {

@@ -133,15 +133,39 @@ export function rankOrder(scores: ArrayLike<number>, chosen: number): Int32Array
  * then view order) is built on the first read of `ranked` and kept: it costs a sort and an object
  * per candidate, which a service that does not record the decision's span need not pay.
  * `perScorer(i)` gives the i-th candidate's unweighted scorer scores (the weighted policy's).
- * The caller hands over `scores` (and what perScorer reads): they must not change afterwards.
+ * The caller hands over `scores` (and what perScorer reads): they must not change afterwards,
+ * unless a `lease` is given: then they may change once `lease.renew()` has been called, and the
+ * ranking, unread by then, can no longer be read (a clear error, never a wrong answer).
  */
 export function rankedDecision(
   candidates: readonly InstanceView[],
   scores: ArrayLike<number>,
   chosen: number,
   perScorer?: (index: number) => Readonly<Record<string, number>>,
+  lease?: ScoreLease,
 ): RoutingDecision {
-  return new RankedDecision(candidates, scores, chosen, perScorer);
+  return new RankedDecision(candidates, scores, chosen, perScorer, lease);
+}
+
+/**
+ * The term of a policy's reusable score arrays: a decision made on them reads its ranking only
+ * while the term it was made in lasts. A policy renews it before it writes the arrays again (its
+ * next route()). Reusing the arrays spares a decision at 10 000 candidates ~320 KB of allocation,
+ * whose young-generation collections were most of its p99 (docs/benchmarks.md); every reader in
+ * this repository (the router's span, the decision trace) reads the ranking before the next route.
+ */
+export class ScoreLease {
+  private term = 0;
+
+  /** The current term, which a decision made now keeps. */
+  get current(): number {
+    return this.term;
+  }
+
+  /** Ends the current term: decisions made in it can no longer read their ranking. */
+  renew(): void {
+    this.term++;
+  }
 }
 
 /**
@@ -153,13 +177,17 @@ class RankedDecision implements RoutingDecision {
   readonly instance: InstanceView;
   readonly regret: number;
   private rankedCache: readonly RankedCandidate[] | undefined = undefined;
+  /** The lease's term this decision was made in (0 without a lease). */
+  private readonly term: number;
 
   constructor(
     private readonly candidates: readonly InstanceView[],
     private readonly scores: ArrayLike<number>,
     private readonly chosen: number,
     private readonly perScorer: ((index: number) => Readonly<Record<string, number>>) | undefined,
+    private readonly lease: ScoreLease | undefined,
   ) {
+    this.term = lease ? lease.current : 0;
     let best = scores[chosen]!;
     for (let i = 0; i < scores.length; i++) if (scores[i]! > best) best = scores[i]!;
     this.instance = candidates[chosen]!;
@@ -167,12 +195,23 @@ class RankedDecision implements RoutingDecision {
   }
 
   get ranked(): readonly RankedCandidate[] {
-    return (this.rankedCache ??= Array.from(rankOrder(this.scores, this.chosen), (i) => this.entry(i)));
+    if (this.rankedCache) return this.rankedCache;
+    this.checkLease();
+    return (this.rankedCache = Array.from(rankOrder(this.scores, this.chosen), (i) => this.entry(i)));
   }
 
   top(k: number): readonly RankedCandidate[] {
     if (this.rankedCache) return this.rankedCache.slice(0, k);
+    this.checkLease();
     return topOrder(this.scores, this.chosen, k).map((i) => this.entry(i));
+  }
+
+  private checkLease(): void {
+    if (this.lease && this.lease.current !== this.term) {
+      throw new Error(
+        'routing decision: its ranking was read after the policy routed another request, which reused the score arrays; read ranked or top(k) before the next route()',
+      );
+    }
   }
 
   /** Serialised as the plain decision it stands for: the ranking is a field there, not a getter. */
@@ -190,27 +229,36 @@ class RankedDecision implements RoutingDecision {
 }
 
 /**
- * The first `k` indices of `rankOrder(scores, chosen)` by repeated selection, O(n·k): the same
- * order (score descending, NaN last; among equals the chosen one first, then view order).
+ * The first `k` indices of `rankOrder(scores, chosen)`, in one pass keeping the best k seen so
+ * far in order, O(n·k) at worst and about n comparisons when k is small: the same order (score
+ * descending, NaN last; among equals the chosen one first, then view order). That order is strict
+ * and total over indices, so any selection of the k first under it gives this same list.
  */
 export function topOrder(scores: ArrayLike<number>, chosen: number, k: number): number[] {
   const n = scores.length;
-  const keyOf = (i: number) => (Number.isNaN(scores[i]!) ? Number.NEGATIVE_INFINITY : scores[i]!);
-  /** a goes before b in the ranking. */
-  const before = (a: number, b: number) => {
-    const ka = keyOf(a);
-    const kb = keyOf(b);
-    if (ka !== kb) return ka > kb;
-    if (a === chosen || b === chosen) return a === chosen;
-    return a < b;
-  };
-  const taken = new Uint8Array(n);
+  // As many as the repeated selection this replaced took: ⌈k⌉ rounds, none for k ≤ 0 or NaN.
+  const size = k > 0 ? Math.min(n, Math.ceil(k)) : 0;
   const order: number[] = [];
-  for (let round = 0; round < Math.min(k, n); round++) {
-    let best = -1;
-    for (let i = 0; i < n; i++) if (!taken[i] && (best < 0 || before(i, best))) best = i;
-    taken[best] = 1;
-    order.push(best);
+  if (size === 0) return order;
+  // The kept entries' keys beside them, compared inline: a comparator closure returning doubles
+  // boxed each one, ~300 KB of garbage per decision at 10 000 candidates.
+  const keys = new Float64Array(size);
+  for (let i = 0; i < n; i++) {
+    const score = scores[i]!;
+    const key = Number.isNaN(score) ? Number.NEGATIVE_INFINITY : score; // NaN ranks last
+    // Among equal keys i goes first only if it is the chosen one: the others met it earlier in view order.
+    let p = order.length;
+    if (p === size) {
+      const last = keys[p - 1]!;
+      if (key < last || (key === last && i !== chosen)) continue;
+      p--; // the last one is dropped
+    }
+    for (; p > 0 && (key > keys[p - 1]! || (key === keys[p - 1]! && i === chosen)); p--) {
+      order[p] = order[p - 1]!;
+      keys[p] = keys[p - 1]!;
+    }
+    order[p] = i;
+    keys[p] = key;
   }
   return order;
 }

@@ -114,11 +114,43 @@ describe.each(createRoutingRegistry().names())('RoutingPolicy conformance: %s', 
         // The decision's data (its `top` method is compared through `ranked`).
         const run = (): (Omit<RoutingDecision, 'top'> | null)[] => {
           const policy = create(s.seed);
-          return requests.map((r) => policy.route(r, view, micros(1_000))).map((d) => d && { instance: d.instance, regret: d.regret, ranked: d.ranked });
+          // Each ranking read before the next route(), as RoutingDecision asks.
+          return requests.map((r) => {
+            const d = policy.route(r, view, micros(1_000));
+            return d && { instance: d.instance, regret: d.regret, ranked: d.ranked };
+          });
         };
         expect(run()).toEqual(run());
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('a ranking read after the next route() is the one it would have been, or a clear error: never another', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const { view, requests } = build(s);
+        const [first, second] = requests;
+        fc.pre(first !== undefined && second !== undefined);
+        const atOnce = create(s.seed).route(first, view, micros(1_000));
+        const policy = create(s.seed);
+        const late = policy.route(first, view, micros(1_000));
+        policy.route(second, view, micros(1_000));
+        expect(late === null).toBe(atOnce === null);
+        if (!atOnce || !late) return;
+        expect(late.instance).toEqual(atOnce.instance);
+        expect(late.regret).toBe(atOnce.regret);
+        const expected = atOnce.ranked;
+        let ranked: readonly unknown[] | undefined;
+        try {
+          ranked = late.ranked;
+        } catch (error) {
+          expect(String(error)).toMatch(/read after the policy routed another request/);
+          expect(() => late.top(1)).toThrow(/before the next route\(\)/);
+        }
+        if (ranked) expect(ranked).toEqual(expected);
+      }),
+      { numRuns: 200 },
     );
   });
 

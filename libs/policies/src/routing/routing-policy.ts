@@ -23,7 +23,9 @@ export interface RoutingDecision {
   /**
    * Every candidate, best first (ties: the chosen one first, then view order). The built-in
    * policies build it on first read (a sort and an object per candidate), so a service that
-   * records no span for the decision does not pay for it.
+   * records no span for the decision does not pay for it. Read it (or `top`) before the policy's
+   * next `route()`: a policy may reuse its score arrays then (`weighted` does), and a ranking
+   * first read afterwards throws an error saying so rather than give another decision's.
    */
   readonly ranked: readonly RankedCandidate[];
   /**

@@ -23,6 +23,8 @@ const scenario = fc.record({
   ),
   withPrefix: fc.boolean(),
   blocks: fc.nat({ max: HASHES.length }),
+  /** The length of the array handed in as `out`. */
+  outLength: fc.nat({ max: 12 }),
 });
 
 /** The Scorer contract, over every registered scorer. */
@@ -52,6 +54,10 @@ describe.each(createScorerRegistry().names())('Scorer conformance: %s', (name) =
           expect(score).toBeLessThanOrEqual(1);
         }
         expect(scorer.score(request, candidates, view)).toEqual(scores);
+        // Into a reused array, longer or shorter and holding an earlier decision's values: the same scores, in that array.
+        const out = Array.from({ length: s.outLength }, () => 0.5);
+        expect(scorer.score(request, candidates, view, out)).toBe(out);
+        expect(out).toEqual(scores);
       }),
       { numRuns: 300 },
     );

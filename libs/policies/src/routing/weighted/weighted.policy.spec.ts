@@ -67,6 +67,43 @@ describe('weighted', () => {
     });
   });
 
+  describe('reuses its score arrays from one decision to the next', () => {
+    const index = new PrefixIndex();
+    index.record('a', blocks(64));
+    const view = clusterView([instanceView({ instanceId: 'a', queueDepth: 4 }), instanceView({ instanceId: 'b' }), instanceView({ instanceId: 'c', kvUtilization: 0.5 })], index);
+    const toA = policyRequest({ blockHashes: blocks(64) });
+    const fresh = policyRequest({ blockHashes: blocks(64, 'new') });
+
+    it('a ranking read before the next route() stays as it was read', () => {
+      const policy = weighted();
+      const first = policy.route(toA, view, micros(0))!;
+      const ranked = first.ranked;
+      const top = first.top(2);
+      policy.route(fresh, view, micros(0));
+      expect(first.ranked).toBe(ranked);
+      expect(first.top(2)).toEqual(top);
+      expect(ranked.map((r) => r.instanceId)).toEqual(['a', 'b', 'c']);
+      expect(ranked[0]!.scores!['prefix-affinity']).toBe(1);
+    });
+
+    it('one first read after it throws, naming what to do; the choice and regret stay', () => {
+      const policy = weighted();
+      const first = policy.route(toA, view, micros(0))!;
+      policy.route(fresh, view, micros(0));
+      expect(first.instance.instanceId).toBe('a');
+      expect(first.regret).toBe(0);
+      expect(() => first.top(1)).toThrow(/read ranked or top\(k\) before the next route\(\)/);
+      expect(() => first.ranked).toThrow(/routed another request/);
+    });
+
+    it('a smaller pool after a larger one: no score of the larger is left in the ranking', () => {
+      const policy = weighted();
+      policy.route(toA, view, micros(0));
+      const small = policy.route(toA, clusterView([instanceView({ instanceId: 'b' })], index), micros(0))!;
+      expect(small.ranked.map((r) => [r.instanceId, r.scores])).toEqual([['b', { 'prefix-affinity': 0, 'queue-depth': 1, 'kv-utilization': 1 }]]);
+    });
+  });
+
   it('breaks exact ties with the seeded random: both tied instances over many seeds, the busier never', () => {
     const view = clusterView([instanceView({ instanceId: 'a' }), instanceView({ instanceId: 'busy', queueDepth: 1 }), instanceView({ instanceId: 'b' })]);
     const counts = new Map<string, number>();

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { argMaxRandomTie, rankedDecision, routingCandidates } from '../decision.js';
+import { ScoreLease, argMaxRandomTie, rankedDecision, routingCandidates } from '../decision.js';
 import type { RoutingPolicy, RoutingPolicyDeps } from '../routing-policy.js';
 import { QUEUE_DEPTH_SCORER } from '../scorers/queue-depth/queue-depth.scorer.js';
 import { SCORER_NAMES, createScorerRegistry, type ScorerName } from '../scorers/registry.js';
-import { clampScore } from '../scorers/scorer.js';
+import { clampScore, scoreArray } from '../scorers/scorer.js';
 import { DEFAULT_SCORER_WEIGHTS, ScorerWeightsSchema } from './scorer-weights.js';
 
 export const WEIGHTED = 'weighted';
@@ -37,28 +37,41 @@ export function createWeighted(params: unknown, deps: RoutingPolicyDeps): Routin
     factor: (weights[name] ?? 0) / total,
   }));
 
+  // The score arrays, reused from one decision to the next (grown with the pool): a decision's
+  // ranking reads them only until the next route() renews the lease (decision.ts, ScoreLease).
+  const lease = new ScoreLease();
+  const scores: number[] = [];
+  const unweighted = active.map((): number[] => []);
+  const perScorer = (i: number) => {
+    const record: Record<string, number> = {};
+    for (let k = 0; k < active.length; k++) record[active[k]!.name] = unweighted[k]![i]!;
+    return record;
+  };
+
   return {
     name: WEIGHTED,
     route(request, cluster) {
+      lease.renew();
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
       const n = candidates.length;
-      const scores = new Float64Array(n);
-      const unweighted = active.map(({ scorer, factor }) => {
-        const raw = scorer.score(request, candidates, cluster);
-        const clamped = raw.length === n ? raw : new Array<number>(n); // raw is ours to change (Scorer's contract)
+      // Plain arrays, not Float64Arrays: a typed array of 10 000 allocates its buffer outside
+      // the heap, which cost more than the whole sum. Each sum starts from +0, as a fresh
+      // typed array's would, and adds the scorers in the same order: the same bits.
+      scoreArray(n, scores);
+      for (let k = 0; k < active.length; k++) {
+        const { scorer, factor } = active[k]!;
+        const clamped = scorer.score(request, candidates, cluster, unweighted[k]);
+        // A scorer that ignored `out` or gave too few or too many scores: its array is taken (ours to change, Scorer's contract).
+        if (clamped.length !== n) scoreArray(n, clamped);
+        unweighted[k] = clamped;
         for (let i = 0; i < n; i++) {
-          clamped[i] = clampScore(raw[i] ?? 0);
-          scores[i]! += factor * clamped[i]!;
+          const score = clampScore(clamped[i] ?? 0);
+          clamped[i] = score;
+          scores[i] = (k === 0 ? 0 : scores[i]!) + factor * score;
         }
-        return clamped;
-      });
-      const perScorer = (i: number) => {
-        const record: Record<string, number> = {};
-        for (let k = 0; k < active.length; k++) record[active[k]!.name] = unweighted[k]![i]!;
-        return record;
-      };
-      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak), perScorer);
+      }
+      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak), perScorer, lease);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { clampScore, type Scorer } from '../scorer.js';
+import { clampScore, scoreArray, type Scorer } from '../scorer.js';
 
 export const KV_UTILIZATION_SCORER = 'kv-utilization';
 
@@ -10,8 +10,10 @@ export const KV_UTILIZATION_SCORER = 'kv-utilization';
 export function createKvUtilizationScorer(): Scorer {
   return {
     name: KV_UTILIZATION_SCORER,
-    score(_request, candidates) {
-      return candidates.map((c) => clampScore(1 - c.kvUtilization));
+    score(_request, candidates, _cluster, out) {
+      const scores = scoreArray(candidates.length, out);
+      for (let i = 0; i < candidates.length; i++) scores[i] = clampScore(1 - candidates[i]!.kvUtilization);
+      return scores;
     },
   };
 }

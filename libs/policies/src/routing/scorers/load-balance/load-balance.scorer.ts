@@ -1,5 +1,5 @@
 import { effectiveLoad } from '../../decision.js';
-import { clampScore, type Scorer } from '../scorer.js';
+import { clampScore, scoreArray, type Scorer } from '../scorer.js';
 
 export const LOAD_BALANCE_SCORER = 'load-balance';
 
@@ -10,8 +10,10 @@ export const LOAD_BALANCE_SCORER = 'load-balance';
 export function createLoadBalanceScorer(): Scorer {
   return {
     name: LOAD_BALANCE_SCORER,
-    score(_request, candidates) {
-      return candidates.map((c) => clampScore(1 / (1 + Math.max(0, effectiveLoad(c)))));
+    score(_request, candidates, _cluster, out) {
+      const scores = scoreArray(candidates.length, out);
+      for (let i = 0; i < candidates.length; i++) scores[i] = clampScore(1 / (1 + Math.max(0, effectiveLoad(candidates[i]!))));
+      return scores;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Scorer } from '../scorer.js';
+import { fillScores, scoreArray, type Scorer } from '../scorer.js';
 
 export const PRECISE_PREFIX_CACHE_SCORER = 'precise-prefix-cache';
 
@@ -14,21 +14,27 @@ export const PRECISE_PREFIX_CACHE_SCORER = 'precise-prefix-cache';
 export function createPrecisePrefixCacheScorer(): Scorer {
   return {
     name: PRECISE_PREFIX_CACHE_SCORER,
-    score(request, candidates, cluster) {
+    score(request, candidates, cluster, out) {
+      const n = candidates.length;
+      const scores = scoreArray(n, out);
       const kv = cluster.kvCache;
-      if (!kv) return candidates.map(() => 1);
+      if (!kv) return fillScores(scores, 1);
       const blocks = request.blockHashes;
       const matched = kv.matchedBlocksByInstance?.(blocks);
-      const raw = candidates.map((c) => (matched ? (matched.get(c.instanceId) ?? 0) : kv.matchedBlocks(c.instanceId, blocks)));
+      // The matched counts first, in place, then normalised in place.
       let min = Number.POSITIVE_INFINITY;
       let max = 0;
-      for (const n of raw) {
-        if (n < min) min = n;
-        if (n > max) max = n;
+      for (let i = 0; i < n; i++) {
+        const id = candidates[i]!.instanceId;
+        const count = matched ? (matched.get(id) ?? 0) : kv.matchedBlocks(id, blocks);
+        scores[i] = count;
+        if (count < min) min = count;
+        if (count > max) max = count;
       }
-      if (max === min) return raw.map(() => 1);
+      if (max === min) return fillScores(scores, 1);
       const span = max - min;
-      return raw.map((n) => (n - min) / span);
+      for (let i = 0; i < n; i++) scores[i] = (scores[i]! - min) / span;
+      return scores;
     },
   };
 }
