@@ -1,5 +1,5 @@
 // `npm test`: build, lint (module boundaries included), typecheck, then every vitest suite
-// (unit, integration, containers). Stops at the first failing step; exits non-zero on any failure.
+// (unit, integration and integration-shared, containers). Stops at the first failing step; exits non-zero on any failure.
 // Ends with one plain summary line, "N passed, N failed", that any CI can read.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -28,7 +28,7 @@ const ok =
   step('build', 'npm', ['run', 'build', '--silent']) &&
   step('lint', npx, ['eslint', '.']) &&
   step('typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']) &&
-  step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'containers', '--reporter=default', '--reporter=json', `--outputFile=${reports[0]}`]) &&
+  step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'integration-shared', '--project', 'containers', '--reporter=default', '--reporter=json', `--outputFile=${reports[0]}`]) &&
   // The real-time timing checks run alone, after everything else, so no other test competes for the CPU.
   step('timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', `--outputFile=${reports[1]}`]);
 
