@@ -16,6 +16,8 @@ const START_TIMEOUT_MS = 100_000;
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const host = spawn(process.execPath, [HOST, JSON.stringify(SHARED_CLUSTER_ARGS)], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A host that died already makes closing its stdin fail (EPIPE): nothing left to stop then.
+  host.stdin.on('error', () => undefined);
   let stderr = '';
   host.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = once(host, 'exit');
