@@ -14,6 +14,19 @@ export const TEST_SUFFIXES = Object.freeze({
 
 const ALL = Object.values(TEST_SUFFIXES);
 
+/**
+ * The integration files that share one cluster instead of starting their own: vitest runs them
+ * as the `integration-shared` project, whose global set-up starts the cluster once
+ * (libs/testing/src/shared-cluster.ts says which files may share it). Each reads it with
+ * sharedCluster(); tools/shared-cluster-files.spec.ts checks that this list and those files agree.
+ */
+export const SHARED_CLUSTER_FILES = Object.freeze([
+  'apps/gateway/src/openai-api.int-spec.ts',
+  'apps/worker/src/worker-http.int-spec.ts',
+  'apps/cli/src/run/trace.int-spec.ts',
+  'apps/cli/src/run/target.int-spec.ts',
+]);
+
 // Globs that match every test file anywhere, e.g. `**/*.int-spec.ts`.
 export const TEST_FILE_GLOBS = ALL.map((suffix) => `**/*.${suffix}.ts`);
 

@@ -1,5 +1,5 @@
 // `npm test`: build, lint (module boundaries included), typecheck, then every vitest suite
-// (unit, integration, containers). Stops at the first failing step; exits non-zero on any failure.
+// (unit, integration and integration-shared, containers). Stops at the first failing step; exits non-zero on any failure.
 // Ends with one plain summary line, "N passed, N failed", that any CI can read.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
@@ -7,11 +7,14 @@ import { relative } from 'node:path';
 
 const env = { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' };
 const reports = ['.sluice/vitest-report.json', '.sluice/vitest-timing-report.json'];
+// Each file's wall time, hooks included (tools/test-file-times.mjs), one file per vitest step.
+const fileTimes = ['.sluice/vitest-file-times.json', '.sluice/vitest-timing-file-times.json'];
+const timesReporter = '--reporter=./tools/test-file-times.mjs';
 
-function step(title, command, args) {
+function step(title, command, args, extraEnv = {}) {
   console.log(`\n▶ ${title}: ${command} ${args.join(' ')}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit', env });
+  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.status !== 0) {
     console.error(`✗ ${title} failed (exit ${result.status ?? result.signal}) after ${seconds}s`);
@@ -22,21 +25,19 @@ function step(title, command, args) {
 }
 
 mkdirSync('.sluice', { recursive: true });
-for (const report of reports) rmSync(report, { force: true });
+for (const report of [...reports, ...fileTimes]) rmSync(report, { force: true });
 const npx = 'npx';
 const ok =
   step('build', 'npm', ['run', 'build', '--silent']) &&
   step('lint', npx, ['eslint', '.']) &&
   step('typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']) &&
-  step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'containers', '--reporter=default', '--reporter=json', `--outputFile=${reports[0]}`]) &&
+  step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'integration-shared', '--project', 'containers', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[0]}`], { TEST_FILE_TIMES: fileTimes[0] }) &&
   // The real-time timing checks run alone, after everything else, so no other test competes for the CPU.
-  step('timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', `--outputFile=${reports[1]}`]);
+  step('timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[1]}`], { TEST_FILE_TIMES: fileTimes[1] });
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const files = [];
 for (const report of reports.filter((r) => existsSync(r))) {
   const { numPassedTests, numFailedTests, numPendingTests, testResults = [] } = JSON.parse(readFileSync(report, 'utf8'));
-  files.push(...testResults);
   totals.passed += numPassedTests;
   totals.failed += numFailedTests;
   totals.skipped += numPendingTests;
@@ -45,16 +46,16 @@ for (const report of reports.filter((r) => existsSync(r))) {
     if (file.status === 'failed' && !file.assertionResults?.some((a) => a.status === 'failed')) totals.failed += 1;
   }
 }
-// Where the time goes, so a budget overrun points at its files. vitest's report times a file from
-// its first test's start to its last test's end: start-up in beforeAll and stop in afterAll are
-// not in it (they are the gaps between files).
-const slowest = files
-  .map((file) => ({ name: relative(process.cwd(), file.name), seconds: (file.endTime - file.startTime) / 1000 }))
-  .filter((file) => Number.isFinite(file.seconds))
+// Where the time goes, so a budget overrun points at its files: each file's wall time, its
+// beforeAll and afterAll included (where most integration files start and stop a cluster).
+// vitest's own report times a file from its first test's start to its last test's end only.
+const walls = Object.assign({}, ...fileTimes.filter((f) => existsSync(f)).map((f) => JSON.parse(readFileSync(f, 'utf8'))));
+const slowest = Object.entries(walls)
+  .map(([name, seconds]) => ({ name: relative(process.cwd(), name), seconds }))
   .sort((a, b) => b.seconds - a.seconds)
   .slice(0, 10);
 if (slowest.length > 0) {
-  console.log('\nslowest files (time in their tests, hooks not counted):');
+  console.log('\nslowest files (wall time, start-up and stop in hooks included):');
   for (const file of slowest) console.log(`  ${file.seconds.toFixed(1).padStart(7)} s  ${file.name}`);
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);

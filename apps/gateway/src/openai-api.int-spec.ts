@@ -1,28 +1,17 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { describe, expect, it } from 'vitest';
 import { monotonicMs, sendStamp } from '@sluice/bus';
-import { eventually, metricSum, sseData } from '@sluice/testing';
+import { eventually, metricSum, sharedCluster, sseData, SHARED_GATEWAY_MAX_TOKENS } from '@sluice/testing';
 
 /**
  * The OpenAI-compatible surface against a real cluster: nats-server and the five services as
- * child processes, exactly as `npm start` runs them.
+ * child processes, exactly as `npm start` runs them. The cluster is the one the integration-shared
+ * project starts for the files that only observe (libs/testing/src/shared-cluster.ts): its gateway
+ * caps output lengths, so a chat request that gives none runs to the cap, not the context's 40k.
+ * Counters are read as differences, since other files send requests to the same gateway.
  */
-let cluster: LocalCluster;
-const OUTPUT_CAP = 24;
-
-beforeAll(async () => {
-  cluster = await startLocalCluster({
-    rootDir: REPO_ROOT,
-    // A cap on output lengths, so a chat request that gives none runs to the cap, not the context's 40k.
-    configArgs: [...FREE_PORT_ARGS, '--worker.timeScale=10', '--worker.instances=2', `--gateway.limits.maxTokens=${OUTPUT_CAP}`],
-    parallel: true,
-  });
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const cluster = sharedCluster();
+const OUTPUT_CAP = SHARED_GATEWAY_MAX_TOKENS;
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${cluster.gatewayUrl}${path}`, {
@@ -256,27 +245,31 @@ describe('accounting', () => {
     const total = () => metricSum(cluster.gatewayUrl, 'inference_objective_request_total', ['model_name="qwen3-14b"', 'target_model_name="qwen3-14b"']);
     const current = () => metricSum(cluster.gatewayUrl, 'llm_d_epp_request_total', ['model_name="qwen3-14b"', 'fairness_id="default"']);
     const badBefore = await metricSum(cluster.gatewayUrl, 'inference_objective_request_error_total', 'error_code="BadRequest"');
-    const [totalBefore, currentBefore] = [await total(), await current()];
+    const outputTokens = () => metricSum(cluster.gatewayUrl, 'llm_d_epp_request_output_tokens_sum', 'model_name="qwen3-14b"');
+    const sizes = () => metricSum(cluster.gatewayUrl, 'inference_objective_response_sizes_sum');
+    const [totalBefore, currentBefore, tokensBefore, sizesBefore] = [await total(), await current(), await outputTokens(), await sizes()];
     await post('/v1/completions', { model: 'qwen3-14b', prompt: 'a', max_tokens: 3 }).then((r) => r.text());
     await post('/v1/completions', { model: 'nope', prompt: 'c' }).then((r) => r.text());
     expect(await total()).toBe(totalBefore + 1);
     expect(await current()).toBe(currentBefore + 1);
     expect(await metricSum(cluster.gatewayUrl, 'inference_objective_request_error_total', 'error_code="BadRequest"')).toBe(badBefore + 1);
     expect(await metricSum(cluster.gatewayUrl, 'inference_objective_running_requests')).toBe(0);
-    expect(await metricSum(cluster.gatewayUrl, 'llm_d_epp_request_output_tokens_sum', 'model_name="qwen3-14b"')).toBeGreaterThanOrEqual(3);
-    expect(await metricSum(cluster.gatewayUrl, 'inference_objective_response_sizes_sum')).toBeGreaterThan(0);
+    expect(await outputTokens()).toBeGreaterThanOrEqual(tokensBefore + 3);
+    expect(await sizes()).toBeGreaterThan(sizesBefore);
   });
 
   it('counts HTTP requests as vLLM\'s API server does: by route, method and status class, not health or metrics', async () => {
     const models = () => metricSum(cluster.gatewayUrl, 'http_requests_total', ['handler="/v1/models"', 'method="GET"', 'status="2xx"']);
-    const before = await models();
+    const unmatched = () => metricSum(cluster.gatewayUrl, 'http_requests_total', ['handler="none"', 'status="4xx"']);
+    const timed = () => metricSum(cluster.gatewayUrl, 'http_request_duration_highr_seconds_count');
+    const [before, unmatchedBefore, timedBefore] = [await models(), await unmatched(), await timed()];
     expect((await fetch(`${cluster.gatewayUrl}/v1/models`)).status).toBe(200);
     await eventually(async () => (await models()) === before + 1, 2_000, '/v1/models counted');
     expect((await fetch(`${cluster.gatewayUrl}/no/such/route`)).status).toBe(404);
-    await eventually(async () => (await metricSum(cluster.gatewayUrl, 'http_requests_total', ['handler="none"', 'status="4xx"'])) >= 1, 2_000, 'an unmatched path counted as none');
+    await eventually(async () => (await unmatched()) === unmatchedBefore + 1, 2_000, 'an unmatched path counted as none');
     const page = await (await fetch(`${cluster.gatewayUrl}/metrics`)).text();
     expect(page).not.toMatch(/http_requests_total\{handler="\/(metrics|healthz|readyz)"/);
-    expect(await metricSum(cluster.gatewayUrl, 'http_request_duration_highr_seconds_count')).toBeGreaterThan(0);
+    expect(await timed()).toBeGreaterThan(timedBefore);
   });
 
   it('serves /healthz, /readyz and /metrics on every service', async () => {

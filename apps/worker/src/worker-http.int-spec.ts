@@ -1,30 +1,17 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricSum, sseData } from '@sluice/testing';
+import { describe, expect, it } from 'vitest';
+import { eventually, metricSum, sharedCluster, sseData } from '@sluice/testing';
 
 /**
  * worker.http: each instance of a real worker process serves vLLM's OpenAI API on its own port,
- * through the engine its bus requests run in. The official `openai` SDK is the client.
+ * through the engine its bus requests run in. The official `openai` SDK is the client. The
+ * cluster is the one the integration-shared project starts for the files that only observe
+ * (libs/testing/src/shared-cluster.ts): two instances in one worker process, worker.http on.
  */
-const BASE_PORT = 18340;
-/** The second instance (rank 1): its port is basePort + 1. */
-const instanceUrl = `http://127.0.0.1:${BASE_PORT + 1}`;
-let cluster: LocalCluster;
-let client: OpenAI;
-
-beforeAll(async () => {
-  cluster = await startLocalCluster({
-    rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10', '--worker.http.enabled=true', `--worker.http.basePort=${BASE_PORT}`],
-    parallel: true,
-    // Six processes starting on a busy 2-core machine: the default 30 s is not always enough.
-    readyTimeoutMs: 80_000,
-  });
-  client = new OpenAI({ baseURL: `${instanceUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
-});
-
-afterAll(() => cluster?.stop());
+const cluster = sharedCluster();
+/** The second instance (rank 1). */
+const instanceUrl = cluster.instanceUrls[1]!;
+const client = new OpenAI({ baseURL: `${instanceUrl}/v1`, apiKey: 'unused', maxRetries: 0 });
 
 const workerUrl = () => cluster.services.find((s) => s.name === 'worker')!.url;
 

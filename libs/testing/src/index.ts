@@ -17,3 +17,4 @@ export * from './doc-paths.js';
 export { readMetricsDoc, type DocumentedMetric } from './metrics-doc.js';
 export { metricNamesIn, PromqlNameError } from './promql-metric-names.js';
 export { parseExposition, type MetricFamily } from './prometheus-exposition.js';
+export * from './shared-cluster.js';

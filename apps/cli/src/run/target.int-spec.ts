@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { metricSum, runSluice } from '@sluice/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { metricSum, runSluice, sharedCluster } from '@sluice/testing';
 import type { RunReportFile } from '@sluice/report';
 import { generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
 
@@ -11,7 +10,9 @@ import { generateWorkloadRequests, parseWorkloadSpec } from '@sluice/workload';
  * `sluice run --target` as a user runs it (the built CLI, a child process), against the one real
  * OpenAI-compatible endpoint a test machine has: the gateway of a real cluster, reached once as
  * sluice's gateway and once as a foreign endpoint. Same workload, same books; the target run
- * without what only sluice's own path gives, and saying so.
+ * without what only sluice's own path gives, and saying so. The cluster is the one the
+ * integration-shared project starts for the files that only observe (libs/testing/src/shared-cluster.ts);
+ * the gateway's counters are read as differences.
  */
 const WORKLOAD = `
 seed: 11
@@ -30,7 +31,7 @@ clients:
 const NO_KEY = { OPENAI_API_KEY: '' };
 
 describe('sluice run --target', () => {
-  let cluster: LocalCluster;
+  const cluster = sharedCluster();
   let dir: string;
   const reports = new Map<string, RunReportFile>();
 
@@ -47,10 +48,7 @@ describe('sluice run --target', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-target-'));
     writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);
-    // Ready is a real probe; a machine shared with other builds may take longer than the default 30 s to reach it.
-    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=2'], readyTimeoutMs: 80_000 });
   });
-  afterAll(() => cluster?.stop());
 
   it('drives the endpoint with the same workload: the same requests and outcomes as through --gateway, every one reaching it', async () => {
     const before = await metricSum(cluster.gatewayUrl, 'sluice_requests_total');

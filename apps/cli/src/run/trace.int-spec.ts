@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { runSluice } from '@sluice/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '@sluice/launcher';
+import { runSluice, sharedCluster } from '@sluice/testing';
 import type { RunReportFile } from '@sluice/report';
 import { importTraceV2, type ImportedTraceV2, type WorkloadRequest } from '@sluice/workload';
 
@@ -44,17 +44,16 @@ describe('TraceV2 traces as workloads', () => {
   });
 
   describe('against a live cluster', () => {
-    let cluster: LocalCluster;
+    // The cluster the integration-shared project starts (libs/testing/src/shared-cluster.ts): two
+    // instances, ten times faster than the model, so the trace's 4 s of requests finish soon after the last arrives.
+    const cluster = sharedCluster();
     beforeAll(async () => {
-      // Ten times faster than the model, so the trace's 4 s of requests finish soon after the last arrives.
-      cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10'] });
       // Warm-up, as a serving system is warm: V8 compiles the hot paths in every process.
       for (let i = 0; i < 20; i++) {
         const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: [i + 1], max_tokens: 2 }) });
         await res.text();
       }
     });
-    afterAll(() => cluster?.stop());
 
     it('serves every request of the trace (given as its folder), each sent at (never before) its arrival time, and exports what it observed', async () => {
       const out = join(dir, 'live');
