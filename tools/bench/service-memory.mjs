@@ -1,6 +1,6 @@
 // Benchmark: each service's resident memory idle, after a minute of load, and after a minute of rest.
 //   npm run build && node tools/bench/service-memory.mjs [--rate 1000] [--seconds 60] [--rest-seconds 60]
-//        [--settle-seconds 10] [--service-node-options '--v8-flag …'] [--quick] [--json FILE]
+//        [--settle-seconds 20] [--service-node-options '--v8-flag …'] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s warm-up of 200 requests), with 16
 // worker instances at timeScale 1000 as live-path.mjs runs it, on free ports. For every process
 // (and the nats-server, for reference) it reads VmRSS from /proc/<pid>/status and, from the
@@ -16,7 +16,7 @@
 // services only (not this process), to try V8 flags on the same build, e.g. as paired A/B runs.
 // Goals (issue 40): each service ≤ 200 MB (190.7 MiB) resident after the load, and after the rest
 // within 20 % of its idle figure. The goals are judged per service; the nats-server is shown only.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
@@ -28,7 +28,9 @@ const quick = flag('quick');
 const rate = Number(option('rate', 1000));
 const seconds = Number(option('seconds', quick ? 10 : 60));
 const restSeconds = Number(option('rest-seconds', quick ? 15 : 60));
-const settleSeconds = Number(option('settle-seconds', quick ? 5 : 10));
+// Long enough for every service's idle collection (libs/service/src/idle-reclaim.ts: two quiet
+// 2 s checks) to take back the warm-up's garbage on a busy machine; 10 s sometimes caught it before.
+const settleSeconds = Number(option('settle-seconds', quick ? 10 : 20));
 const jsonFile = option('json', undefined);
 const serviceNodeOptions = option('service-node-options', undefined);
 const INSTANCES = 16;
@@ -62,12 +64,23 @@ function processes() {
   return out;
 }
 
+/** RSS split into anonymous memory (heap, malloc) and file-backed pages (the node binary, libraries), MiB. */
+function rssParts(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+    return { anonMiB: kib('RssAnon'), fileMiB: kib('RssFile') };
+  } catch {
+    return {};
+  }
+}
+
 /** One reading of every process: RSS from /proc, heap and external memory from its /metrics. */
 async function sample() {
   const out = {};
   await Promise.all(
     Object.entries(processes()).map(async ([name, { pid, url }]) => {
-      const reading = { rssMiB: rssMiB(pid) };
+      const reading = { rssMiB: rssMiB(pid), ...rssParts(pid) };
       if (url) {
         try {
           const m = await scrape(url);
@@ -76,6 +89,8 @@ async function sample() {
           reading.externalMiB = metricSum(m, 'nodejs_external_memory_bytes') / MiB;
           const spaces = metricSum(m, 'nodejs_heap_space_size_total_bytes', 'space');
           reading.spacesMiB = Object.fromEntries(Object.entries(spaces).map(([space, bytes]) => [space, bytes / MiB]));
+          const used = metricSum(m, 'nodejs_heap_space_size_used_bytes', 'space');
+          reading.spacesUsedMiB = Object.fromEntries(Object.entries(used).map(([space, bytes]) => [space, bytes / MiB]));
         } catch (err) {
           reading.scrapeError = String(err?.message ?? err);
         }
