@@ -13,6 +13,7 @@ import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
 import { isPidAlive } from './process.js';
+import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 import { SERVICE_CONFIG_KEYS, servicesOf, type ServiceName } from './services.js';
 import { SupervisedProcess, type ClusterProcess, type RestartEvent, type ServiceExit, type ServiceInfo } from './supervisor.js';
 
@@ -270,6 +271,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         name,
         service,
         script: entry(service),
+        nodeArgs: SERVICE_NODE_FLAGS,
         // Each process connects as its kind's identity; flags given after the shared ones win.
         args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : []), ...(tls ? [`--nats.tls.caFile=${tls.caFile}`] : [])],
         url: `http://${urlHostPort(host, port)}`,
