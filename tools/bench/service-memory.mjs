@@ -1,6 +1,6 @@
 // Benchmark: each service's resident memory idle, after a minute of load, and after a minute of rest.
 //   npm run build && node tools/bench/service-memory.mjs [--rate 1000] [--seconds 60] [--rest-seconds 60]
-//        [--settle-seconds 20] [--service-node-options '--v8-flag …'] [--quick] [--json FILE]
+//        [--settle-seconds 20] [--service-node-options '--v8-flag …'] [--service-node-args '--v8-flag …'] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s warm-up of 200 requests), with 16
 // worker instances at timeScale 1000 as live-path.mjs runs it, on free ports. For every process
 // (and the nats-server, for reference) it reads VmRSS from /proc/<pid>/status and, from the
@@ -13,13 +13,15 @@
 //   after rest  --rest-seconds after every request ended.
 // It also prints the CPU each process used during the load, so a flag that saves memory by
 // collecting more often shows what it costs. --service-node-options sets NODE_OPTIONS for the
-// services only (not this process), to try V8 flags on the same build, e.g. as paired A/B runs.
+// services only (not this process), to try V8 flags on the same build, e.g. as paired A/B runs;
+// --service-node-args puts flags on the services' command line after the launcher's own
+// (SERVICE_NODE_FLAGS; a later value of a flag wins), for the V8 flags NODE_OPTIONS refuses.
 // Goals (issue 40): each service ≤ 200 MB (190.7 MiB) resident after the load, and after the rest
 // within 20 % of its idle figure. The goals are judged per service; the nats-server is shown only.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster } from '@sluice/launcher';
+import { FREE_PORT_ARGS, REPO_ROOT, SERVICE_NODE_FLAGS, startLocalCluster } from '@sluice/launcher';
 import { completionRequest, cpuMeter, createAgent, fmtMs, isOk, metricSum, rssMiB, runOpenLoop, scrape, stats, table, waitIdle } from './live/load-generator.mjs';
 import { buildLabel, commandLine } from './bench-run.mjs';
 
@@ -33,6 +35,7 @@ const restSeconds = Number(option('rest-seconds', quick ? 15 : 60));
 const settleSeconds = Number(option('settle-seconds', quick ? 10 : 20));
 const jsonFile = option('json', undefined);
 const serviceNodeOptions = option('service-node-options', undefined);
+const serviceNodeArgs = option('service-node-args', '').split(' ').filter(Boolean);
 const INSTANCES = 16;
 const TIME_SCALE = 1000;
 /** 200 MB, the goal's unit, in the MiB this page prints. */
@@ -55,6 +58,7 @@ const cluster = await startLocalCluster({
   parallel: true,
   warmUpRequests: 200,
   ...(serviceNodeOptions !== undefined ? { env: { NODE_OPTIONS: serviceNodeOptions } } : {}),
+  nodeArgs: [...SERVICE_NODE_FLAGS, ...serviceNodeArgs],
 });
 
 /** Every process of the cluster: name → { pid, url } (the nats-server without a /metrics). */
@@ -101,7 +105,7 @@ async function sample() {
   return out;
 }
 
-const results = { benchmark: 'service-memory', build, node: process.version, serviceNodeOptions, quick, rate, seconds, restSeconds, settleSeconds, instances: INSTANCES, timeScale: TIME_SCALE };
+const results = { benchmark: 'service-memory', build, node: process.version, serviceNodeOptions, serviceNodeFlags: [...SERVICE_NODE_FLAGS, ...serviceNodeArgs], quick, rate, seconds, restSeconds, settleSeconds, instances: INSTANCES, timeScale: TIME_SCALE };
 try {
   const url = new URL(cluster.gatewayUrl);
   const request = completionRequest({ maxTokens: 1 });
@@ -182,6 +186,7 @@ try {
   }
   const out = [];
   out.push(`service memory: ${INSTANCES} instances, timeScale ${TIME_SCALE}, ${rate}/s for ${seconds} s (max_tokens 1), rest ${restSeconds} s, build ${build}, node ${process.version}${quick ? ', --quick' : ''}`);
+  out.push(`services' node flags: ${results.serviceNodeFlags.join(' ') || '(none)'}`);
   if (serviceNodeOptions !== undefined) out.push(`services' NODE_OPTIONS: ${serviceNodeOptions === '' ? '(empty)' : serviceNodeOptions}`);
   out.push(`load: ${run.sent} sent, ${ok.length} ok, achieved ${run.achievedRate.toFixed(0)}/s, p50 ${fmtMs(latency.p50)}, p99 ${fmtMs(latency.p99)}`);
   out.push(`load average (1, 5, 15 min): before the load ${results.loadAverageBefore.map((x) => x.toFixed(2)).join(' ')}, after it ${results.load.loadAverage.map((x) => x.toFixed(2)).join(' ')}`);

@@ -59,6 +59,8 @@ export interface LocalClusterOptions {
   readonly restartPolicy?: Partial<RestartPolicy>;
   /** The script each service runs (default `<rootDir>/apps/<name>/dist/main.js`); tests use stand-ins. */
   readonly serviceEntry?: (name: ServiceName) => string;
+  /** Node and V8 flags before each service's script (default SERVICE_NODE_FLAGS); a benchmark tries others, some of which NODE_OPTIONS refuses. */
+  readonly nodeArgs?: readonly string[];
   /**
    * Start all services at once (default) or, with false, each after the previous one is ready, in
    * the order of `services`. Parallel is about twice as fast; nothing in a service's readiness
@@ -271,7 +273,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         name,
         service,
         script: entry(service),
-        nodeArgs: SERVICE_NODE_FLAGS,
+        nodeArgs: options.nodeArgs ?? SERVICE_NODE_FLAGS,
         // Each process connects as its kind's identity; flags given after the shared ones win.
         args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : []), ...(tls ? [`--nats.tls.caFile=${tls.caFile}`] : [])],
         url: `http://${urlHostPort(host, port)}`,
