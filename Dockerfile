@@ -68,5 +68,5 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
 # SIGTERM reaches the service's graceful shutdown. The V8 flags after --enable-source-maps are the
 # launcher's SERVICE_NODE_FLAGS (libs/launcher/src/service-node-flags.ts says why; a spec keeps
 # the two equal).
-ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, autoscaler, cli\" >&2; exit 2; fi; exec node --enable-source-maps --max-semi-space-size=16 \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
+ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, autoscaler, cli\" >&2; exit 2; fi; exec node --enable-source-maps --max-semi-space-size=16 --heap-growing-percent=50 \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
 CMD []
