@@ -65,6 +65,8 @@ HEALTHCHECK --interval=5s --timeout=3s --start-period=60s --retries=3 \
     const port = process.env[`SLUICE_${known[0]}__PORT`] || known[1]; \
     fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2500) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1));'
 # `docker run IMAGE --worker.instances=8` passes flags to the app; node runs as PID 1 (exec), so
-# SIGTERM reaches the service's graceful shutdown.
-ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, autoscaler, cli\" >&2; exit 2; fi; exec node --enable-source-maps \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
+# SIGTERM reaches the service's graceful shutdown. The V8 flags after --enable-source-maps are the
+# launcher's SERVICE_NODE_FLAGS (libs/launcher/src/service-node-flags.ts says why; a spec keeps
+# the two equal).
+ENTRYPOINT ["/bin/sh", "-c", "if [ ! -f \"apps/$APP/dist/main.js\" ]; then echo \"sluice image: APP='$APP' is not one of gateway, admission, flow-controller, router, worker, autoscaler, cli\" >&2; exit 2; fi; exec node --enable-source-maps --max-semi-space-size=16 --heap-growing-percent=50 \"apps/$APP/dist/main.js\" \"$@\"", "sluice"]
 CMD []

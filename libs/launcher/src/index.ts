@@ -6,6 +6,7 @@ export type { NatsNode, NatsRestartEvent } from './cluster-nats.js';
 export type { ClusterProcess, ProcessState, RestartEvent, ServiceExit, ServiceInfo } from './supervisor.js';
 export { DEFAULT_RESTART_POLICY, restartDelayMs, decideRestart, type RestartPolicy, type RestartDecision, type RestartHistory } from './backoff.js';
 export { workerProcessName } from './process-plan.js';
+export { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 export {
   DEFAULT_NATS_IMAGE,
   NATS_INSTALL_HINT,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClusterStartError,
   SERVICE_NAMES,
+  SERVICE_NODE_FLAGS,
   canConnect,
   findNatsServer,
   freePort,
@@ -39,7 +40,7 @@ for (const arg of process.argv.slice(2)) {
 }
 if (process.env.FAKE_CRASH === name) { console.error(name + ': crashing on purpose'); process.exit(3); }
 if (process.env.FAKE_CRASH_FILE && existsSync(process.env.FAKE_CRASH_FILE + '.' + name)) { console.error(name + ': crashing at start'); process.exit(4); }
-console.log(name + ' up nats=' + process.env.NATS_URL + ' extra=' + (process.env.FAKE_EXTRA ?? ''));
+console.log(name + ' up nats=' + process.env.NATS_URL + ' extra=' + (process.env.FAKE_EXTRA ?? '') + ' node=' + process.execArgv.join(' '));
 const server = http.createServer((req, res) => { res.statusCode = 200; res.end('ok'); });
 server.listen(port, '127.0.0.1');
 for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => {
@@ -113,8 +114,8 @@ describe.runIf(binary || required)('startLocalCluster', () => {
     expect(cluster.config.gateway.port).toBeGreaterThan(0);
     expect(cluster.gatewayUrl).toBe(`http://127.0.0.1:${cluster.config.gateway.port}`);
     expect((await fetch(`${cluster.gatewayUrl}/readyz`)).status).toBe(200);
-    // each service got NATS_URL and the caller's env, and its output went to onLine and its log
-    expect(lines).toContain(`worker: worker up nats=${cluster.natsUrl} extra=from-options`);
+    // each service got NATS_URL, the caller's env and the services' node flags, and its output went to onLine and its log
+    expect(lines).toContain(`worker: worker up nats=${cluster.natsUrl} extra=from-options node=${SERVICE_NODE_FLAGS.join(' ')}`);
     expect(readFileSync(join(dir, 'logs', 'gateway.log'), 'utf8')).toContain('gateway up nats=');
     expect(readFileSync(join(dir, 'logs', 'worker-0.log'), 'utf8')).toContain('worker up nats=');
 
@@ -260,7 +261,7 @@ describe.runIf(binary || required)('startLocalCluster', () => {
           ['router', 'router', 1, 250, 'SIGKILL'],
           ['router', 'router', 2, 500, 'SIGKILL'],
         ]);
-        expect(restarts[0]!.exit.logTail).toContain('router up nats=' + cluster.natsUrl + ' extra=');
+        expect(restarts[0]!.exit.logTail).toContain('router up nats=' + cluster.natsUrl + ' extra= node=' + SERVICE_NODE_FLAGS.join(' '));
         // onReady again after each restart, with the new pid.
         const routerPids = ready.filter((s) => s.process === 'router').map((s) => s.pid);
         expect(routerPids).toHaveLength(3);

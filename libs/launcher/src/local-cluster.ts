@@ -13,6 +13,7 @@ import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
 import { isPidAlive } from './process.js';
+import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 import { SERVICE_CONFIG_KEYS, servicesOf, type ServiceName } from './services.js';
 import { SupervisedProcess, type ClusterProcess, type RestartEvent, type ServiceExit, type ServiceInfo } from './supervisor.js';
 
@@ -58,6 +59,8 @@ export interface LocalClusterOptions {
   readonly restartPolicy?: Partial<RestartPolicy>;
   /** The script each service runs (default `<rootDir>/apps/<name>/dist/main.js`); tests use stand-ins. */
   readonly serviceEntry?: (name: ServiceName) => string;
+  /** Node and V8 flags before each service's script (default SERVICE_NODE_FLAGS); a benchmark tries others, some of which NODE_OPTIONS refuses. */
+  readonly nodeArgs?: readonly string[];
   /**
    * Start all services at once (default) or, with false, each after the previous one is ready, in
    * the order of `services`. Parallel is about twice as fast; nothing in a service's readiness
@@ -270,6 +273,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         name,
         service,
         script: entry(service),
+        nodeArgs: options.nodeArgs ?? SERVICE_NODE_FLAGS,
         // Each process connects as its kind's identity; flags given after the shared ones win.
         args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : []), ...(tls ? [`--nats.tls.caFile=${tls.caFile}`] : [])],
         url: `http://${urlHostPort(host, port)}`,

@@ -12,6 +12,8 @@ export interface ProcessSpec {
   readonly name: string;
   readonly service: ServiceName;
   readonly script: string;
+  /** Node's own flags, before the script (SERVICE_NODE_FLAGS for the services). */
+  readonly nodeArgs?: readonly string[];
   readonly args: readonly string[];
   /** `http://host:port` of its /healthz, /readyz, /metrics. */
   readonly url: string;
@@ -195,10 +197,10 @@ export class SupervisedProcess {
   }
 
   private spawnChild(): ChildProcess {
-    const { script, args, cwd, env } = this.spec;
-    const child = spawn(process.execPath, [script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    const { script, nodeArgs = [], args, cwd, env } = this.spec;
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
     trackChild(child);
-    this.log.note(`--- ${stamp()} pid ${child.pid ?? '?'}: node ${script} ${args.join(' ')}`);
+    this.log.note(`--- ${stamp()} pid ${child.pid ?? '?'}: node ${[...nodeArgs, script, ...args].join(' ')}`);
     this.log.attach(child.stdout);
     this.log.attach(child.stderr);
     let ended = false;

@@ -13,8 +13,8 @@ const GROWTH = 1.5;
 
 /**
  * Gives memory a load took back once the load is over: when the process has been quiet for two
- * checks in a row and its V8 heap is half as large again as after the last full collection, it
- * runs one full collection.
+ * checks in a row and its V8 heap is half as large again as after the last full collection (or
+ * none has run yet), it runs one full collection.
  *
  * Why: under overload the gateway's heap grew from ~60 to ~230 MiB, almost all of it garbage
  * (a heap snapshot, which collects first, found 35 MiB live), and 20 s after the load it was
@@ -27,7 +27,11 @@ const GROWTH = 1.5;
 export function reclaimWhenIdle(log: (line: string) => void): () => void {
   const gc = exposeGc();
   if (gc === undefined) return () => undefined;
-  let collectedAt = getHeapStatistics().total_heap_size;
+  // Nothing collected yet: the first quiet spell after start collects, so the mark for later ones
+  // is the heap after a collection. The heap's size at start-up held the start-up's garbage (60–70
+  // MiB reserved of ~35 live), and 1.5× that was more than a loaded service's heap reached once its
+  // young generation was capped (libs/launcher/src/service-node-flags.ts): nothing was collected.
+  let collectedAt = 0;
   let quiet = 0;
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const timer = setInterval(() => {
