@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { reclaimWhenIdle } from './idle-reclaim.js';
 
-// Real timers and the real event loop's utilization (two 2 s checks), hence an integration spec.
+// Real timers and the real event loop's utilization (eight 500 ms checks, 4 s of quiet), hence an integration spec.
 describe('reclaimWhenIdle', () => {
   it('collects once in the first quiet spell after start, whatever the heap held at start', async () => {
     const lines: string[] = [];
