@@ -67,3 +67,55 @@ describe('ClusterState.view', () => {
     expect(state.view(microsFromMillis(170)).instances[0]).toMatchObject({ queueDepth: 9, snapshotAgeUs: microsFromMillis(10) });
   });
 });
+
+describe('ClusterState.view keeps each instance view until the instance changes', () => {
+  const two = () => {
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    state.onLifecycle({ ...identity, instanceId: 'i2', type: 'register', atUs: microsFromMillis(0) });
+    state.onSnapshot(snapshot);
+    return state;
+  };
+
+  it('serves the same object to the next view while nothing it shows changed, its age written at that view', () => {
+    const state = two();
+    const first = state.view(microsFromMillis(150)).instances[0]!;
+    expect(first.snapshotAgeUs).toBe(microsFromMillis(50));
+    const second = state.view(microsFromMillis(400)).instances[0]!;
+    expect(second).toBe(first);
+    expect(second.snapshotAgeUs).toBe(microsFromMillis(300));
+  });
+
+  it('builds a new one after a dispatch, a done, a snapshot or a lifecycle event, and only for that instance', () => {
+    const state = two();
+    const [i1, i2] = state.view(microsFromMillis(150)).instances;
+    state.dispatched('i2', 'r1');
+    const afterDispatch = state.view(microsFromMillis(160)).instances;
+    expect(afterDispatch[0]).toBe(i1);
+    expect(afterDispatch[1]).not.toBe(i2);
+    expect(afterDispatch[1]!.inFlight).toBe(1);
+    expect(i2!.inFlight).toBe(0); // what a view already handed out shows does not change (but its age)
+    state.done('i2', 'r1');
+    expect(state.view(microsFromMillis(170)).instances[1]!.inFlight).toBe(0);
+    state.onSnapshot({ ...snapshot, queueDepth: 9, atUs: microsFromMillis(180) });
+    expect(state.view(microsFromMillis(200)).instances[0]).toMatchObject({ queueDepth: 9, snapshotAgeUs: microsFromMillis(20) });
+    state.onLifecycle({ ...identity, rank: 5, type: 'heartbeat', atUs: microsFromMillis(210) });
+    expect(state.view(microsFromMillis(220)).instances[0]!.rank).toBe(5);
+  });
+
+  it('under on-refresh snapshots, shows a new snapshot only after refresh()', () => {
+    const state = new ClusterState(microsFromMillis(3_000), { snapshots: 'on-refresh' });
+    state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+    expect(state.view(microsFromMillis(50)).instances[0]!.queueDepth).toBe(0);
+    state.onSnapshot(snapshot);
+    expect(state.view(microsFromMillis(150)).instances[0]!.queueDepth).toBe(0);
+    state.refresh();
+    expect(state.view(microsFromMillis(150)).instances[0]).toMatchObject({ queueDepth: 3, snapshotAgeUs: microsFromMillis(50) });
+  });
+
+  it('carries the age into a spread or JSON copy', () => {
+    const view = two().view(microsFromMillis(150)).instances[0]!;
+    expect({ ...view }.snapshotAgeUs).toBe(microsFromMillis(50));
+    expect(JSON.parse(JSON.stringify(view)).snapshotAgeUs).toBe(microsFromMillis(50));
+  });
+});

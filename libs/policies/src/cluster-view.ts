@@ -20,7 +20,11 @@ export interface InstanceView {
   readonly activePrefillTokens: number;
   /** KV blocks held by decoding requests (busy-threshold divides by totalKvBlocks). */
   readonly activeDecodeBlocks: number;
-  /** Age of the instance-reported signals; Infinity before the first snapshot. */
+  /**
+   * Age of the instance-reported signals; Infinity before the first snapshot. Read it during the
+   * decision the view was built for: ClusterState keeps an instance's view object between views
+   * and writes this field anew at each `view()`.
+   */
   readonly snapshotAgeUs: Micros;
 }
 
