@@ -226,6 +226,16 @@ try {
   results.baseline = { rawRoundTripMs: raw.rtt, rawThroughputPerSecond: raw.throughput, payloadBytes: payload.length, inFlight: 64, throughputSeconds };
   const hopsRtt = HOPS * raw.rtt.p50;
 
+  // The raw runs at every rate come first, so the cluster's warm-up and rates follow one
+  // another with no pause: a raw run between them left the cluster quiet for seconds before each
+  // rate, and a service that has been quiet wakes slowly and may be collecting its heap
+  // (libs/service/src/idle-reclaim.ts) just as the load begins (p99 at 500/s read 77–361 ms; 9 and 26 ms
+  // in two runs with the rates back to back).
+  const rawRuns = new Map();
+  for (const rate of rates) {
+    log(`raw NATS request/reply CPU: ${rate}/s for ${rawCpuSeconds} s`);
+    rawRuns.set(rate, await rawCpu.measure(rate, rawCpuSeconds, payload));
+  }
   // Warm-up (JIT, connection pool), not reported.
   const agent = createAgent({ maxSockets });
   log('warm-up: 1 s at 500/s');
@@ -238,17 +248,6 @@ try {
   if (natsPid !== undefined) pids.nats = natsPid;
   const clusterNames = Object.keys(pids);
   pids.generator = process.pid;
-  // The raw runs at every rate come first, so the cluster's rates follow its warm-up and one
-  // another with no pause: a raw run between them left the cluster quiet for seconds before each
-  // rate, and a service that has been quiet wakes slowly and may be collecting its heap
-  // (libs/service/src/idle-reclaim.ts) just as the load begins (p99 at 500/s read 77–361 ms).
-  const rawRuns = new Map();
-  for (const rate of rates) {
-    log(`raw NATS request/reply CPU: ${rate}/s for ${rawCpuSeconds} s`);
-    rawRuns.set(rate, await rawCpu.measure(rate, rawCpuSeconds, payload));
-  }
-  await runOpenLoop({ url, agent, request, rate: 500, seconds: 1 });
-  await waitIdle(cluster.gatewayUrl);
   const runs = [];
   for (const rate of rates) {
     const rawRun = rawRuns.get(rate);
