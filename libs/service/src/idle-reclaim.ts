@@ -5,9 +5,10 @@ import { runInNewContext } from 'node:vm';
 /**
  * How often the event loop's utilization is read. Short, because the collection is synchronous:
  * a load that starts late in a check's window can leave it under the quiet mark, and the process
- * then stops for a full collection as the load begins (seen as a p99 of 77–361 ms at 500/s in the
- * live-path bench when each rate followed seconds of quiet, with 2 s checks). A 500 ms window
- * makes that four times less likely and a check costs microseconds.
+ * then stops for a full collection as the load begins. (The live-path bench, when each of its
+ * rates followed seconds of quiet, logged such collections in those gaps and read a p99 of
+ * 77–361 ms at 500/s; which requests met one was not traced.) A 500 ms window makes it four times
+ * less likely, and a check costs microseconds.
  */
 const CHECK_EVERY_MS = 500;
 /** Below this share of busy time over a check, the process counts as quiet. */
