@@ -21,3 +21,4 @@ export * from './bus-identities.js';
 export * from './wire-limits.js';
 export * from './disaggregation.js';
 export * from './decision-trace.js';
+export { fastValidatorOf, type FastValidator } from './fast-path/fast-validators.js';

@@ -1,0 +1,51 @@
+import { OutcomeReasonSchema } from '../outcomes.js';
+import { isCount, isFiniteNumber, isId, isIntIn, isPlainObject, isShare, isSubjectId, keyCount, type KnownFields } from './wire-checks.js';
+
+/**
+ * The worker events each request makes: a load snapshot at each change of an instance's load
+ * (about 1.6 a request, each heard by admission, the flow controller and the router) and a done
+ * event (heard by the flow controller and the router).
+ */
+export const LOAD_SNAPSHOT_FIELDS: KnownFields = {
+  required: ['instanceId', 'workerId', 'rank', 'atUs', 'queueDepth', 'batchSize', 'inFlight', 'kvUtilization', 'freeKvBlocks', 'totalKvBlocks', 'activePrefillTokens', 'activeDecodeBlocks', 'cacheHitRate', 'preemptions'],
+  optional: [],
+};
+export const REQUEST_DONE_FIELDS: KnownFields = { required: ['requestId', 'instanceId', 'reason', 'atUs'], optional: ['prefillOnly'] };
+
+const MAX_KV_BLOCKS = 2 ** 31;
+const MAX_RANK = 65_535;
+const OUTCOME_REASONS: ReadonlySet<unknown> = new Set(OutcomeReasonSchema.options);
+
+/** True when `LoadSnapshotSchema` would take `value` and return it unchanged. */
+export function isExactLoadSnapshot(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  return (
+    isSubjectId(value['instanceId']) &&
+    isId(value['workerId']) &&
+    isIntIn(value['rank'], 0, MAX_RANK) &&
+    isFiniteNumber(value['atUs']) &&
+    isCount(value['queueDepth']) &&
+    isCount(value['batchSize']) &&
+    isCount(value['inFlight']) &&
+    isShare(value['kvUtilization']) &&
+    isIntIn(value['freeKvBlocks'], 0, MAX_KV_BLOCKS) &&
+    isIntIn(value['totalKvBlocks'], 1, MAX_KV_BLOCKS) &&
+    isCount(value['activePrefillTokens']) &&
+    isCount(value['activeDecodeBlocks']) &&
+    isShare(value['cacheHitRate']) &&
+    isCount(value['preemptions']) &&
+    keyCount(value) === LOAD_SNAPSHOT_FIELDS.required.length
+  );
+}
+
+/** True when `RequestDoneSchema` would take `value` and return it unchanged. */
+export function isExactRequestDone(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  if (!(isId(value['requestId']) && isSubjectId(value['instanceId']) && OUTCOME_REASONS.has(value['reason']) && isFiniteNumber(value['atUs']))) return false;
+  let known = REQUEST_DONE_FIELDS.required.length;
+  if (value['prefillOnly'] !== undefined) {
+    if (value['prefillOnly'] !== true) return false;
+    known++;
+  }
+  return known === keyCount(value);
+}
