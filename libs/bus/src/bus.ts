@@ -17,7 +17,9 @@ import {
   GetBusFaultsSchema,
   busHeaders,
   describeZodError,
+  fastValidatorOf,
   subjects,
+  type FastValidator,
   type BusFaultStats,
   type BusFaultsState,
 } from '@sluice/contracts';
@@ -378,12 +380,13 @@ export class Bus {
     onInvalid: (msg: Msg, message: string) => void,
     onValid: (msg: Msg, data: z.infer<S>) => void,
   ): Subscription {
+    const fast = fastValidatorOf(schema);
     return this.nc.subscribe(subject, {
       ...(queue ? { queue } : {}),
       callback: (error, msg) => {
         if (error) return this.log(`subscription ${subject} failed: ${error.message}`);
         try {
-          const parsed = this.decode(msg, schema);
+          const parsed = this.decode(msg, schema, fast);
           if (parsed.ok) return onValid(msg, parsed.data);
           const line = this.rejections.refused(subject, parsed.reason, msg.subject, parsed.message);
           if (line) this.log(line);
@@ -396,8 +399,14 @@ export class Bus {
     });
   }
 
-  /** Size first (an oversized message is not even parsed), then JSON, then the subject's schema. */
-  private decode<S extends z.ZodType>(msg: Msg, schema: S): { ok: true; data: z.infer<S> } | { ok: false; reason: BusRejectionReason; message: string } {
+  /**
+   * Size first (an oversized message is not even parsed), then JSON, then the subject's schema.
+   * A hot message's schema has a fast validator (contracts' fast-path): a message it accepts is
+   * one zod would return unchanged, so it is taken as decoded; anything else goes to zod, which
+   * strips, fills defaults and words the refusal as ever. Zod's check was 5–13% of each service's
+   * busy time (docs/benchmarks.md, "Compiled validators").
+   */
+  private decode<S extends z.ZodType>(msg: Msg, schema: S, fast: FastValidator | undefined): { ok: true; data: z.infer<S> } | { ok: false; reason: BusRejectionReason; message: string } {
     if (msg.data.length > MAX_BUS_MESSAGE_BYTES) {
       return { ok: false, reason: 'oversized', message: `${msg.data.length} bytes, over the ${MAX_BUS_MESSAGE_BYTES} a message may have` };
     }
@@ -407,6 +416,7 @@ export class Bus {
     } catch {
       return { ok: false, reason: 'malformed', message: 'payload is not JSON' };
     }
+    if (fast?.(raw)) return { ok: true, data: raw as z.infer<S> };
     const result = schema.safeParse(raw);
     return result.success ? { ok: true, data: result.data } : { ok: false, reason: 'schema', message: describeZodError(result.error).join('; ') };
   }
