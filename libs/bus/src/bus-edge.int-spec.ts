@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { MAX_BUS_MESSAGE_BYTES, busHeaders } from '@sluice/contracts';
+import { InferenceRequestSchema, MAX_BUS_MESSAGE_BYTES, busHeaders, fastValidatorOf, type InferenceRequest } from '@sluice/contracts';
 import { freePort, natsAnswers } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -72,6 +72,43 @@ describe.skipIf(!BINARY)('the receiving edge', () => {
       { subject: 'edge.events.*', reason: 'schema', count: 1 },
       { subject: 'edge.handoff', reason: 'oversized', count: 1 },
     ]);
+  });
+
+  it("hands on a hot message its fast validator takes as it came, and zod's output or refusal for any other", async () => {
+    const served: InferenceRequest[] = [];
+    bus.serve('edge.requests', InferenceRequestSchema, ({ data }) => void served.push(data));
+    await bus.flush();
+    const request = {
+      id: 'cmpl-1',
+      model: 'qwen3-14b',
+      inputTokens: 40,
+      blockHashes: [1, 2],
+      maxTokens: 16,
+      bodyBytes: 120,
+      sloClass: 'standard',
+      priority: 3,
+      fairnessId: 'default',
+      arrivalUs: 1_000,
+      deadlineUs: 2_000,
+      attempt: 0,
+      gatewayId: 'gw-1',
+      replyTo: 'sluice.v1.inbox.gw-1.cmpl-1',
+      timings: { gatewayInMs: 0.5 },
+    };
+    const { bodyBytes: _bodyBytes, timings: _timings, ...withoutDefaulted } = request;
+    const send = async (payload: unknown) => (await peer.request('edge.requests', JSON.stringify(payload), { timeout: 2_000 })).json<{ ok: boolean; message?: string }>();
+
+    expect(fastValidatorOf(InferenceRequestSchema)?.(request)).toBe(true);
+    expect(await send(request)).toEqual({ ok: true });
+    // Not for the fast path: zod fills the defaults, strips the unknown key, and words the refusal.
+    expect(await send(withoutDefaulted)).toEqual({ ok: true });
+    expect(await send({ ...request, extra: 1 })).toEqual({ ok: true });
+    const refused = await send({ ...request, attempt: -1 });
+    expect(refused.ok).toBe(false);
+    expect(refused.message).toMatch(/^attempt: /);
+
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(served).toEqual([request, { ...withoutDefaulted, bodyBytes: 0, timings: {} }, request]);
   });
 
   it('counts a handler that throws, and the subscription goes on', async () => {
