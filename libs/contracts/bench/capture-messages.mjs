@@ -2,8 +2,9 @@
 // count which kinds a request makes (which validators matter).
 //   npm run build && node libs/contracts/bench/capture-messages.mjs [--requests 200] [--out FILE]
 // A local cluster of this checkout's build (4 worker instances at timeScale 1000, NATS without
-// auth), one listener on `sluice.v1.>`: 1-token and 8-token completions, streamed and not, sent
-// at 50/s. Prints the messages per request by kind; --out writes the first few of each kind
+// auth), one listener on every subject: 1-token and 8-token completions of the 8-word prompt,
+// streamed and not, and 8-token completions of a 64-word prompt (full KV blocks: KV events), a
+// quarter each, sent at 50/s. Prints the messages per request by kind; --out writes the first few of each kind
 // (JSON: { kind: [payload, …] }), as libs/contracts/src/fast-path/real-messages.json holds them.
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -56,13 +57,14 @@ try {
   await nc.flush();
   const url = new URL(cluster.gatewayUrl);
   const agent = createAgent({ maxSockets: 64 });
-  const shapes = [completionRequest({ maxTokens: 1 }), completionRequest({ maxTokens: 8 }), completionRequest({ maxTokens: 8, stream: true })];
+  const longPrompt = Array.from({ length: 64 }, (_, i) => `word${i}`).join(' ');
+  const shapes = [completionRequest({ maxTokens: 1 }), completionRequest({ maxTokens: 8 }), completionRequest({ maxTokens: 8, stream: true }), completionRequest({ maxTokens: 8, prompt: longPrompt })];
   for (const request of shapes) await runOpenLoop({ url, agent, request, rate: 50, seconds: requests / 50 / shapes.length });
   await waitIdle(cluster.gatewayUrl);
   await nc.flush();
   await nc.close();
   const rows = [...counts].sort((a, b) => b[1] - a[1]);
-  process.stdout.write(`messages per request (${requests} requests, a third each of max_tokens 1, 8, 8 streamed):\n`);
+  process.stdout.write(`messages per request (${requests} requests, a quarter each of max_tokens 1, 8, 8 streamed, 8 with a 64-word prompt):\n`);
   for (const [kind, n] of rows) process.stdout.write(`  ${kind.padEnd(36)} ${(n / requests).toFixed(2)}\n`);
   if (out) writeFileSync(out, `${JSON.stringify(kept, null, 1)}\n`);
 } finally {

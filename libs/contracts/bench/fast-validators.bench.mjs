@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { InboxFrameSchema, InferenceRequestSchema, LoadSnapshotSchema, RequestDoneSchema, fastValidatorOf } from '../dist/index.js';
+import { InboxFrameSchema, InferenceRequestSchema, KvEventSchema, LoadSnapshotSchema, RequestDoneSchema, fastValidatorOf } from '../dist/index.js';
 
 const WARMUP = 5;
 const REPS = 21;
@@ -20,6 +20,7 @@ const KINDS = [
   ['tokens-batch frame', 'inbox:tokens-batch', InboxFrameSchema],
   ['load snapshot', 'worker.load', LoadSnapshotSchema],
   ['done event', 'worker.done', RequestDoneSchema],
+  ['KV event', 'worker.kv', KvEventSchema],
 ];
 const captured = JSON.parse(readFileSync(new URL('../src/fast-path/real-messages.json', import.meta.url), 'utf8'));
 

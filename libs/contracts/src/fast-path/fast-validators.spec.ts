@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { EndFrameSchema, HeldFrameSchema, InboxFrameSchema, TokensBatchFrameSchema, TokensFrameSchema } from '../frames.js';
 import { InferenceRequestSchema, StageTimingsSchema } from '../inference-request.js';
-import { LoadSnapshotSchema, RequestDoneSchema } from '../worker-events.js';
+import { KvEventSchema, LoadSnapshotSchema, RequestDoneSchema } from '../worker-events.js';
 import { fastValidatorOf, type FastValidator } from './fast-validators.js';
 import { END_FRAME_FIELDS, HELD_FRAME_FIELDS, TOKENS_BATCH_FRAME_FIELDS, TOKENS_FRAME_FIELDS } from './inbox-frames.fast.js';
 import { INFERENCE_REQUEST_FIELDS, STAGE_TIMINGS_FIELDS } from './inference-request.fast.js';
 import realMessages from './real-messages.json' with { type: 'json' };
 import { fieldsOfShape, ignoringUnknownKeys, nearMisses, skipping, sortedFields, soundnessProperty, unsoundness } from './testing/near-misses.js';
-import { endFrameArb, errorFrameArb, heldFrameArb, inferenceRequestArb, loadSnapshotArb, requestDoneArb, tokensBatchFrameArb, tokensFrameArb } from './testing/wire-messages.js';
+import { endFrameArb, errorFrameArb, heldFrameArb, inferenceRequestArb, kvEventArb, loadSnapshotArb, requestDoneArb, tokensBatchFrameArb, tokensFrameArb } from './testing/wire-messages.js';
 import type { KnownFields } from './wire-checks.js';
-import { LOAD_SNAPSHOT_FIELDS, REQUEST_DONE_FIELDS } from './worker-events.fast.js';
+import { KV_EVENT_FIELDS, LOAD_SNAPSHOT_FIELDS, REQUEST_DONE_FIELDS } from './worker-events.fast.js';
 
 const RUNS = 2_000;
 
@@ -32,6 +32,7 @@ const CASES: readonly Case[] = [
   { name: 'held frame', schema: HeldFrameSchema, fields: HELD_FRAME_FIELDS, valid: heldFrameArb },
   { name: 'load snapshot', schema: LoadSnapshotSchema, fields: LOAD_SNAPSHOT_FIELDS, valid: loadSnapshotArb },
   { name: 'done event', schema: RequestDoneSchema, fields: REQUEST_DONE_FIELDS, valid: requestDoneArb },
+  { name: 'KV event', schema: KvEventSchema, fields: KV_EVENT_FIELDS, valid: kvEventArb },
 ];
 
 function validatorOf(schema: z.ZodType): FastValidator {
@@ -100,7 +101,7 @@ describe('the fast validator of the inbox frames (the union the gateway listens 
 });
 
 describe('the fast validators on the messages a real cluster sent', () => {
-  // Captured by `node libs/contracts/bench/capture-messages.mjs --out …` (a local cluster, streamed and unstreamed completions).
+  // Captured by `node libs/contracts/bench/capture-messages.mjs --requests 200 --out …` (a local cluster, streamed and unstreamed completions).
   const SCHEMA_OF_KIND: Readonly<Record<string, z.ZodType>> = {
     'admission.submit': InferenceRequestSchema,
     'flow.submit': InferenceRequestSchema,
@@ -112,6 +113,7 @@ describe('the fast validators on the messages a real cluster sent', () => {
     'inbox:tokens-batch': InboxFrameSchema,
     'worker.load': LoadSnapshotSchema,
     'worker.done': RequestDoneSchema,
+    'worker.kv': KvEventSchema,
   };
   const captured = realMessages as Readonly<Record<string, readonly unknown[]>>;
 

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import { EndFrameSchema, HeldFrameSchema, InboxFrameSchema, TokensBatchFrameSchema, TokensFrameSchema } from '../frames.js';
 import { InferenceRequestSchema } from '../inference-request.js';
-import { LoadSnapshotSchema, RequestDoneSchema } from '../worker-events.js';
+import { KvEventSchema, LoadSnapshotSchema, RequestDoneSchema } from '../worker-events.js';
 import { isExactEndFrame, isExactHeldFrame, isExactInboxFrame, isExactTokensBatchFrame, isExactTokensFrame } from './inbox-frames.fast.js';
 import { isExactInferenceRequest } from './inference-request.fast.js';
-import { isExactLoadSnapshot, isExactRequestDone } from './worker-events.fast.js';
+import { isExactKvEvent, isExactLoadSnapshot, isExactRequestDone } from './worker-events.fast.js';
 
 /**
  * A fast validator of one schema: true only for a value the schema would accept and return
@@ -18,7 +18,7 @@ export type FastValidator = (value: unknown) => boolean;
 /**
  * The messages each request makes many of (libs/contracts/bench/capture-messages.mjs counts them):
  * four handoffs of the request, a `held` frame from each stage behind the gateway, the end frame,
- * the workers' load snapshots and done events (each heard by two or three services). Zod's check
+ * the workers' load snapshots, done and KV events (each heard by two or three services). Zod's check
  * of them was 5–13% of every service's busy time (docs/benchmarks.md, "Profiles of the hot path").
  */
 const FAST_VALIDATORS: ReadonlyMap<z.ZodType, FastValidator> = new Map<z.ZodType, FastValidator>([
@@ -30,6 +30,7 @@ const FAST_VALIDATORS: ReadonlyMap<z.ZodType, FastValidator> = new Map<z.ZodType
   [HeldFrameSchema, isExactHeldFrame],
   [LoadSnapshotSchema, isExactLoadSnapshot],
   [RequestDoneSchema, isExactRequestDone],
+  [KvEventSchema, isExactKvEvent],
 ]);
 
 /** The fast validator of this very schema object, if it has one; a schema without one is checked by zod alone. */

@@ -1,16 +1,19 @@
 import { OutcomeReasonSchema } from '../outcomes.js';
+import { MAX_KV_EVENT_BLOCKS } from '../wire-limits.js';
 import { isCount, isFiniteNumber, isId, isIntIn, isPlainObject, isShare, isSubjectId, keyCount, type KnownFields } from './wire-checks.js';
 
 /**
  * The worker events each request makes: a load snapshot at each change of an instance's load
- * (about 1.6 a request, each heard by admission, the flow controller and the router) and a done
- * event (heard by the flow controller and the router).
+ * (about 1.6 a request, each heard by admission, the flow controller and the router), a done
+ * event (heard by the flow controller and the router), and, for a prompt of a full block or more,
+ * KV events at the engine steps that store or evict its blocks (heard by admission and the router).
  */
 export const LOAD_SNAPSHOT_FIELDS: KnownFields = {
   required: ['instanceId', 'workerId', 'rank', 'atUs', 'queueDepth', 'batchSize', 'inFlight', 'kvUtilization', 'freeKvBlocks', 'totalKvBlocks', 'activePrefillTokens', 'activeDecodeBlocks', 'cacheHitRate', 'preemptions'],
   optional: [],
 };
 export const REQUEST_DONE_FIELDS: KnownFields = { required: ['requestId', 'instanceId', 'reason', 'atUs'], optional: ['prefillOnly'] };
+export const KV_EVENT_FIELDS: KnownFields = { required: ['instanceId', 'atUs', 'stored', 'removed'], optional: ['cleared'] };
 
 const MAX_KV_BLOCKS = 2 ** 31;
 const MAX_RANK = 65_535;
@@ -45,6 +48,25 @@ export function isExactRequestDone(value: unknown): boolean {
   let known = REQUEST_DONE_FIELDS.required.length;
   if (value['prefillOnly'] !== undefined) {
     if (value['prefillOnly'] !== true) return false;
+    known++;
+  }
+  return known === keyCount(value);
+}
+
+/** A KV event's `stored` or `removed`: block ids (non-negative safe integers), no more than one event may carry. */
+function isBlockIdList(value: unknown): boolean {
+  if (!Array.isArray(value) || value.length > MAX_KV_EVENT_BLOCKS) return false;
+  for (let i = 0; i < value.length; i++) if (!isIntIn(value[i], 0, Number.MAX_SAFE_INTEGER)) return false;
+  return true;
+}
+
+/** True when `KvEventSchema` would take `value` and return it unchanged. */
+export function isExactKvEvent(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  if (!(isSubjectId(value['instanceId']) && isFiniteNumber(value['atUs']) && isBlockIdList(value['stored']) && isBlockIdList(value['removed']))) return false;
+  let known = KV_EVENT_FIELDS.required.length;
+  if (value['cleared'] !== undefined) {
+    if (value['cleared'] !== true) return false;
     known++;
   }
   return known === keyCount(value);

@@ -110,3 +110,9 @@ export const requestDoneArb = fc.record(
   { requestId: idArb, instanceId: subjectIdArb, reason: fc.constantFrom(...OUTCOME_REASON_NAMES), atUs: fc.oneof(epochMicrosArb, finiteArb), prefillOnly: fc.constant(true as const) },
   { requiredKeys: ['requestId', 'instanceId', 'reason', 'atUs'] },
 ).map(received);
+
+const blockIdsArb = fc.array(fc.oneof(fc.nat(), fc.constant(Number.MAX_SAFE_INTEGER)), { maxLength: 8 });
+
+export const kvEventArb = fc
+  .record({ instanceId: subjectIdArb, atUs: fc.oneof(epochMicrosArb, finiteArb), stored: blockIdsArb, removed: blockIdsArb, cleared: fc.constant(true as const) }, { requiredKeys: ['instanceId', 'atUs', 'stored', 'removed'] })
+  .map(received);
