@@ -83,6 +83,40 @@ describe('AckInbox', () => {
     expect(seen[0]).toBeLessThanOrEqual(Date.now() + 1_500);
   });
 
+  it('reads an ack before a message that came after it in the same socket read (a promise would run after both)', async () => {
+    // The receiver, another process, acks and then publishes an event the sender listens to,
+    // while this process is busy: both wait in its socket and are read together.
+    const script = `import { connect } from '@nats-io/transport-node';
+const nc = await connect({ servers: ${JSON.stringify(nats.url)} });
+nc.subscribe('acks.then-event', { callback: (_, msg) => { msg.respond('{"ok":true}'); nc.publish('acks.after-ack', '{}'); } });
+await nc.flush();
+console.log('ready');
+process.stdin.on('end', () => void nc.close().then(() => process.exit(0)));
+process.stdin.resume();`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      await once(child.stdout, 'data');
+      const order: string[] = [];
+      const after = sender.subscribe('acks.after-ack', { callback: () => void order.push('event') });
+      await sender.flush();
+      const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 2_000);
+      const outcome = acks.send('acks.then-event', '{}', headers(), (o) => order.push(`settled ${o.kind}`));
+      void outcome.then((o) => order.push(`resolved ${o.kind}`));
+      await new Promise((resolve) => setImmediate(resolve)); // the outbox writes the handoff at the end of the turn
+      const until = performance.now() + 200;
+      while (performance.now() < until) {
+        // Busy: the ack and the event both arrive meanwhile.
+      }
+      await outcome;
+      await sender.flush();
+      after.unsubscribe();
+      expect(order).toEqual(['settled reply', 'event', 'resolved reply']);
+    } finally {
+      child.stdin.end();
+      await once(child, 'exit');
+    }
+  });
+
   it('does not time out a handoff whose ack came while the sender itself was stalled past the deadline', async () => {
     // The receiver is another process, so it acks while this one's event loop is blocked.
     const script = `import { connect } from '@nats-io/transport-node';
