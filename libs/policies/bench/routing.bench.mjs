@@ -8,7 +8,8 @@
 // Each policy is timed twice: `route()` alone (the decision: choice and regret), and `route()` plus
 // `decision.top(3)`, the three best candidates the router records on the decision's span.
 // At the largest size two more lines time the decision as the router makes it: its ClusterState's
-// view() alone (the router builds one per decision), and view() + weighted route() + top(3).
+// view() alone (the router builds one per decision), and view() + weighted route() + top(3), the
+// chosen instance's in-flight count moving after each decision as the router's does.
 // Two rows show where weighted's time goes: weighted without its prefix-affinity scorer, and the
 // prefix lookups alone (PrefixIndex.matchedBlocksByInstance, the bulk lookup prefix-affinity uses).
 // Baseline, same instances, same run, timed the same way: one pass computing the minimum effective
@@ -181,9 +182,9 @@ for (const n of SIZES) {
     });
   }
 }
-// The decision as the router makes it, at the largest size: its ClusterState's view() (an object
-// per instance, built for every decision), then route() and the top 3 for the span. The clock
-// moves 1 µs per decision, as a live router's does.
+// The decision as the router makes it, at the largest size: its ClusterState's view() (every
+// instance's age written at each view), then route() and the top 3 for the span. The clock moves
+// 1 µs per decision, as a live router's does.
 {
   const n = SIZES.at(-1);
   const { prefix, instances } = viewOf(n);
@@ -201,6 +202,10 @@ for (const n of SIZES) {
       sink += view.instances.length;
     }
   });
+  // After each decision, untimed, the router's own bookkeeping: the chosen instance gets the
+  // request in flight and the previous one is reported done, so each view() rebuilds the view of
+  // the instances that changed since the last, as the router's does.
+  let previous;
   measurements.set(`view+weighted+ranked/${n}`, (out, cpuOut) => {
     for (let k = 0; k < ROUND; k++) {
       const request = requests[next++ % REQUESTS];
@@ -211,6 +216,9 @@ for (const n of SIZES) {
       out.push((performance.now() - t) * 1_000);
       cpuOut.push(cpuMicros(cpu));
       sink += decision.regret + best.score;
+      if (previous) state.done(previous.instanceId, previous.requestId);
+      previous = { instanceId: decision.instance.instanceId, requestId: `${request.id}@${nowUs}` };
+      state.dispatched(previous.instanceId, previous.requestId);
     }
   });
 }
