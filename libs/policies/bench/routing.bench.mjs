@@ -24,14 +24,20 @@
 // threads), printed at the largest size: on a shared machine a wall-clock p99 is mostly waiting
 // for a core, which CPU time leaves out. (Node's per-thread figure only moves in scheduler ticks.)
 // `--build DIR` loads the policies from another build of this package (default: ../dist), for
-// paired runs of the same bench against the build before a change.
+// paired runs of the same bench against the build before a change. `--router-only` times only the
+// largest size's baseline, weighted and as-the-router rows (see below for why).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
 
-const { values: args } = parseArgs({ options: { build: { type: 'string', default: new URL('../dist', import.meta.url).pathname } } });
+const { values: args } = parseArgs({
+  options: {
+    build: { type: 'string', default: new URL('../dist', import.meta.url).pathname },
+    'router-only': { type: 'boolean', default: false },
+  },
+});
 const { ClusterState, PrefixIndex, createRoutingRegistry } = await import(pathToFileURL(resolve(args.build, 'index.js')).href);
 
 const SIZES = [10, 100, 1_000, 10_000];
@@ -229,6 +235,14 @@ measurements.set('floor', (out) => {
   }
 });
 
+// --router-only: the rows the router's decision is read from, at the largest size, and nothing
+// else. The other rows' garbage (least-loaded and round-robin allocate typed arrays of 10 000 per
+// decision) brings old-generation collections, whose concurrent marking threads the CPU-time
+// clock counts in whichever row is running.
+if (args['router-only']) {
+  const kept = new Set(['floor', ...['baseline', 'weighted', 'weighted+ranked', 'view', 'view+weighted+ranked'].map((row) => `${row}/${SIZES.at(-1)}`)]);
+  for (const key of [...measurements.keys()]) if (!kept.has(key)) measurements.delete(key);
+}
 const samples = new Map([...measurements.keys()].map((key) => [key, []]));
 const cpuSamples = new Map([...measurements.keys()].map((key) => [key, []]));
 const scratch = [];
@@ -250,11 +264,13 @@ const table = [['what', 'instances', 'route() p50', 'p99', 'ratio (p50)', '+ top
 const floor = quantile('floor', 0.5);
 table.push(['timer floor (empty timed region)', '—', us(floor), us(quantile('floor', 0.99)), '', '', '']);
 for (const n of SIZES) {
+  if (!samples.has(`baseline/${n}`)) continue; // left out by --router-only
   const base = quantile(`baseline/${n}`, 0.5);
   table.push(['min effective load, one pass (baseline)', `${n}`, us(base), us(quantile(`baseline/${n}`, 0.99)), '1', '', '']);
   const lookups = `prefix lookups/${n}`;
-  table.push(['prefix lookups alone (bulk, every instance)', `${n}`, us(quantile(lookups, 0.5)), us(quantile(lookups, 0.99)), `${(quantile(lookups, 0.5) / base).toFixed(0)}×`, '', '']);
+  if (samples.has(lookups)) table.push(['prefix lookups alone (bulk, every instance)', `${n}`, us(quantile(lookups, 0.5)), us(quantile(lookups, 0.99)), `${(quantile(lookups, 0.5) / base).toFixed(0)}×`, '', '']);
   for (const [name] of POLICIES) {
+    if (!samples.has(`${name}/${n}`)) continue;
     const p50 = quantile(`${name}/${n}`, 0.5);
     const ranked = `${name}+ranked/${n}`;
     table.push([name, `${n}`, us(p50), us(quantile(`${name}/${n}`, 0.99)), `${(p50 / base).toFixed(0)}×`, us(quantile(ranked, 0.5)), us(quantile(ranked, 0.99))]);
