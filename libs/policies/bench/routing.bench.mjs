@@ -236,9 +236,9 @@ measurements.set('floor', (out) => {
 });
 
 // --router-only: the rows the router's decision is read from, at the largest size, and nothing
-// else. The other rows' garbage (least-loaded and round-robin allocate typed arrays of 10 000 per
-// decision) brings old-generation collections, whose concurrent marking threads the CPU-time
-// clock counts in whichever row is running.
+// else. Another row's garbage brings collections whose concurrent threads the CPU-time clock
+// counts in whichever row is running (least-loaded's and round-robin's typed arrays of 10 000 per
+// decision did, old-generation markings every ~300 ms, until those policies reused their arrays).
 if (args['router-only']) {
   const kept = new Set(['floor', ...['baseline', 'weighted', 'weighted+ranked', 'view', 'view+weighted+ranked'].map((row) => `${row}/${SIZES.at(-1)}`)]);
   for (const key of [...measurements.keys()]) if (!kept.has(key)) measurements.delete(key);
