@@ -30,7 +30,7 @@ describe('effectiveLoad and routingCandidates', () => {
 
   it('negativeLoadsInto writes −effective load into the array it is given, grown or shrunk to the candidates', () => {
     const out = [7, 7, 7];
-    const two = [instanceView({ queueDepth: 0, batchSize: 0, inFlight: 0 }), instanceView({ queueDepth: 1, batchSize: 2, inFlight: 3 })];
+    const two = [instanceView({ instanceId: 'a', queueDepth: 0, batchSize: 0, inFlight: 0 }), instanceView({ instanceId: 'b', queueDepth: 1, batchSize: 2, inFlight: 3 })];
     expect(negativeLoadsInto(two, out)).toBe(out);
     expect(out).toEqual([0, -6]);
     expect(Object.is(out[0], 0)).toBe(true);
