@@ -14,7 +14,9 @@
 //    (prefillMs + decodeMs of the `sluice` extension) and where the overhead goes, stage by stage;
 //    CPU per request of the cluster's processes and nats-server (/proc, from the first send until
 //    the last answer), against raw request/reply's CPU per round trip at the same rate, measured
-//    just before;
+//    just before; the overhead's tail against a raw pipeline of HOPS hops through separate
+//    processes at the same rate (raw-nats-pipeline.mjs), measured just before too; NATS messages
+//    published and delivered per answered request (nats-server's /varz, before and after each rate);
 // 4. idle single requests: one at a time, each after the cluster idled --idle-gaps ms, their
 //    overhead against one-way raw NATS transits after the same pause (idle-transit.mjs's
 //    measurement), the two alternated in blocks;
@@ -46,7 +48,9 @@ import {
 import { buildLabel, commandLine } from './bench-run.mjs';
 import { checkGoals, goalLines, HOPS } from './live/goals.mjs';
 import { idleRequests } from './live/idle-requests.mjs';
+import { messagesPerRequest, natsMessageCounts } from './live/nats-messages.mjs';
 import { benchInferenceRequest, openIdleTransit, openRawCpuProbe, openRawEcho } from './raw-nats.mjs';
+import { openRawPipeline } from './raw-nats-pipeline.mjs';
 
 // --- options ---------------------------------------------------------------------------------
 const { flag, option } = commandLine();
@@ -68,7 +72,7 @@ const idleGaps = option('idle-gaps', '40,1000').split(',').map(Number).filter((g
 const idleN = Number(option('idle-n', quick ? 15 : 40));
 /** The idle requests and their raw transits alternate in this many blocks. */
 const IDLE_BLOCKS = 5;
-/** Raw request/reply at each rate runs this long for its CPU per round trip. */
+/** Raw request/reply at each rate runs this long for its CPU per round trip, and the raw pipeline as long for its latency. */
 const rawCpuSeconds = Math.min(seconds, 5);
 const INSTANCES = 16;
 const TIME_SCALE = 1000;
@@ -180,6 +184,8 @@ const cluster = await startLocalCluster({
   rootDir: REPO_ROOT,
   onNatsReady: (nats) => (natsPid = nats.pid),
   configArgs: [...FREE_PORT_ARGS, `--worker.instances=${INSTANCES}`, `--worker.timeScale=${TIME_SCALE}`],
+  // Its loopback monitoring endpoint, for the messages each request costs (/varz).
+  nats: { monitor: true },
   parallel: true,
   warmUpRequests,
 });
@@ -204,7 +210,7 @@ try {
   // and none of them may answer on a subject of the benchmark's. Authorization costs only at connect.
   log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
   const payload = JSON.stringify(benchInferenceRequest());
-  baselineNats = await startNats();
+  baselineNats = await startNats({ monitor: true });
   const rawCpu = await openRawCpuProbe(baselineNats.url, baselineNats.pid);
   closeAtEnd.push(rawCpu.close);
   const idleTransit = await openIdleTransit(baselineNats.url);
@@ -236,6 +242,26 @@ try {
     log(`raw NATS request/reply CPU: ${rate}/s for ${rawCpuSeconds} s`);
     rawRuns.set(rate, await rawCpu.measure(rate, rawCpuSeconds, payload));
   }
+  // The overhead's tail against a raw chain of as many hops, each a process of its own, at the
+  // same rate: what this machine's scheduling gives any such chain. Its processes are stopped
+  // before the cluster's rates, so they take no share of the machine then.
+  const pipelineRuns = new Map();
+  const pipeline = await openRawPipeline(baselineNats.url);
+  try {
+    // Its warm-up, as the cluster has one: freshly forked relays' first second at a rate read a
+    // p99 of ~60 ms against 8–17 ms once warm.
+    log(`raw NATS ${HOPS}-hop pipeline warm-up: 1 s at 500/s`);
+    await pipeline.measure(500, 1, payload);
+    for (const rate of rates) {
+      log(`raw NATS ${HOPS}-hop pipeline: ${rate}/s for ${rawCpuSeconds} s`);
+      const before = await natsMessageCounts(baselineNats.monitorUrl);
+      const run = await pipeline.measure(rate, rawCpuSeconds, payload);
+      const messages = messagesPerRequest(before, await natsMessageCounts(baselineNats.monitorUrl), run.answered);
+      pipelineRuns.set(rate, { sent: run.sent, answered: run.answered, achievedRate: run.achievedRate, latency: stats(run.latencyMs), messages });
+    }
+  } finally {
+    await pipeline.close();
+  }
   // Warm-up (JIT, connection pool), not reported.
   const agent = createAgent({ maxSockets });
   log('warm-up: 1 s at 500/s');
@@ -252,14 +278,17 @@ try {
   for (const rate of rates) {
     const rawRun = rawRuns.get(rate);
     log(`open loop: ${rate}/s for ${seconds} s`);
+    const messagesBefore = await natsMessageCounts(cluster.natsMonitorUrl());
     const stopCores = cpuMeter(pids);
     const stopUsage = cpuUsage(pids);
     let cpu;
     const s = summarise(await runOpenLoop({ url, agent, request, rate, seconds, onSendEnd: () => (cpu = stopCores()) }));
     s.cpuCores = cpu;
     s.cpuPerRequest = cpuPerRequest(stopUsage().cpu, s.sent, clusterNames, rawRun);
+    s.messagesPerRequest = messagesPerRequest(messagesBefore, await natsMessageCounts(cluster.natsMonitorUrl()), s.ok);
+    s.rawPipeline = pipelineRuns.get(rate);
     runs.push(s);
-    log(`  achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p50 ${fmtMs(s.latency.p50)}, p99 ${fmtMs(s.latency.p99)}, CPU ${us(s.cpuPerRequest.clusterUs / 1000)} per request`);
+    log(`  achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p50 ${fmtMs(s.latency.p50)}, p99 ${fmtMs(s.latency.p99)}, CPU ${us(s.cpuPerRequest.clusterUs / 1000)} per request, ${s.messagesPerRequest?.published.toFixed(1) ?? '–'} messages published per answer`);
     await waitIdle(cluster.gatewayUrl);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -272,16 +301,20 @@ try {
     log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${IDLE_BLOCKS} alternating blocks`);
     const rawTransits = [];
     const records = [];
+    const blocks = [];
     for (let block = 0; block < IDLE_BLOCKS; block++) {
       const size = Math.floor(idleN / IDLE_BLOCKS) + (block < idleN % IDLE_BLOCKS ? 1 : 0);
       if (size === 0) continue;
-      rawTransits.push(...(await idleTransit.measure(gapMs, size)));
-      records.push(...(await idleRequests({ url, request, gapMs, n: size })));
+      const blockTransits = await idleTransit.measure(gapMs, size);
+      const blockRecords = await idleRequests({ url, request, gapMs, n: size });
+      rawTransits.push(...blockTransits);
+      records.push(...blockRecords);
+      blocks.push({ rawTransitMs: blockTransits, overheadMs: blockRecords.map((r) => r.latencyMs - (r.sluice?.timings?.prefillMs ?? 0) - (r.sluice?.timings?.decodeMs ?? 0)) });
     }
     const transits = stats(rawTransits);
     const ok = records.filter((r) => isOk(r) && typeof r.sluice?.timings?.prefillMs === 'number' && typeof r.sluice?.timings?.decodeMs === 'number');
     const overhead = stats(ok.map((r) => r.latencyMs - r.sluice.timings.prefillMs - r.sluice.timings.decodeMs));
-    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50 });
+    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50, blocks });
   }
   results.idle = idle;
 
@@ -359,6 +392,15 @@ try {
   rows.push(['overhead p50', ...runs.map((s) => fmtMs(s.overhead.p50))]);
   rows.push(['overhead p99', ...runs.map((s) => fmtMs(s.overhead.p99))]);
   rows.push([`overhead p50 / ${HOPS} raw RTT`, ...runs.map((s) => ratio(s.overhead.p50 / hopsRtt))]);
+  rows.push([`raw ${HOPS}-hop pipeline, same rate: p50`, ...runs.map((s) => fmtMs(s.rawPipeline?.latency.p50))]);
+  rows.push([`raw ${HOPS}-hop pipeline, same rate: p99`, ...runs.map((s) => fmtMs(s.rawPipeline?.latency.p99))]);
+  rows.push(['  its achieved rate', ...runs.map((s) => (s.rawPipeline ? `${s.rawPipeline.achievedRate.toFixed(0)}/s` : '–'))]);
+  rows.push([`overhead p99 / raw pipeline p99`, ...runs.map((s) => ratio(s.overhead.p99 / s.rawPipeline?.latency.p99))]);
+  const perRequest = (m, key) => (m === undefined ? '–' : m[key].toFixed(1));
+  rows.push(['NATS messages per answered request', ...runs.map(() => '')]);
+  rows.push(['  cluster: published / delivered', ...runs.map((s) => `${perRequest(s.messagesPerRequest, 'published')} / ${perRequest(s.messagesPerRequest, 'delivered')}`)]);
+  rows.push([`  raw ${HOPS}-hop pipeline: published / delivered`, ...runs.map((s) => `${perRequest(s.rawPipeline?.messages, 'published')} / ${perRequest(s.rawPipeline?.messages, 'delivered')}`)]);
+  rows.push([`  ${HOPS} raw round trips`, ...runs.map(() => `${2 * HOPS} / ${2 * HOPS}`)]);
   rows.push(['stage p50 / p99', ...runs.map(() => '')]);
   const fmtStage = (ms) => fmtMs(ms, ms !== undefined && Math.abs(ms) < 1 ? 3 : undefined);
   for (const [k, label] of STAGES) {
@@ -374,6 +416,8 @@ try {
   rows.push([`  cluster / ${HOPS} raw round trips`, ...runs.map((s) => ratio(s.cpuPerRequest.ratioToRaw))]);
   out.push(table(rows));
   out.push('  achieved: good answers that ended within the offered window, per second; latency and overhead count from each request\'s scheduled send');
+  out.push(`  raw ${HOPS}-hop pipeline: this process → ${HOPS - 1} relay processes in a chain → back, each forward but the last acked, open loop, ${rawCpuSeconds} s a rate, before the warm-up; latency from the scheduled send`);
+  out.push('  messages: nats-server /varz in_msgs (published) and out_msgs (delivered) over the rate, first send to last answer, background traffic included, per answered request');
   if (runs.some((s) => s.errors.DEADLINE)) out.push('  DEADLINE: no answer within 30 s of the scheduled send (the client gave up and closed the connection)');
   const absent = STAGES.filter(([k]) => runs.every((s) => s.stages[k].n === 0)).map(([k]) => k);
   if (absent.length > 0) out.push(`  fields absent from every answer (their time is in "unaccounted"): ${absent.join(', ')}`);

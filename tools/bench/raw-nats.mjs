@@ -45,9 +45,9 @@ export async function openRawEcho(natsUrl) {
 }
 
 
-/** Forks raw-nats-peer.mjs as `role` on `subject`; resolves once it has subscribed. */
-async function forkPeer(role, natsUrl, subject) {
-  const child = fork(fileURLToPath(new URL('./raw-nats-peer.mjs', import.meta.url)), [role, natsUrl, subject]);
+/** Forks raw-nats-peer.mjs as `role` on `subject` (with the role's further arguments); resolves once it has subscribed. */
+export async function forkPeer(role, natsUrl, subject, ...args) {
+  const child = fork(fileURLToPath(new URL('./raw-nats-peer.mjs', import.meta.url)), [role, natsUrl, subject, ...args]);
   await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`raw-nats-peer ${role} exited with ${code} before it was ready`)));
@@ -56,7 +56,7 @@ async function forkPeer(role, natsUrl, subject) {
   return child;
 }
 
-async function stopPeer(child) {
+export async function stopPeer(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill();
