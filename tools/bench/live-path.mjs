@@ -1,7 +1,7 @@
 // Benchmark: the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
 //        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain]
-//        [--idle-gaps 40,1000] [--idle-n 40] [--quick] [--json FILE]
+//        [--idle-gaps 40,1000] [--idle-n 120,40] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
 // before it counts as ready; --warmup 0 for a cold start), with 16 worker instances at timeScale
 // 1000 (the modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
@@ -17,9 +17,10 @@
 //    just before; the overhead's tail against a raw pipeline of HOPS hops through separate
 //    processes at the same rate (raw-nats-pipeline.mjs), measured just before too; NATS messages
 //    published and delivered per answered request (nats-server's /varz, before and after each rate);
-// 4. idle single requests: one at a time, each after the cluster idled --idle-gaps ms, their
-//    overhead against one-way raw NATS transits after the same pause (idle-transit.mjs's
-//    measurement), the two alternated in blocks;
+// 4. idle single requests, after IDLE_SETTLE_MS of quiet: one at a time, each after the cluster
+//    idled --idle-gaps ms, their overhead against one-way raw NATS transits after the same pause
+//    (idle-transit.mjs's measurement), the two alternated in blocks of at most 5, each block's
+//    first request and transit uncounted so every counted one follows exactly the pause;
 // 5. the highest rate sustained for --sustain-seconds with no error, achieved rate ≥ 97 % of the
 //    offered one and p99 ≤ 1 s: from 1000/s up in ×1.25 steps (down if 1000/s already fails).
 // Then the goals (live/goals.mjs), each met or not.
@@ -67,11 +68,25 @@ const sustain = !flag('no-sustain');
 const sustainFrom = Number(option('sustain-from', 1000));
 /** `sluice up`'s default (DEFAULT_WARM_UP_REQUESTS in apps/cli/src/commands/up.command.ts). */
 const warmUpRequests = Number(option('warmup', 200));
-/** Pauses before each idle single request, and how many requests (and raw transits) after each. */
+/** Pauses before each idle single request, and how many requests (and raw transits) after each: one count per pause (the last one for any further pause). */
 const idleGaps = option('idle-gaps', '40,1000').split(',').map(Number).filter((g) => g > 0);
-const idleN = Number(option('idle-n', quick ? 15 : 40));
-/** The idle requests and their raw transits alternate in this many blocks. */
-const IDLE_BLOCKS = 5;
+// The judged pause (40 ms) is cheap, so it gets enough samples that its p50 holds still between
+// runs (15 in 5 blocks read 1.05× and 3.02× in two runs of one build); each 1 s sample costs 2 s.
+const idleNs = option('idle-n', quick ? '60,15' : '120,40').split(',').map(Number);
+const idleNAt = (i) => idleNs[Math.min(i, idleNs.length - 1)];
+/** The idle requests and their raw transits alternate in blocks of at most this many, and in at least IDLE_MIN_BLOCKS blocks. */
+const IDLE_BLOCK_SIZE = 5;
+const IDLE_MIN_BLOCKS = 5;
+/**
+ * Quiet before the idle requests, so they meet the cluster as it stays when idle: each service
+ * collects its heap once it has been quiet 4 s after a load (libs/service/src/idle-reclaim.ts),
+ * all at about the same moment, and idle requests measured across that moment read a spike while
+ * the collections ran and slower requests after them than before (4–5 ms → 5–9 ms overhead p50 at
+ * 40 ms pauses, three runs): how many fell on which side decided the figure.
+ */
+const IDLE_SETTLE_MS = 6_000;
+/** The line a service logs when it collects its heap after a load (libs/service/src/idle-reclaim.ts). */
+const QUIET_COLLECTION = /quiet after load: heap collected/;
 /** Raw request/reply at each rate runs this long for its CPU per round trip, and the raw pipeline as long for its latency. */
 const rawCpuSeconds = Math.min(seconds, 5);
 const INSTANCES = 16;
@@ -176,6 +191,8 @@ function cpuPerRequest(cpu, requests, clusterNames, rawRun) {
 // --- the run ---------------------------------------------------------------------------------------
 log(`starting a cluster: ${INSTANCES} instances, timeScale ${TIME_SCALE}`);
 let natsPid;
+/** When each quiet heap collection was logged (performance.now()), to count those that fell on the idle requests. */
+const quietCollections = [];
 // This process's own HTTP client is warmed against a stand-in server before the cluster starts, so
 // #1 measures the cluster's cold start and a new connection, not the first run of the benchmark's
 // client code, and follows `sluice up`'s ready at once, as a user's first request would.
@@ -186,6 +203,7 @@ const cluster = await startLocalCluster({
   configArgs: [...FREE_PORT_ARGS, `--worker.instances=${INSTANCES}`, `--worker.timeScale=${TIME_SCALE}`],
   // Its loopback monitoring endpoint, for the messages each request costs (/varz).
   nats: { monitor: true },
+  onLine: (_service, line) => void (QUIET_COLLECTION.test(line) && quietCollections.push(performance.now())),
   parallel: true,
   warmUpRequests,
 });
@@ -297,13 +315,18 @@ try {
   // 4. idle single requests against raw transits after the same pause, alternated in blocks so a
   // busy minute on this shared machine falls on both alike.
   const idle = [];
-  for (const gapMs of idleGaps) {
-    log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${IDLE_BLOCKS} alternating blocks`);
+  log(`idle: ${IDLE_SETTLE_MS / 1000} s of quiet first, past the services' heap collections after the load`);
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  for (const [gapIndex, gapMs] of idleGaps.entries()) {
+    const startedMs = performance.now();
+    const idleN = idleNAt(gapIndex);
+    const blockCount = Math.max(IDLE_MIN_BLOCKS, Math.ceil(idleN / IDLE_BLOCK_SIZE));
+    log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${blockCount} alternating blocks`);
     const rawTransits = [];
     const records = [];
     const blocks = [];
-    for (let block = 0; block < IDLE_BLOCKS; block++) {
-      const size = Math.floor(idleN / IDLE_BLOCKS) + (block < idleN % IDLE_BLOCKS ? 1 : 0);
+    for (let block = 0; block < blockCount; block++) {
+      const size = Math.floor(idleN / blockCount) + (block < idleN % blockCount ? 1 : 0);
       if (size === 0) continue;
       const blockTransits = await idleTransit.measure(gapMs, size);
       const blockRecords = await idleRequests({ url, request, gapMs, n: size });
@@ -314,7 +337,9 @@ try {
     const transits = stats(rawTransits);
     const ok = records.filter((r) => isOk(r) && typeof r.sluice?.timings?.prefillMs === 'number' && typeof r.sluice?.timings?.decodeMs === 'number');
     const overhead = stats(ok.map((r) => r.latencyMs - r.sluice.timings.prefillMs - r.sluice.timings.decodeMs));
-    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50, blocks });
+    const endedMs = performance.now();
+    const collections = quietCollections.filter((t) => t >= startedMs && t <= endedMs).length;
+    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50, quietCollections: collections, blocks });
   }
   results.idle = idle;
 
@@ -439,14 +464,15 @@ try {
     );
   }
   out.push('');
-  out.push(`idle single requests, one at a time on one connection, against one-way raw NATS transits (~2 KB) after the same pause, n=${idleN} each`);
+  out.push(`idle single requests, one at a time on one connection, against one-way raw NATS transits (~2 KB) after the same pause, alternated in blocks of ≤ ${IDLE_BLOCK_SIZE}`);
   out.push(
     table([
       ['idle before each', ...idle.map((p) => `${p.gapMs} ms`)],
       ['overhead p50 / p99', ...idle.map((p) => `${fmtMs(p.overheadMs.p50)} / ${fmtMs(p.overheadMs.p99)}`)],
       ['raw transit p50 / p99', ...idle.map((p) => `${us(p.rawTransitMs.p50)} / ${us(p.rawTransitMs.p99)}`)],
       [`overhead p50 / ${HOPS} raw transits`, ...idle.map((p) => ratio(p.overheadP50Ms / (HOPS * p.rawTransitP50Ms)))],
-      ['answered 200', ...idle.map((p) => `${p.ok} of ${p.n}`)],
+      ['answered 200 (n each)', ...idle.map((p) => `${p.ok} of ${p.n}`)],
+      ['quiet heap collections logged meanwhile', ...idle.map((p) => String(p.quietCollections))],
     ]),
   );
   out.push('');
