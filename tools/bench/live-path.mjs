@@ -87,8 +87,10 @@ const IDLE_MIN_BLOCKS = 5;
 const IDLE_SETTLE_MS = 6_000;
 /** The line a service logs when it collects its heap after a load (libs/service/src/idle-reclaim.ts). */
 const QUIET_COLLECTION = /quiet after load: heap collected/;
-/** Raw request/reply at each rate runs this long for its CPU per round trip, and the raw pipeline as long for its latency. */
+/** Raw request/reply at each rate runs this long for its CPU per round trip. */
 const rawCpuSeconds = Math.min(seconds, 5);
+/** The raw pipeline at each rate runs this long for its latency (1 000 samples at 500/s in --quick). */
+const pipelineSeconds = quick ? 2 : Math.min(seconds, 5);
 const INSTANCES = 16;
 const TIME_SCALE = 1000;
 
@@ -271,9 +273,9 @@ try {
     log(`raw NATS ${HOPS}-hop pipeline warm-up: 1 s at 500/s`);
     await pipeline.measure(500, 1, payload);
     for (const rate of rates) {
-      log(`raw NATS ${HOPS}-hop pipeline: ${rate}/s for ${rawCpuSeconds} s`);
+      log(`raw NATS ${HOPS}-hop pipeline: ${rate}/s for ${pipelineSeconds} s`);
       const before = await natsMessageCounts(baselineNats.monitorUrl);
-      const run = await pipeline.measure(rate, rawCpuSeconds, payload);
+      const run = await pipeline.measure(rate, pipelineSeconds, payload);
       const messages = messagesPerRequest(before, await natsMessageCounts(baselineNats.monitorUrl), run.answered);
       pipelineRuns.set(rate, { sent: run.sent, answered: run.answered, achievedRate: run.achievedRate, latency: stats(run.latencyMs), messages });
     }
@@ -441,7 +443,7 @@ try {
   rows.push([`  cluster / ${HOPS} raw round trips`, ...runs.map((s) => ratio(s.cpuPerRequest.ratioToRaw))]);
   out.push(table(rows));
   out.push('  achieved: good answers that ended within the offered window, per second; latency and overhead count from each request\'s scheduled send');
-  out.push(`  raw ${HOPS}-hop pipeline: this process → ${HOPS - 1} relay processes in a chain → back, each forward but the last acked, open loop, ${rawCpuSeconds} s a rate, before the warm-up; latency from the scheduled send`);
+  out.push(`  raw ${HOPS}-hop pipeline: this process → ${HOPS - 1} relay processes in a chain → back, each forward but the last acked, open loop, ${pipelineSeconds} s a rate, before the warm-up; latency from the scheduled send`);
   out.push('  messages: nats-server /varz in_msgs (published) and out_msgs (delivered) over the rate, first send to last answer, background traffic included, per answered request');
   if (runs.some((s) => s.errors.DEADLINE)) out.push('  DEADLINE: no answer within 30 s of the scheduled send (the client gave up and closed the connection)');
   const absent = STAGES.filter(([k]) => runs.every((s) => s.stages[k].n === 0)).map(([k]) => k);
