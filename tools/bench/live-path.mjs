@@ -1,7 +1,7 @@
 // Benchmark: the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
 //        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain]
-//        [--idle-gaps 40,1000] [--idle-n 40] [--quick] [--json FILE]
+//        [--idle-gaps 40,1000] [--idle-n 120,40] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
 // before it counts as ready; --warmup 0 for a cold start), with 16 worker instances at timeScale
 // 1000 (the modelled GPU time ~1000× shorter, so the control plane is what is measured), on free ports.
@@ -14,10 +14,13 @@
 //    (prefillMs + decodeMs of the `sluice` extension) and where the overhead goes, stage by stage;
 //    CPU per request of the cluster's processes and nats-server (/proc, from the first send until
 //    the last answer), against raw request/reply's CPU per round trip at the same rate, measured
-//    just before;
-// 4. idle single requests: one at a time, each after the cluster idled --idle-gaps ms, their
-//    overhead against one-way raw NATS transits after the same pause (idle-transit.mjs's
-//    measurement), the two alternated in blocks;
+//    just before; the overhead's tail against a raw pipeline of HOPS hops through separate
+//    processes at the same rate (raw-nats-pipeline.mjs), measured just before too; NATS messages
+//    published and delivered per answered request (nats-server's /varz, before and after each rate);
+// 4. idle single requests, after IDLE_SETTLE_MS of quiet: one at a time, each after the cluster
+//    idled --idle-gaps ms, their overhead against one-way raw NATS transits after the same pause
+//    (idle-transit.mjs's measurement), the two alternated in blocks of at most 5, each block's
+//    first request and transit uncounted so every counted one follows exactly the pause;
 // 5. the highest rate sustained for --sustain-seconds with no error, achieved rate ≥ 97 % of the
 //    offered one and p99 ≤ 1 s: from 1000/s up in ×1.25 steps (down if 1000/s already fails).
 // Then the goals (live/goals.mjs), each met or not.
@@ -46,7 +49,9 @@ import {
 import { buildLabel, commandLine } from './bench-run.mjs';
 import { checkGoals, goalLines, HOPS } from './live/goals.mjs';
 import { idleRequests } from './live/idle-requests.mjs';
+import { messagesPerRequest, natsMessageCounts } from './live/nats-messages.mjs';
 import { benchInferenceRequest, openIdleTransit, openRawCpuProbe, openRawEcho } from './raw-nats.mjs';
+import { openRawPipeline } from './raw-nats-pipeline.mjs';
 
 // --- options ---------------------------------------------------------------------------------
 const { flag, option } = commandLine();
@@ -63,13 +68,29 @@ const sustain = !flag('no-sustain');
 const sustainFrom = Number(option('sustain-from', 1000));
 /** `sluice up`'s default (DEFAULT_WARM_UP_REQUESTS in apps/cli/src/commands/up.command.ts). */
 const warmUpRequests = Number(option('warmup', 200));
-/** Pauses before each idle single request, and how many requests (and raw transits) after each. */
+/** Pauses before each idle single request, and how many requests (and raw transits) after each: one count per pause (the last one for any further pause). */
 const idleGaps = option('idle-gaps', '40,1000').split(',').map(Number).filter((g) => g > 0);
-const idleN = Number(option('idle-n', quick ? 15 : 40));
-/** The idle requests and their raw transits alternate in this many blocks. */
-const IDLE_BLOCKS = 5;
+// The judged pause (40 ms) is cheap, so it gets enough samples that its p50 holds still between
+// runs (15 in 5 blocks read 1.05× and 3.02× in two runs of one build); each 1 s sample costs 2 s.
+const idleNs = option('idle-n', quick ? '60,15' : '120,40').split(',').map(Number);
+const idleNAt = (i) => idleNs[Math.min(i, idleNs.length - 1)];
+/** The idle requests and their raw transits alternate in blocks of at most this many, and in at least IDLE_MIN_BLOCKS blocks. */
+const IDLE_BLOCK_SIZE = 5;
+const IDLE_MIN_BLOCKS = 5;
+/**
+ * Quiet before the idle requests, so they meet the cluster as it stays when idle: each service
+ * collects its heap once it has been quiet 4 s after a load (libs/service/src/idle-reclaim.ts),
+ * all at about the same moment, and idle requests measured across that moment read a spike while
+ * the collections ran and slower requests after them than before (4–5 ms → 5–9 ms overhead p50 at
+ * 40 ms pauses, three runs): how many fell on which side decided the figure.
+ */
+const IDLE_SETTLE_MS = 6_000;
+/** The line a service logs when it collects its heap after a load (libs/service/src/idle-reclaim.ts). */
+const QUIET_COLLECTION = /quiet after load: heap collected/;
 /** Raw request/reply at each rate runs this long for its CPU per round trip. */
 const rawCpuSeconds = Math.min(seconds, 5);
+/** The raw pipeline at each rate runs this long for its latency (1 000 samples at 500/s in --quick). */
+const pipelineSeconds = quick ? 2 : Math.min(seconds, 5);
 const INSTANCES = 16;
 const TIME_SCALE = 1000;
 
@@ -172,6 +193,8 @@ function cpuPerRequest(cpu, requests, clusterNames, rawRun) {
 // --- the run ---------------------------------------------------------------------------------------
 log(`starting a cluster: ${INSTANCES} instances, timeScale ${TIME_SCALE}`);
 let natsPid;
+/** When each quiet heap collection was logged (performance.now()), to count those that fell on the idle requests. */
+const quietCollections = [];
 // This process's own HTTP client is warmed against a stand-in server before the cluster starts, so
 // #1 measures the cluster's cold start and a new connection, not the first run of the benchmark's
 // client code, and follows `sluice up`'s ready at once, as a user's first request would.
@@ -180,6 +203,9 @@ const cluster = await startLocalCluster({
   rootDir: REPO_ROOT,
   onNatsReady: (nats) => (natsPid = nats.pid),
   configArgs: [...FREE_PORT_ARGS, `--worker.instances=${INSTANCES}`, `--worker.timeScale=${TIME_SCALE}`],
+  // Its loopback monitoring endpoint, for the messages each request costs (/varz).
+  nats: { monitor: true },
+  onLine: (_service, line) => void (QUIET_COLLECTION.test(line) && quietCollections.push(performance.now())),
   parallel: true,
   warmUpRequests,
 });
@@ -204,7 +230,7 @@ try {
   // and none of them may answer on a subject of the benchmark's. Authorization costs only at connect.
   log(`raw NATS baseline (n=${n}, then ${throughputSeconds} s at 64 in flight)`);
   const payload = JSON.stringify(benchInferenceRequest());
-  baselineNats = await startNats();
+  baselineNats = await startNats({ monitor: true });
   const rawCpu = await openRawCpuProbe(baselineNats.url, baselineNats.pid);
   closeAtEnd.push(rawCpu.close);
   const idleTransit = await openIdleTransit(baselineNats.url);
@@ -236,6 +262,26 @@ try {
     log(`raw NATS request/reply CPU: ${rate}/s for ${rawCpuSeconds} s`);
     rawRuns.set(rate, await rawCpu.measure(rate, rawCpuSeconds, payload));
   }
+  // The overhead's tail against a raw chain of as many hops, each a process of its own, at the
+  // same rate: what this machine's scheduling gives any such chain. Its processes are stopped
+  // before the cluster's rates, so they take no share of the machine then.
+  const pipelineRuns = new Map();
+  const pipeline = await openRawPipeline(baselineNats.url);
+  try {
+    // Its warm-up, as the cluster has one: freshly forked relays' first second at a rate read a
+    // p99 of ~60 ms against 8–17 ms once warm.
+    log(`raw NATS ${HOPS}-hop pipeline warm-up: 1 s at 500/s`);
+    await pipeline.measure(500, 1, payload);
+    for (const rate of rates) {
+      log(`raw NATS ${HOPS}-hop pipeline: ${rate}/s for ${pipelineSeconds} s`);
+      const before = await natsMessageCounts(baselineNats.monitorUrl);
+      const run = await pipeline.measure(rate, pipelineSeconds, payload);
+      const messages = messagesPerRequest(before, await natsMessageCounts(baselineNats.monitorUrl), run.answered);
+      pipelineRuns.set(rate, { sent: run.sent, answered: run.answered, achievedRate: run.achievedRate, latency: stats(run.latencyMs), messages });
+    }
+  } finally {
+    await pipeline.close();
+  }
   // Warm-up (JIT, connection pool), not reported.
   const agent = createAgent({ maxSockets });
   log('warm-up: 1 s at 500/s');
@@ -252,14 +298,17 @@ try {
   for (const rate of rates) {
     const rawRun = rawRuns.get(rate);
     log(`open loop: ${rate}/s for ${seconds} s`);
+    const messagesBefore = await natsMessageCounts(cluster.natsMonitorUrl());
     const stopCores = cpuMeter(pids);
     const stopUsage = cpuUsage(pids);
     let cpu;
     const s = summarise(await runOpenLoop({ url, agent, request, rate, seconds, onSendEnd: () => (cpu = stopCores()) }));
     s.cpuCores = cpu;
     s.cpuPerRequest = cpuPerRequest(stopUsage().cpu, s.sent, clusterNames, rawRun);
+    s.messagesPerRequest = messagesPerRequest(messagesBefore, await natsMessageCounts(cluster.natsMonitorUrl()), s.ok);
+    s.rawPipeline = pipelineRuns.get(rate);
     runs.push(s);
-    log(`  achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p50 ${fmtMs(s.latency.p50)}, p99 ${fmtMs(s.latency.p99)}, CPU ${us(s.cpuPerRequest.clusterUs / 1000)} per request`);
+    log(`  achieved ${s.achievedRate.toFixed(0)}/s, ${s.errorCount} errors, p50 ${fmtMs(s.latency.p50)}, p99 ${fmtMs(s.latency.p99)}, CPU ${us(s.cpuPerRequest.clusterUs / 1000)} per request, ${s.messagesPerRequest?.published.toFixed(1) ?? '–'} messages published per answer`);
     await waitIdle(cluster.gatewayUrl);
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -268,20 +317,31 @@ try {
   // 4. idle single requests against raw transits after the same pause, alternated in blocks so a
   // busy minute on this shared machine falls on both alike.
   const idle = [];
-  for (const gapMs of idleGaps) {
-    log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${IDLE_BLOCKS} alternating blocks`);
+  log(`idle: ${IDLE_SETTLE_MS / 1000} s of quiet first, past the services' heap collections after the load`);
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  for (const [gapIndex, gapMs] of idleGaps.entries()) {
+    const startedMs = performance.now();
+    const idleN = idleNAt(gapIndex);
+    const blockCount = Math.max(IDLE_MIN_BLOCKS, Math.ceil(idleN / IDLE_BLOCK_SIZE));
+    log(`idle: ${idleN} raw transits and ${idleN} single requests, each after ${gapMs} ms idle, in ${blockCount} alternating blocks`);
     const rawTransits = [];
     const records = [];
-    for (let block = 0; block < IDLE_BLOCKS; block++) {
-      const size = Math.floor(idleN / IDLE_BLOCKS) + (block < idleN % IDLE_BLOCKS ? 1 : 0);
+    const blocks = [];
+    for (let block = 0; block < blockCount; block++) {
+      const size = Math.floor(idleN / blockCount) + (block < idleN % blockCount ? 1 : 0);
       if (size === 0) continue;
-      rawTransits.push(...(await idleTransit.measure(gapMs, size)));
-      records.push(...(await idleRequests({ url, request, gapMs, n: size })));
+      const blockTransits = await idleTransit.measure(gapMs, size);
+      const blockRecords = await idleRequests({ url, request, gapMs, n: size });
+      rawTransits.push(...blockTransits);
+      records.push(...blockRecords);
+      blocks.push({ rawTransitMs: blockTransits, overheadMs: blockRecords.map((r) => r.latencyMs - (r.sluice?.timings?.prefillMs ?? 0) - (r.sluice?.timings?.decodeMs ?? 0)) });
     }
     const transits = stats(rawTransits);
     const ok = records.filter((r) => isOk(r) && typeof r.sluice?.timings?.prefillMs === 'number' && typeof r.sluice?.timings?.decodeMs === 'number');
     const overhead = stats(ok.map((r) => r.latencyMs - r.sluice.timings.prefillMs - r.sluice.timings.decodeMs));
-    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50 });
+    const endedMs = performance.now();
+    const collections = quietCollections.filter((t) => t >= startedMs && t <= endedMs).length;
+    idle.push({ gapMs, n: idleN, ok: ok.length, overheadMs: overhead, overheadP50Ms: overhead.p50, rawTransitMs: transits, rawTransitP50Ms: transits.p50, quietCollections: collections, blocks });
   }
   results.idle = idle;
 
@@ -359,6 +419,15 @@ try {
   rows.push(['overhead p50', ...runs.map((s) => fmtMs(s.overhead.p50))]);
   rows.push(['overhead p99', ...runs.map((s) => fmtMs(s.overhead.p99))]);
   rows.push([`overhead p50 / ${HOPS} raw RTT`, ...runs.map((s) => ratio(s.overhead.p50 / hopsRtt))]);
+  rows.push([`raw ${HOPS}-hop pipeline, same rate: p50`, ...runs.map((s) => fmtMs(s.rawPipeline?.latency.p50))]);
+  rows.push([`raw ${HOPS}-hop pipeline, same rate: p99`, ...runs.map((s) => fmtMs(s.rawPipeline?.latency.p99))]);
+  rows.push(['  its achieved rate', ...runs.map((s) => (s.rawPipeline ? `${s.rawPipeline.achievedRate.toFixed(0)}/s` : '–'))]);
+  rows.push([`overhead p99 / raw pipeline p99`, ...runs.map((s) => ratio(s.overhead.p99 / s.rawPipeline?.latency.p99))]);
+  const perRequest = (m, key) => (m === undefined ? '–' : m[key].toFixed(1));
+  rows.push(['NATS messages per answered request', ...runs.map(() => '')]);
+  rows.push(['  cluster: published / delivered', ...runs.map((s) => `${perRequest(s.messagesPerRequest, 'published')} / ${perRequest(s.messagesPerRequest, 'delivered')}`)]);
+  rows.push([`  raw ${HOPS}-hop pipeline: published / delivered`, ...runs.map((s) => `${perRequest(s.rawPipeline?.messages, 'published')} / ${perRequest(s.rawPipeline?.messages, 'delivered')}`)]);
+  rows.push([`  ${HOPS} raw round trips`, ...runs.map(() => `${2 * HOPS} / ${2 * HOPS}`)]);
   rows.push(['stage p50 / p99', ...runs.map(() => '')]);
   const fmtStage = (ms) => fmtMs(ms, ms !== undefined && Math.abs(ms) < 1 ? 3 : undefined);
   for (const [k, label] of STAGES) {
@@ -374,6 +443,8 @@ try {
   rows.push([`  cluster / ${HOPS} raw round trips`, ...runs.map((s) => ratio(s.cpuPerRequest.ratioToRaw))]);
   out.push(table(rows));
   out.push('  achieved: good answers that ended within the offered window, per second; latency and overhead count from each request\'s scheduled send');
+  out.push(`  raw ${HOPS}-hop pipeline: this process → ${HOPS - 1} relay processes in a chain → back, each forward but the last acked, open loop, ${pipelineSeconds} s a rate, before the warm-up; latency from the scheduled send`);
+  out.push('  messages: nats-server /varz in_msgs (published) and out_msgs (delivered) over the rate, first send to last answer, background traffic included, per answered request');
   if (runs.some((s) => s.errors.DEADLINE)) out.push('  DEADLINE: no answer within 30 s of the scheduled send (the client gave up and closed the connection)');
   const absent = STAGES.filter(([k]) => runs.every((s) => s.stages[k].n === 0)).map(([k]) => k);
   if (absent.length > 0) out.push(`  fields absent from every answer (their time is in "unaccounted"): ${absent.join(', ')}`);
@@ -395,14 +466,15 @@ try {
     );
   }
   out.push('');
-  out.push(`idle single requests, one at a time on one connection, against one-way raw NATS transits (~2 KB) after the same pause, n=${idleN} each`);
+  out.push(`idle single requests, one at a time on one connection, against one-way raw NATS transits (~2 KB) after the same pause, alternated in blocks of ≤ ${IDLE_BLOCK_SIZE}`);
   out.push(
     table([
       ['idle before each', ...idle.map((p) => `${p.gapMs} ms`)],
       ['overhead p50 / p99', ...idle.map((p) => `${fmtMs(p.overheadMs.p50)} / ${fmtMs(p.overheadMs.p99)}`)],
       ['raw transit p50 / p99', ...idle.map((p) => `${us(p.rawTransitMs.p50)} / ${us(p.rawTransitMs.p99)}`)],
       [`overhead p50 / ${HOPS} raw transits`, ...idle.map((p) => ratio(p.overheadP50Ms / (HOPS * p.rawTransitP50Ms)))],
-      ['answered 200', ...idle.map((p) => `${p.ok} of ${p.n}`)],
+      ['answered 200 (n each)', ...idle.map((p) => `${p.ok} of ${p.n}`)],
+      ['quiet heap collections logged meanwhile', ...idle.map((p) => String(p.quietCollections))],
     ]),
   );
   out.push('');

@@ -45,9 +45,9 @@ export async function openRawEcho(natsUrl) {
 }
 
 
-/** Forks raw-nats-peer.mjs as `role` on `subject`; resolves once it has subscribed. */
-async function forkPeer(role, natsUrl, subject) {
-  const child = fork(fileURLToPath(new URL('./raw-nats-peer.mjs', import.meta.url)), [role, natsUrl, subject]);
+/** Forks raw-nats-peer.mjs as `role` on `subject` (with the role's further arguments); resolves once it has subscribed. */
+export async function forkPeer(role, natsUrl, subject, ...args) {
+  const child = fork(fileURLToPath(new URL('./raw-nats-peer.mjs', import.meta.url)), [role, natsUrl, subject, ...args]);
   await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`raw-nats-peer ${role} exited with ${code} before it was ready`)));
@@ -56,7 +56,7 @@ async function forkPeer(role, natsUrl, subject) {
   return child;
 }
 
-async function stopPeer(child) {
+export async function stopPeer(child) {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill();
@@ -110,9 +110,12 @@ export async function openRawCpuProbe(natsUrl, natsPid) {
 /**
  * One-way NATS transits after both ends idled: this process publishes ~2 KB messages (the size of
  * an InferenceRequest with 32 block hashes) to a subscriber in a child process, which stamps their
- * arrival. `measure(gapMs, n)` sends `n` messages, pausing `gapMs` after each, and gives each
+ * arrival. `measure(gapMs, n)` sends `n` messages, each `gapMs` after the one before, and gives each
  * transit in ms (arrival order). A request through the cluster crosses NATS this way at every hop,
  * each after its receiver idled for as long as the request took to reach it.
+ * One message goes first and is not counted, as idleRequests sends one uncounted request: without
+ * it the first counted transit followed however long the caller spent since the last measure (in
+ * live-path, a whole block of idle requests), not `gapMs`.
  */
 export async function openIdleTransit(natsUrl) {
   const stamper = await forkPeer('stamper', natsUrl, IDLE_SUBJECT);
@@ -123,13 +126,14 @@ export async function openIdleTransit(natsUrl) {
       const transits = [];
       const record = (ms) => transits.push(ms);
       stamper.on('message', record);
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i <= n; i++) {
         nc.publish(IDLE_SUBJECT, JSON.stringify({ sentMs: performance.timeOrigin + performance.now(), pad }));
         await sleep(gapMs);
       }
       await sleep(100);
       stamper.off('message', record);
-      return transits;
+      // NATS keeps one publisher's order and so does the child's IPC channel: the first stamp is the uncounted message's.
+      return transits.slice(1);
     },
     close: async () => {
       await nc.close();

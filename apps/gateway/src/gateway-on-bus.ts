@@ -14,6 +14,8 @@ const SUBMIT_SUBJECT: Record<ResumeStage, () => string> = {
 };
 
 type Refused = (request: InferenceRequest, why: HandoffFailure, message: string) => void;
+/** The stage's ack named the process that holds the request now: the core takes it as that stage's `held` frame. */
+type HeldByAck = (request: InferenceRequest, stage: ResumeStage, holder: string) => void;
 
 /**
  * The gateway core's effects on HTTP and the bus: acknowledged handoffs in the request's trace
@@ -27,12 +29,16 @@ export class GatewayOnBus implements GatewayEffects<InferenceRequest, OpenExchan
     private readonly metrics: GatewayMetrics,
     private readonly logger: Logger,
     private readonly refused: Refused,
+    private readonly heldByAck: HeldByAck,
   ) {}
 
   handOn(request: InferenceRequest, open: OpenExchange, stage: ResumeStage): void {
     stampSent(request.timings);
+    // The holder an ack names is taken as the ack is read, before the frames that came after it
+    // (the stage's own `held` frame would have come before them too).
+    const heldBy = (holder: string) => this.heldByAck(request, stage, holder);
     void context
-      .with(trace.setSpan(context.active(), open.span), () => this.bus.handoff(SUBMIT_SUBJECT[stage](), request, request.id, request.attempt))
+      .with(trace.setSpan(context.active(), open.span), () => this.bus.handoff(SUBMIT_SUBJECT[stage](), request, request.id, request.attempt, heldBy))
       .then((result) => {
         if (!result.ok) this.refused(request, result.why, result.message);
       });

@@ -61,7 +61,13 @@ export class InferenceService implements OnModuleInit, OnModuleDestroy {
     this.intake = new RequestIntake(service.config, keys, () => this.metrics.headersStripped.inc());
     this.objectives = new Map(service.config.inferenceObjectives.map((o) => [o.name, o.priority]));
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.core.wake(kind, atUs, nowUs), epochMicros);
-    const effects = new GatewayOnBus(service.bus, metrics, this.logger, (request, why, message) => this.core.handoffRefused(request.id, request.attempt, why, message, epochMicros()));
+    const effects = new GatewayOnBus(
+      service.bus,
+      metrics,
+      this.logger,
+      (request, why, message) => this.core.handoffRefused(request.id, request.attempt, why, message, epochMicros()),
+      (request, stage, holder) => this.core.onHeld({ requestId: request.id, attempt: request.attempt, stage, holder }, epochMicros()),
+    );
     this.core = new GatewayStage(gatewaySettingsFrom(service.config.gateway, service.config.nats.ackTimeoutMs), effects, this.timers, nextAttemptOf);
   }
 

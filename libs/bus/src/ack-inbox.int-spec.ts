@@ -23,6 +23,36 @@ afterAll(async () => {
   await nats?.stop();
 });
 
+/**
+ * Runs `test` while another process answers on `subject` with `onMessage` (a callback body over
+ * `nc` and `msg`): it answers while this process's event loop is blocked, as a live peer would.
+ */
+async function withResponder(subject: string, onMessage: string, test: () => Promise<void>): Promise<void> {
+  const script = `import { connect } from '@nats-io/transport-node';
+const nc = await connect({ servers: ${JSON.stringify(nats.url)} });
+nc.subscribe(${JSON.stringify(subject)}, { callback: (_, msg) => { ${onMessage} } });
+await nc.flush();
+console.log('ready');
+process.stdin.on('end', () => void nc.close().then(() => process.exit(0)));
+process.stdin.resume();`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    await once(child.stdout, 'data');
+    await test();
+  } finally {
+    child.stdin.end();
+    await once(child, 'exit');
+  }
+}
+
+/** Keeps this process's event loop busy for `ms`, as a GC pause or a hot loop would. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
 describe('AckInbox', () => {
   it('resolves each handoff with its own reply, however many wait at once', async () => {
     receiver.subscribe('acks.echo', { callback: (_, msg) => void msg.respond(msg.data) });
@@ -83,29 +113,32 @@ describe('AckInbox', () => {
     expect(seen[0]).toBeLessThanOrEqual(Date.now() + 1_500);
   });
 
+  it('reads an ack before a message that came after it in the same socket read (a promise would run after both)', async () => {
+    // The receiver acks and then publishes an event the sender listens to, while this process is
+    // busy: both wait in its socket and are read together.
+    await withResponder('acks.then-event', `msg.respond('{"ok":true}'); nc.publish('acks.after-ack', '{}');`, async () => {
+      const order: string[] = [];
+      const after = sender.subscribe('acks.after-ack', { callback: () => void order.push('event') });
+      await sender.flush();
+      const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 2_000);
+      const outcome = acks.send('acks.then-event', '{}', headers(), (o) => order.push(`settled ${o.kind}`));
+      void outcome.then((o) => order.push(`resolved ${o.kind}`));
+      await new Promise((resolve) => setImmediate(resolve)); // the outbox writes the handoff at the end of the turn
+      busyFor(200);
+      await outcome;
+      await sender.flush();
+      after.unsubscribe();
+      expect(order).toEqual(['settled reply', 'event', 'resolved reply']);
+    });
+  });
+
   it('does not time out a handoff whose ack came while the sender itself was stalled past the deadline', async () => {
-    // The receiver is another process, so it acks while this one's event loop is blocked.
-    const script = `import { connect } from '@nats-io/transport-node';
-const nc = await connect({ servers: ${JSON.stringify(nats.url)} });
-nc.subscribe('acks.stalled-sender', { callback: (_, msg) => void msg.respond('{"ok":true}') });
-await nc.flush();
-console.log('ready');
-process.stdin.on('end', () => void nc.close().then(() => process.exit(0)));
-process.stdin.resume();`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-    try {
-      await once(child.stdout, 'data');
+    await withResponder('acks.stalled-sender', `msg.respond('{"ok":true}');`, async () => {
       const acks = new AckInbox(sender, new Outbox(sender, () => undefined), 150);
       const outcome = acks.send('acks.stalled-sender', '{}', headers());
       await new Promise((resolve) => setImmediate(resolve)); // the outbox writes the handoff at the end of the turn
-      const until = performance.now() + 400;
-      while (performance.now() < until) {
-        // Busy: a long synchronous stretch, as a GC pause or a hot loop would hold the process.
-      }
+      busyFor(400);
       expect((await outcome).kind).toBe('reply');
-    } finally {
-      child.stdin.end();
-      await once(child, 'exit');
-    }
+    });
   });
 });

@@ -8,6 +8,7 @@ export type AckOutcome = { readonly kind: 'reply'; readonly msg: Msg } | { reado
 interface Waiting {
   readonly deadline: number;
   readonly settle: (outcome: AckOutcome) => void;
+  readonly onSettled: ((outcome: AckOutcome) => void) | undefined;
 }
 
 /**
@@ -51,12 +52,17 @@ export class AckInbox {
     void this.subscription.closed.then(() => this.settleAll({ kind: 'closed' }));
   }
 
-  /** Publishes `data` with a fresh reply subject and resolves with how its ack wait ended. */
-  send(subject: string, data: string, headers: MsgHdrs): Promise<AckOutcome> {
+  /**
+   * Publishes `data` with a fresh reply subject and resolves with how its ack wait ended.
+   * `onSettled` runs at once when it ends, in the subscription's callback: an ack is then read
+   * before any message that arrived after it (a promise's continuation runs only after every
+   * message of the same socket read).
+   */
+  send(subject: string, data: string, headers: MsgHdrs, onSettled?: (outcome: AckOutcome) => void): Promise<AckOutcome> {
     const token = (this.next++).toString(36);
     return new Promise<AckOutcome>((settle) => {
       const deadline = this.now() + this.timeoutMs;
-      this.waiting.set(token, { deadline, settle });
+      this.waiting.set(token, { deadline, settle, onSettled });
       headers.set(busHeaders.ackBy, String(this.wallNowMs() + this.timeoutMs));
       if (this.timer === undefined) this.arm(deadline);
       this.outbox.send(subject, data, headers, this.prefix + token, () => this.settleOne(token, { kind: 'closed' }));
@@ -74,6 +80,7 @@ export class AckInbox {
     if (waiting === undefined) return; // late: it already timed out
     this.waiting.delete(token);
     this.checkIdle();
+    waiting.onSettled?.(outcome);
     waiting.settle(outcome);
   }
 
@@ -92,6 +99,7 @@ export class AckInbox {
         return;
       }
       this.waiting.delete(token);
+      waiting.onSettled?.({ kind: 'timeout' });
       waiting.settle({ kind: 'timeout' });
     }
     this.checkIdle();
@@ -100,7 +108,10 @@ export class AckInbox {
   private settleAll(outcome: AckOutcome): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const waiting of this.waiting.values()) waiting.settle(outcome);
+    for (const waiting of this.waiting.values()) {
+      waiting.onSettled?.(outcome);
+      waiting.settle(outcome);
+    }
     this.waiting.clear();
     this.checkIdle();
   }

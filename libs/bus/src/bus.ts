@@ -37,7 +37,8 @@ import { extractTraceContext, injectTraceContext, traceHeaders } from './trace-h
 const DIAL_TIMEOUT_MS = 2_000;
 
 export type HandoffResult =
-  | { readonly ok: true }
+  /** `holder`: the receiver said who holds the request now (its ack names it: see AckSchema). */
+  | { readonly ok: true; readonly holder?: string }
   | { readonly ok: false; readonly why: 'no_responders' | 'timeout' | 'nack' | 'closed'; readonly message: string };
 
 /** What a control subject answers (see `answer`). */
@@ -249,9 +250,10 @@ export class Bus {
   /**
    * A "request in" hop: send and wait only for the receiver's ack, which it gives on receipt.
    * The caller ends the request with a reason when this is not ok, instead of letting it die
-   * silently at the gateway's deadline.
+   * silently at the gateway's deadline. `onHolder` hears an ack that names the request's holder
+   * as the ack is read, before any message that arrived after it (the result comes later).
    */
-  async handoff(subject: string, payload: unknown, requestId: string, attempt = 0): Promise<HandoffResult> {
+  async handoff(subject: string, payload: unknown, requestId: string, attempt = 0, onHolder?: (holder: string) => void): Promise<HandoffResult> {
     const headers = injectTraceContext();
     headers.set(busHeaders.requestId, requestId);
     headers.set(busHeaders.attempt, String(attempt));
@@ -265,10 +267,15 @@ export class Bus {
       }
       // As Envoy's fault delay: held before it is sent, and the ack timeout starts after.
       if (fault !== undefined && fault.delayMs > 0) await this.faults.sleep(fault.delayMs);
-      const pending = this.acks.send(subject, data, headers);
+      let read: HandoffResult | undefined;
+      const pending = this.acks.send(subject, data, headers, (outcome) => {
+        read = readAck(outcome, subject);
+        if (read.ok && read.holder !== undefined) onHolder?.(read.holder);
+      });
       // The copy is a plain publish with the same headers: the receiver sees the handoff twice, and its ack to the copy goes nowhere.
       if (fault?.duplicate) this.outbox.send(subject, data, headers);
-      return readAck(await pending, subject);
+      const outcome = await pending;
+      return read ?? readAck(outcome, subject);
     } catch (error) {
       return { ok: false, why: 'closed', message: `handoff to ${subject} failed: ${(error as Error).message}` };
     }
@@ -276,9 +283,11 @@ export class Bus {
 
   /**
    * Serves a "request in" subject: validates, acks at once, then runs the handler in the
-   * sender's trace context. A message that fails validation is nacked with the reason.
+   * sender's trace context. A message that fails validation is nacked with the reason. With
+   * `holder`, each ack names it (AckSchema): the sender learns who holds the request from the ack.
    */
-  serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string): Subscription {
+  serve<S extends z.ZodType>(subject: string, schema: S, handler: Handler<z.infer<S>>, queue?: string, holder?: string): Subscription {
+    const ack = holder === undefined ? OK_ACK : JSON.stringify({ ok: true, holder });
     const subscription = this.subscribeValid(subject, schema, queue, this.nack, (msg, data) => {
       // Too late to ack in time: its sender re-submits it as a new attempt, so it is neither acked nor served.
       const ackBy = msg.headers?.get(busHeaders.ackBy);
@@ -287,7 +296,7 @@ export class Bus {
         if (line) this.log(line);
         return;
       }
-      this.respond(msg, OK_ACK);
+      this.respond(msg, ack);
       this.dispatch(subject, msg, data, handler);
     });
     this.intakes.add(subscription);
@@ -530,7 +539,8 @@ function readAck(outcome: AckOutcome, subject: string): HandoffResult {
       }
       const ack = AckSchema.safeParse(raw);
       if (!ack.success) return { ok: false, why: 'nack', message: `malformed ack from ${subject}` };
-      return ack.data.ok ? { ok: true } : { ok: false, why: 'nack', message: ack.data.message };
+      if (!ack.data.ok) return { ok: false, why: 'nack', message: ack.data.message };
+      return ack.data.holder === undefined ? { ok: true } : { ok: true, holder: ack.data.holder };
     }
   }
 }

@@ -162,6 +162,11 @@ export class ClusterNats {
     return this.handle.pid;
   }
 
+  /** Its monitoring endpoint, when it was started with `monitor` (a new port after a restart). */
+  get monitorUrl(): string | undefined {
+    return this.handle.monitorUrl;
+  }
+
   /**
    * Stops the server, waits downMs (cut short, and nothing started again, when `signal` aborts),
    * then starts one of the same kind on the same host and port. Rejects with NatsUnavailableError

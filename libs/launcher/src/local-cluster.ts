@@ -97,6 +97,8 @@ export interface LocalCluster {
   readonly natsControlNkey?: { readonly seedFile: string; readonly publicKey: string };
   /** The CA a client verifies this launcher's NATS against, when it started it with TLS (`nats.generateTls`). */
   readonly natsTls?: { readonly caFile: string };
+  /** The monitoring endpoint (`/varz`) of the single nats-server the launcher started with `nats: { monitor: true }`, now. */
+  natsMonitorUrl(): string | undefined;
   /** `http://<gateway.host>:<gateway.port>` (a wildcard host is shown as loopback): the first gateway's. */
   readonly gatewayUrl: string;
   /** Every gateway's URL, the first one's first (`gateway.replicas` > 1 starts several). */
@@ -347,6 +349,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     natsKind: nats.kind,
     ...(auth ? { natsControlNkey: auth.controlNkey } : {}),
     ...(tls ? { natsTls: { caFile: tls.caFile } } : {}),
+    natsMonitorUrl: () => nats.monitorUrl,
     gatewayUrl,
     gatewayUrls: gatewayUrls.length > 0 ? gatewayUrls : [gatewayUrl],
     ...(warmed ? { warmUp: warmed } : {}),

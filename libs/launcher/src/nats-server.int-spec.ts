@@ -1,3 +1,4 @@
+import { connect } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { canConnect, natsAnswers, parseNatsServers, findNatsServer, startNats } from './index.js';
 
@@ -18,6 +19,24 @@ describe.runIf(binary || required)('startNats with a local nats-server', () => {
     await nats.stop(); // idempotent
     expect(await canConnect(server!.host, server!.port, 500)).toBe(false);
     expect(() => process.kill(nats.pid!, 0)).toThrow();
+  });
+
+  it('opens a monitoring endpoint on a single server only when asked, and its /varz counts the messages', async () => {
+    const closed = await startNats();
+    const monitored = await startNats({ monitor: true });
+    try {
+      expect(closed.monitorUrl).toBeUndefined();
+      expect(monitored.monitorUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const varz = async (): Promise<{ in_msgs: number }> => (await fetch(`${monitored.monitorUrl}/varz`)).json() as Promise<{ in_msgs: number }>;
+      const before = (await varz()).in_msgs;
+      const nc = await connect({ servers: monitored.url });
+      for (let i = 0; i < 3; i++) nc.publish('monitor.check', 'x');
+      await nc.flush();
+      await nc.close();
+      expect((await varz()).in_msgs - before).toBe(3);
+    } finally {
+      await Promise.all([closed.stop(), monitored.stop()]);
+    }
   });
 
   it('uses a given URL without starting anything, and leaves that server alone on stop', async () => {

@@ -46,6 +46,12 @@ export interface StartNatsOptions {
    * only (`--tls --tlscert --tlskey`). Clients verify it against the CA that signed it (nats.tls.caFile).
    */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
+  /**
+   * Open the monitoring endpoint (`monitorUrl`) on a single server too, on a loopback host only: a
+   * benchmark reads `/varz`'s message counts. Off by default, since it answers without credentials;
+   * the nodes of a local cluster always get one.
+   */
+  readonly monitor?: boolean;
 }
 
 export interface NatsServerHandle {
@@ -55,9 +61,10 @@ export interface NatsServerHandle {
   /** The nats-server process (kind `process`). */
   readonly pid?: number;
   /**
-   * Monitoring endpoint, e.g. `http://127.0.0.1:42346`: nodes of a local cluster only (a chaos run
-   * asks their `/varz` which node is busiest). It answers without credentials, so a single server
-   * runs without one, and a node's binds loopback only.
+   * Monitoring endpoint, e.g. `http://127.0.0.1:42346`: nodes of a local cluster (a chaos run
+   * asks their `/varz` which node is busiest), and a single server started with `monitor`. It
+   * answers without credentials, so a single server runs without one unless asked, and it binds
+   * loopback only.
    */
   readonly monitorUrl?: string;
   /**
@@ -224,7 +231,7 @@ async function startCluster(binary: string, size: number, options: StartNatsOpti
  *
  * Its monitoring listener serves `/connz`, `/subsz`, `/varz` to anyone who reaches it,
  * with no credentials (the server's `authorization` does not cover it). It is opened only when
- * asked (`monitor`: the nodes of a local cluster), and only on a loopback host: nats-server binds
+ * asked (`monitor`: the nodes of a local cluster, or `options.monitor`), and only on a loopback host: nats-server binds
  * it where `-a` binds the clients (its HTTPHost defaults to Host) and has no flag to bind it apart.
  */
 async function startProcess(binary: string, options: StartNatsOptions, extraArgs: readonly string[] = [], { monitor = false } = {}): Promise<NatsServerHandle> {
@@ -233,7 +240,7 @@ async function startProcess(binary: string, options: StartNatsOptions, extraArgs
   for (let attempt = 1; ; attempt++) {
     const [port, picked] = await pickPorts(host, options.port);
     if (port === undefined || picked === undefined) throw new Error('no free ports for nats-server');
-    const monitorPort = monitor && isLoopbackHost(host) ? picked : undefined;
+    const monitorPort = (monitor || options.monitor === true) && isLoopbackHost(host) ? picked : undefined;
     const log = new OutputLog(options.logFile, 20);
     const monitorArgs = monitorPort === undefined ? [] : ['-m', String(monitorPort)];
     // The route password stays out of the log.

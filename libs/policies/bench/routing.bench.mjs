@@ -8,7 +8,8 @@
 // Each policy is timed twice: `route()` alone (the decision: choice and regret), and `route()` plus
 // `decision.top(3)`, the three best candidates the router records on the decision's span.
 // At the largest size two more lines time the decision as the router makes it: its ClusterState's
-// view() alone (the router builds one per decision), and view() + weighted route() + top(3).
+// view() alone (the router builds one per decision), and view() + weighted route() + top(3), the
+// chosen instance's in-flight count moving after each decision as the router's does.
 // Two rows show where weighted's time goes: weighted without its prefix-affinity scorer, and the
 // prefix lookups alone (PrefixIndex.matchedBlocksByInstance, the bulk lookup prefix-affinity uses).
 // Baseline, same instances, same run, timed the same way: one pass computing the minimum effective
@@ -23,14 +24,20 @@
 // threads), printed at the largest size: on a shared machine a wall-clock p99 is mostly waiting
 // for a core, which CPU time leaves out. (Node's per-thread figure only moves in scheduler ticks.)
 // `--build DIR` loads the policies from another build of this package (default: ../dist), for
-// paired runs of the same bench against the build before a change.
+// paired runs of the same bench against the build before a change. `--router-only` times only the
+// largest size's baseline, weighted and as-the-router rows (see below for why).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { seededRandom } from '@sluice/collections';
 
-const { values: args } = parseArgs({ options: { build: { type: 'string', default: new URL('../dist', import.meta.url).pathname } } });
+const { values: args } = parseArgs({
+  options: {
+    build: { type: 'string', default: new URL('../dist', import.meta.url).pathname },
+    'router-only': { type: 'boolean', default: false },
+  },
+});
 const { ClusterState, PrefixIndex, createRoutingRegistry } = await import(pathToFileURL(resolve(args.build, 'index.js')).href);
 
 const SIZES = [10, 100, 1_000, 10_000];
@@ -181,9 +188,9 @@ for (const n of SIZES) {
     });
   }
 }
-// The decision as the router makes it, at the largest size: its ClusterState's view() (an object
-// per instance, built for every decision), then route() and the top 3 for the span. The clock
-// moves 1 µs per decision, as a live router's does.
+// The decision as the router makes it, at the largest size: its ClusterState's view() (every
+// instance's age written at each view), then route() and the top 3 for the span. The clock moves
+// 1 µs per decision, as a live router's does.
 {
   const n = SIZES.at(-1);
   const { prefix, instances } = viewOf(n);
@@ -201,6 +208,10 @@ for (const n of SIZES) {
       sink += view.instances.length;
     }
   });
+  // After each decision, untimed, the router's own bookkeeping: the chosen instance gets the
+  // request in flight and the previous one is reported done, so each view() rebuilds the view of
+  // the instances that changed since the last, as the router's does.
+  let previous;
   measurements.set(`view+weighted+ranked/${n}`, (out, cpuOut) => {
     for (let k = 0; k < ROUND; k++) {
       const request = requests[next++ % REQUESTS];
@@ -211,6 +222,9 @@ for (const n of SIZES) {
       out.push((performance.now() - t) * 1_000);
       cpuOut.push(cpuMicros(cpu));
       sink += decision.regret + best.score;
+      if (previous) state.done(previous.instanceId, previous.requestId);
+      previous = { instanceId: decision.instance.instanceId, requestId: `${request.id}@${nowUs}` };
+      state.dispatched(previous.instanceId, previous.requestId);
     }
   });
 }
@@ -221,6 +235,14 @@ measurements.set('floor', (out) => {
   }
 });
 
+// --router-only: the rows the router's decision is read from, at the largest size, and nothing
+// else. Another row's garbage brings collections whose concurrent threads the CPU-time clock
+// counts in whichever row is running (least-loaded's and round-robin's typed arrays of 10 000 per
+// decision did, old-generation markings every ~300 ms, until those policies reused their arrays).
+if (args['router-only']) {
+  const kept = new Set(['floor', ...['baseline', 'weighted', 'weighted+ranked', 'view', 'view+weighted+ranked'].map((row) => `${row}/${SIZES.at(-1)}`)]);
+  for (const key of [...measurements.keys()]) if (!kept.has(key)) measurements.delete(key);
+}
 const samples = new Map([...measurements.keys()].map((key) => [key, []]));
 const cpuSamples = new Map([...measurements.keys()].map((key) => [key, []]));
 const scratch = [];
@@ -242,11 +264,13 @@ const table = [['what', 'instances', 'route() p50', 'p99', 'ratio (p50)', '+ top
 const floor = quantile('floor', 0.5);
 table.push(['timer floor (empty timed region)', '—', us(floor), us(quantile('floor', 0.99)), '', '', '']);
 for (const n of SIZES) {
+  if (!samples.has(`baseline/${n}`)) continue; // left out by --router-only
   const base = quantile(`baseline/${n}`, 0.5);
   table.push(['min effective load, one pass (baseline)', `${n}`, us(base), us(quantile(`baseline/${n}`, 0.99)), '1', '', '']);
   const lookups = `prefix lookups/${n}`;
-  table.push(['prefix lookups alone (bulk, every instance)', `${n}`, us(quantile(lookups, 0.5)), us(quantile(lookups, 0.99)), `${(quantile(lookups, 0.5) / base).toFixed(0)}×`, '', '']);
+  if (samples.has(lookups)) table.push(['prefix lookups alone (bulk, every instance)', `${n}`, us(quantile(lookups, 0.5)), us(quantile(lookups, 0.99)), `${(quantile(lookups, 0.5) / base).toFixed(0)}×`, '', '']);
   for (const [name] of POLICIES) {
+    if (!samples.has(`${name}/${n}`)) continue;
     const p50 = quantile(`${name}/${n}`, 0.5);
     const ranked = `${name}+ranked/${n}`;
     table.push([name, `${n}`, us(p50), us(quantile(`${name}/${n}`, 0.99)), `${(p50 / base).toFixed(0)}×`, us(quantile(ranked, 0.5)), us(quantile(ranked, 0.99))]);

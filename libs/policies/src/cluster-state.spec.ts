@@ -1,5 +1,6 @@
 import { microsFromMillis } from '@sluice/contracts';
-import type { LoadSnapshot } from '@sluice/contracts';
+import type { LifecycleEvent, LoadSnapshot } from '@sluice/contracts';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ClusterState } from './cluster-state.js';
 import { PrefixIndex } from './prefix-index/prefix-index.js';
@@ -117,5 +118,90 @@ describe('ClusterState.view keeps each instance view until the instance changes'
     const view = two().view(microsFromMillis(150)).instances[0]!;
     expect({ ...view }.snapshotAgeUs).toBe(microsFromMillis(50));
     expect(JSON.parse(JSON.stringify(view)).snapshotAgeUs).toBe(microsFromMillis(50));
+  });
+});
+
+describe('ClusterState.view keeps its instances array until the instances shown change', () => {
+  const event = (instanceId: string, type: LifecycleEvent['type'], atMs = 0): LifecycleEvent => ({ ...identity, instanceId, type, atUs: microsFromMillis(atMs) });
+  const ids = (state: ClusterState, atMs: number) => state.view(microsFromMillis(atMs)).instances.map((i) => i.instanceId);
+
+  it('hands the same array to the next view while no instance joins, leaves or drains; a changed instance takes its place in it', () => {
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle(event('i1', 'register'));
+    state.onLifecycle(event('i2', 'register'));
+    const first = state.view(microsFromMillis(10)).instances;
+    const [, i2] = first;
+    state.onLifecycle(event('i2', 'heartbeat', 20)); // liveness alone: the same instances
+    state.dispatched('i2', 'r1');
+    const second = state.view(microsFromMillis(30)).instances;
+    expect(second).toBe(first);
+    expect(second[1]).not.toBe(i2);
+    expect(second[1]!.inFlight).toBe(1);
+  });
+
+  it('lists the instances anew after a register, a drain, a register ending a drain, a deregister and an expiry', () => {
+    const state = new ClusterState(microsFromMillis(100));
+    state.onLifecycle(event('i1', 'register'));
+    state.onLifecycle(event('i2', 'register'));
+    const kept = state.view(microsFromMillis(10)).instances;
+    expect(ids(state, 10)).toEqual(['i1', 'i2']);
+    state.onLifecycle(event('i3', 'register', 20));
+    expect(ids(state, 20)).toEqual(['i1', 'i2', 'i3']);
+    expect(kept.map((i) => i.instanceId)).toEqual(['i1', 'i2']); // an array handed out is never resized
+    state.onLifecycle(event('i2', 'drain', 30));
+    expect(ids(state, 30)).toEqual(['i1', 'i3']);
+    state.onLifecycle(event('i2', 'heartbeat', 40)); // still draining
+    expect(ids(state, 40)).toEqual(['i1', 'i3']);
+    state.onLifecycle(event('i2', 'register', 50));
+    expect(ids(state, 50)).toEqual(['i1', 'i2', 'i3']);
+    state.onLifecycle(event('i1', 'deregister', 60));
+    expect(ids(state, 60)).toEqual(['i2', 'i3']);
+    state.onLifecycle(event('i3', 'heartbeat', 100));
+    expect(state.expire(microsFromMillis(160)).map((lost) => lost.instanceId)).toEqual(['i2']);
+    expect(ids(state, 160)).toEqual(['i3']);
+  });
+
+  /** One step of a run: an event, a signal or a view. */
+  type Step =
+    | { readonly kind: 'lifecycle'; readonly id: string; readonly type: LifecycleEvent['type'] }
+    | { readonly kind: 'snapshot'; readonly id: string; readonly queueDepth: number }
+    | { readonly kind: 'dispatched' | 'done'; readonly id: string; readonly request: string }
+    | { readonly kind: 'expire' | 'refresh' | 'view' };
+  const instanceIds = fc.constantFrom('i1', 'i2', 'i3', 'i4');
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    { arbitrary: fc.record({ kind: fc.constant('lifecycle' as const), id: instanceIds, type: fc.constantFrom<LifecycleEvent['type']>('register', 'heartbeat', 'drain', 'deregister') }), weight: 4 },
+    { arbitrary: fc.record({ kind: fc.constant('snapshot' as const), id: instanceIds, queueDepth: fc.nat(9) }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constantFrom('dispatched' as const, 'done' as const), id: instanceIds, request: fc.constantFrom('r1', 'r2') }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constantFrom('expire' as const, 'refresh' as const) }), weight: 1 },
+    { arbitrary: fc.record({ kind: fc.constant('view' as const) }), weight: 3 },
+  );
+
+  /** Applies a step at `atMs` (views are left to the caller). */
+  const apply = (state: ClusterState, s: Step, atMs: number) => {
+    const atUs = microsFromMillis(atMs);
+    if (s.kind === 'lifecycle') state.onLifecycle(event(s.id, s.type, atMs));
+    else if (s.kind === 'snapshot') state.onSnapshot({ ...snapshot, instanceId: s.id, queueDepth: s.queueDepth, atUs });
+    else if (s.kind === 'dispatched') state.dispatched(s.id, s.request);
+    else if (s.kind === 'done') state.done(s.id, s.request);
+    else if (s.kind === 'expire') state.expire(atUs);
+    else if (s.kind === 'refresh') state.refresh();
+  };
+
+  it('shows, at every view, what a state that never viewed before shows after the same steps', () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 10, maxLength: 60 }), fc.constantFrom('immediate' as const, 'on-refresh' as const), (steps, snapshots) => {
+        const state = new ClusterState(microsFromMillis(50), { snapshots });
+        steps.forEach((s, k) => {
+          // 10 ms a step: an instance silent for six steps expires.
+          apply(state, s, 10 * k);
+          if (s.kind !== 'view') return;
+          const fresh = new ClusterState(microsFromMillis(50), { snapshots });
+          steps.slice(0, k + 1).forEach((earlier, j) => apply(fresh, earlier, 10 * j));
+          const nowUs = microsFromMillis(10 * k + 5);
+          expect(state.view(nowUs).instances.map((i) => ({ ...i }))).toEqual(fresh.view(nowUs).instances.map((i) => ({ ...i })));
+        });
+      }),
+      { numRuns: 300 },
+    );
   });
 });

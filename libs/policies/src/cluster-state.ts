@@ -77,6 +77,12 @@ function identityOf(event: LifecycleEvent): InstanceIdentity {
 export class ClusterState {
   private readonly instances = new Map<string, Entry>();
   private readonly immediate: boolean;
+  /**
+   * What `view()` lists, kept between views: the live, non-draining entries in registration order
+   * and their views at the same indexes. Undefined once an instance joins, leaves or starts or stops
+   * draining; `view()` then lists them anew.
+   */
+  private shown: { readonly entries: Entry[]; readonly views: KeptInstanceView[] } | undefined;
 
   constructor(
     private readonly heartbeatTimeoutUs: Micros,
@@ -89,7 +95,7 @@ export class ClusterState {
   onLifecycle(event: LifecycleEvent): string[] {
     if (event.type === 'deregister') {
       const held = [...(this.instances.get(event.instanceId)?.inFlight ?? [])];
-      this.instances.delete(event.instanceId);
+      if (this.instances.delete(event.instanceId)) this.shown = undefined;
       return held;
     }
     const known = this.instances.get(event.instanceId);
@@ -98,9 +104,12 @@ export class ClusterState {
       known.identity = identityOf(event);
       known.view = undefined;
       // Draining sticks (its heartbeats go on while it finishes its work) until it registers again.
-      known.draining = event.type === 'drain' || (known.draining && event.type !== 'register');
+      const draining = event.type === 'drain' || (known.draining && event.type !== 'register');
+      if (draining !== known.draining) this.shown = undefined;
+      known.draining = draining;
       return [];
     }
+    this.shown = undefined;
     this.instances.set(event.instanceId, {
       identity: identityOf(event),
       lastSeenUs: event.atUs,
@@ -155,6 +164,7 @@ export class ClusterState {
         this.instances.delete(id);
       }
     }
+    if (lost.length > 0) this.shown = undefined;
     return lost;
   }
 
@@ -205,19 +215,38 @@ export class ClusterState {
    * Each instance's view object is kept until something it shows changes (a snapshot made
    * visible, a dispatch or a done, a lifecycle event), and only its snapshot age is written anew:
    * a router builds a view per request, and building 10 000 objects each time took as long as the
-   * decision itself (docs/benchmarks.md, routing at 10 000 instances). So an instance view's age
-   * is right until the next `view()`; every reader reads it during the decision it was built for.
+   * decision itself (docs/benchmarks.md, routing at 10 000 instances). The `instances` array is
+   * kept too, until an instance joins, leaves, or starts or stops draining; a changed instance's
+   * new view takes its old one's place in it. A fresh array per view was 10 000 pushes and
+   * ~100 KB of garbage a decision, and the young-generation collections it brought were most of
+   * the slowest hundredth of decisions. So the array and the ages in it are right until the next
+   * `view()`: every reader reads them during the decision they were built for (copy to keep them).
    */
   view(nowUs: Micros, prefix?: PrefixLookup, kvCache?: PrefixLookup): ClusterView {
-    const instances: InstanceView[] = [];
-    for (const entry of this.instances.values()) {
-      if (entry.draining) continue;
-      const view = (entry.view ??= instanceView(entry));
+    const { entries, views } = (this.shown ??= this.listShown());
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      let view = entry.view;
+      if (view === undefined) {
+        view = entry.view = instanceView(entry);
+        views[i] = view;
+      }
       const atUs = entry.snapshot?.atUs;
       view.snapshotAgeUs = micros(atUs === undefined ? Number.POSITIVE_INFINITY : nowUs - atUs);
-      instances.push(view);
     }
-    const view: ClusterView = prefix ? { instances, prefix } : { instances };
+    const view: ClusterView = prefix ? { instances: views, prefix } : { instances: views };
     return kvCache ? { ...view, kvCache } : view;
+  }
+
+  /** The live, non-draining entries in registration order, each with its view (built if it has none). */
+  private listShown(): { entries: Entry[]; views: KeptInstanceView[] } {
+    const entries: Entry[] = [];
+    const views: KeptInstanceView[] = [];
+    for (const entry of this.instances.values()) {
+      if (entry.draining) continue;
+      entries.push(entry);
+      views.push((entry.view ??= instanceView(entry)));
+    }
+    return { entries, views };
   }
 }

@@ -45,6 +45,11 @@ export interface PrefixLookup {
 }
 
 export interface ClusterView {
+  /**
+   * Read it during the decision the view was built for: ClusterState hands the same array to
+   * every view until an instance joins, leaves or drains, and puts a changed instance's new view
+   * in its place at the next `view()`. Copy it (or the entries) to keep them past that.
+   */
   readonly instances: readonly InstanceView[];
   /** Absent where no prefix index is kept: policies then assume no cached prefix. */
   readonly prefix?: PrefixLookup;

@@ -14,6 +14,11 @@ export interface InboundRoute {
    * with the handler's result (`{ok, result}`) or its error (`{ok: false, message}`).
    */
   readonly kind: 'handoff' | 'event' | 'control';
+  /**
+   * A handoff whose ack names this process as the request's holder (AckSchema): for a stage whose
+   * sender is always the gateway that owns the request, which then needs no `held` frame.
+   */
+  readonly ackNamesHolder?: true;
 }
 
 /**
@@ -34,6 +39,8 @@ export class BusTransport extends Server implements CustomTransportStrategy {
   constructor(
     private readonly bus: Bus,
     private readonly routes: ReadonlyMap<string, InboundRoute>,
+    /** This process's id: the holder an `ackNamesHolder` route's acks name. */
+    private readonly processId: string,
   ) {
     super();
   }
@@ -75,7 +82,7 @@ export class BusTransport extends Server implements CustomTransportStrategy {
     };
     switch (route.kind) {
       case 'handoff':
-        return this.bus.serve(pattern, route.schema, run, route.queue);
+        return this.bus.serve(pattern, route.schema, run, route.queue, route.ackNamesHolder ? this.processId : undefined);
       case 'event':
         return this.bus.listen(pattern, route.schema, run, route.queue);
       case 'control':

@@ -9,8 +9,8 @@ const TOMBSTONE_MS = 120_000;
 /**
  * Where a request enters a stage process (docs/behaviour.md §6): each attempt of a live request is
  * served once (a duplicated handoff, a superseded attempt, one cancelled or past its deadline is
- * not), and the gateway that owns it is told who holds it now, so it can re-submit it if this
- * process is lost. Cancels feed the same ledger, including those that arrive first.
+ * not), and the gateway that owns it is told who holds it now (a `held` frame, unless the ack
+ * already told it), so it can re-submit it if this process is lost. Cancels feed the same ledger, including those that arrive first.
  */
 export class RequestIntake {
   /** Nothing is remembered past a request's whole life, whatever deadline its sender wrote. */
@@ -19,6 +19,8 @@ export class RequestIntake {
   constructor(
     private readonly service: ServiceContext,
     private readonly stage: Stage,
+    /** False for a stage whose ack already named it the holder (admission): no `held` frame. */
+    private readonly options: { readonly heldFrame: boolean } = { heldFrame: true },
   ) {}
 
   /**
@@ -30,7 +32,7 @@ export class RequestIntake {
     const arrival = this.ledger.arrive(request.id, request.attempt, request.deadlineUs, epochMicros());
     if (arrival !== 'serve' && arrival !== 'supersede') return false;
     recordHopInto(this.stage, request.timings);
-    sendHeldFrame(this.service.bus, request, this.stage, holder);
+    if (this.options.heldFrame) sendHeldFrame(this.service.bus, request, this.stage, holder);
     return arrival;
   }
 

@@ -144,7 +144,7 @@ export async function bootstrapService<C extends object>(spec: ServiceSpec<C>): 
 
   const contextProvider: Provider = { provide: SERVICE_CONTEXT, useValue: context };
   // The transport is a provider too: a stage host registers its handlers on it at construction.
-  const transport = spec.routes ? new BusTransport(bus, spec.routes) : undefined;
+  const transport = spec.routes ? new BusTransport(bus, spec.routes, instanceId) : undefined;
   const transportProviders: Provider[] = transport ? [{ provide: BusTransport, useValue: transport }] : [];
 
   /**

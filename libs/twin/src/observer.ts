@@ -13,8 +13,8 @@ export interface TwinObserver {
   admissionDecided?(requestId: string, policy: string, decision: AdmissionDecision, atUs: number): void;
   /**
    * A router replica decided where the request goes (null: nothing could take it), from `view`, at
-   * `atUs`: what the live router puts on its decision's span. Read `decision` before returning:
-   * its ranking is built from arrays the core reuses.
+   * `atUs`: what the live router puts on its decision's span. Read `decision` and `view` before
+   * returning: its ranking and the view's instances are built from arrays the core reuses.
    */
   routingDecided?(request: TracedRequest, policy: string, decision: RoutingDecision | null, view: ClusterView, atUs: number, pd?: PdPlacementInfo): void;
 }

@@ -1,5 +1,6 @@
-// Summarises a CPU profile (.cpuprofile) as shares of the process's busy time (idle and the
-// profiler's own work left out): self time by package or lib, and by function; with `--include
+// Summarises a CPU profile (.cpuprofile) as shares of the process's busy time (idle, the
+// profiler's own work and long gaps between samples left out): self time by package or lib, and by
+// function; with `--include
 // 'label=regex' …`, the inclusive share of the samples with a matching frame ("name url:line") on
 // their stack, each sample counted once.
 //   node tools/bench/hot-path/summarise-profile.mjs FILE.cpuprofile [--top 20] [--include 'zod=node_modules/zod' …]
@@ -17,8 +18,18 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parentOf = new Map();
 for (const n of profile.nodes) for (const child of n.children ?? []) parentOf.set(child, n.id);
+// A sample's time is the gap since the one before. On a loaded machine a gap can span the whole
+// time the process waited for a core (up to a second in the runs of 2026-11-29) and would be charged
+// to whatever code ran next: each gap counts at most twice the median gap (one sampling interval).
+const gaps = [...profile.timeDeltas].sort((a, b) => a - b);
+const gapCapUs = 2 * (gaps[gaps.length >> 1] ?? 0);
 const selfUs = new Map();
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+const cutUs = new Map();
+profile.samples.forEach((id, i) => {
+  const gap = profile.timeDeltas[i] ?? 0;
+  selfUs.set(id, (selfUs.get(id) ?? 0) + Math.min(gap, gapCapUs));
+  cutUs.set(id, (cutUs.get(id) ?? 0) + Math.max(0, gap - gapCapUs));
+});
 
 /** Where a frame's code lives: an npm package, a sluice lib or app file, a Node module, or V8's own. */
 function placeOf({ url, functionName }) {
@@ -33,6 +44,7 @@ const frameLabel = (n) => `${n.callFrame.functionName || '(anonymous)'} ${placeO
 const isProfiler = (n) => n.callFrame.url === 'node:inspector';
 
 let busy = 0;
+let cappedUs = 0;
 const byPlace = new Map();
 const byFunction = new Map();
 const inclusive = new Map(includes.map(([label]) => [label, 0]));
@@ -42,6 +54,7 @@ for (const [id, us] of selfUs) {
   for (let at = id; at !== undefined; at = parentOf.get(at)) stack.push(nodes.get(at));
   if (stack[0].callFrame.functionName === '(idle)' || stack.some(isProfiler)) continue;
   busy += us;
+  cappedUs += cutUs.get(id);
   const place = placeOf(stack[0].callFrame);
   add(byPlace, /^(libs|apps)\//.test(place) ? place.split('/').slice(0, 2).join('/') : place.startsWith('node:') ? 'node (built-in modules)' : place, us);
   add(byFunction, frameLabel(stack[0]), us);
@@ -51,6 +64,6 @@ for (const [id, us] of selfUs) {
 
 const share = (us) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
 const rows = (map, n) => [...map].sort((x, y) => y[1] - x[1]).slice(0, n).map(([key, us]) => `${share(us)}  ${key}`);
-console.log(`${file}: busy ${(busy / 1e6).toFixed(2)} s`);
+console.log(`${file}: busy ${(busy / 1e6).toFixed(2)} s (${(cappedUs / 1e6).toFixed(2)} s of gaps between samples over ${gapCapUs} µs left out: waits for a core)`);
 console.log(['-- self time by place', ...rows(byPlace, top), '-- self time by function', ...rows(byFunction, top)].join('\n'));
 if (includes.length > 0) console.log(['-- inclusive', ...[...inclusive].map(([label, us]) => `${share(us)}  ${label}`)].join('\n'));

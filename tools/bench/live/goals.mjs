@@ -24,7 +24,7 @@ const fixed = (x, digits) => (x === undefined || !Number.isFinite(x) ? '–' : x
 
 /**
  * The goals against this run's figures. `runs` are the open-loop runs (each with `rate`,
- * `achievedRate`, `overhead`, `cpuPerRequest`), `sustained` the highest rate held (undefined if none or not
+ * `achievedRate`, `overhead`, `cpuPerRequest`, and `rawPipeline.latency` when measured), `sustained` the highest rate held (undefined if none or not
  * searched), `rawThroughput` raw NATS replies/s, `idle` the idle single requests by pause (each
  * with `overheadP50Ms` and `rawTransitP50Ms`). Returns [{ goal, figure, met }].
  */
@@ -49,10 +49,20 @@ export function checkGoals({ runs, sustained, sustainSearched, rawThroughput, id
     met: sustainSearched ? (throughputRatio ?? 0) >= THROUGHPUT_RATIO : undefined,
   });
 
+  // Judged against the issue's absolute figure; the raw pipeline's p99 at the same rate is printed
+  // beside it, so the machine's own tail can be told from the control plane's.
   for (const [rate, maxMs] of Object.entries(OVERHEAD_P99_MS)) {
     const run = atRate(Number(rate));
     const p99 = run?.overhead.p99;
-    goals.push({ goal: `overhead p99 at ${rate}/s ≤ ${maxMs} ms`, figure: p99 === undefined ? '–' : `${fixed(p99, 2)} ms${behind(run)}`, value: p99, met: p99 === undefined ? undefined : p99 <= maxMs });
+    const rawP99 = run?.rawPipeline?.latency.p99;
+    const againstRaw = rawP99 === undefined ? '' : ` = ${fixed(p99 / rawP99, 2)}× the raw ${HOPS}-hop pipeline's p99 at the same rate (${fixed(rawP99, 2)} ms)`;
+    goals.push({
+      goal: `overhead p99 at ${rate}/s ≤ ${maxMs} ms`,
+      figure: p99 === undefined ? '–' : `${fixed(p99, 2)} ms${againstRaw}${behind(run)}`,
+      value: p99,
+      rawP99,
+      met: p99 === undefined ? undefined : p99 <= maxMs,
+    });
   }
 
   for (const pause of idle) {

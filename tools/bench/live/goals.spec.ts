@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { checkGoals, goalLines } from './goals.mjs';
 
-/** An open-loop run as live-path summarises it, with only what the goals read. */
-const run = (rate: number, { achievedRate = rate, p99 = 1, clusterUs = 400, rawRoundTripUs = 100 } = {}) => ({
+/** An open-loop run as live-path summarises it, with only what the goals read (`rawP99`: its raw pipeline's p99, when measured). */
+const run = (rate: number, { achievedRate = rate, p99 = 1, clusterUs = 400, rawRoundTripUs = 100, rawP99 = undefined as number | undefined } = {}) => ({
   rate,
   achievedRate,
   overhead: { n: 100, p50: p99 / 2, p99, max: p99 },
   cpuPerRequest: { clusterUs, rawRoundTripUs, ratioToRaw: clusterUs / (6 * rawRoundTripUs) },
+  ...(rawP99 === undefined ? {} : { rawPipeline: { latency: { n: 100, p50: rawP99 / 4, p99: rawP99, max: rawP99 } } }),
 });
 
 const idle = (gapMs: number, overheadP50Ms: number, rawTransitP50Ms: number) => ({ gapMs, overheadP50Ms, rawTransitP50Ms });
@@ -57,6 +58,19 @@ describe('the live path goals', () => {
     const goals = checkGoals({ ...everyGoalMet, runs: [run(500, { achievedRate: 484, p99: 2 }), run(1000, { achievedRate: 970, p99: 2 })] });
     expect(goals[2]?.figure).toContain('achieved 484/s: the cluster fell behind');
     expect(goals[3]?.figure).not.toContain('fell behind');
+  });
+
+  it('prints the overhead p99 against the raw pipeline at the same rate, and still judges it by the absolute bound', () => {
+    const goals = checkGoals({ ...everyGoalMet, runs: [run(500, { p99: 4.9, rawP99: 1.4 }), run(1000, { p99: 10.5, rawP99: 21 })] });
+    expect(goals[2]?.figure).toBe("4.90 ms = 3.50× the raw 6-hop pipeline's p99 at the same rate (1.40 ms)");
+    expect(goals[2]?.met).toBe(true);
+    expect(goals[2]?.rawP99).toBe(1.4);
+    expect(goals[3]?.figure).toBe("10.50 ms = 0.50× the raw 6-hop pipeline's p99 at the same rate (21.00 ms)");
+    expect(goals[3]?.met).toBe(false);
+  });
+
+  it('prints the overhead p99 alone when the raw pipeline was not measured', () => {
+    expect(checkGoals(everyGoalMet)[2]?.figure).toBe('4.90 ms');
   });
 
   it('judges every idle pause and labels the longer ones as reported', () => {

@@ -51,7 +51,8 @@ export class FlowPool {
   /**
    * What the detector reads at `nowUs`. The endpoints are a view taken now; the in-flight counts
    * are live, so one dispatch cycle's readings see every request it has released so far (the
-   * gate of runDispatchCycle depends on it).
+   * gate of runDispatchCycle depends on it). Read them within that cycle: the next view reuses
+   * the endpoints' array (ClusterState.view), and no view is taken during one.
    */
   signals(nowUs: Micros): PoolSignals {
     return new LiveSignals(this.cluster.view(nowUs).instances, this.ledger, nowUs);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { clusterView, instanceView, policyRequest } from '../testing/builders.js';
-import { argMaxRandomTie, effectiveLoad, negativeLoads, rankedDecision, rankOrder, routingCandidates } from './decision.js';
+import { argMaxRandomTie, effectiveLoad, negativeLoads, negativeLoadsInto, rankedDecision, rankOrder, routingCandidates } from './decision.js';
 
 const never = () => {
   throw new Error('random drawn without a tie');
@@ -26,6 +26,17 @@ describe('effectiveLoad and routingCandidates', () => {
   it('an idle instance scores +0, not −0', () => {
     expect(Object.is(negativeLoads([0])[0], 0)).toBe(true);
     expect([...negativeLoads([0, 4])]).toEqual([0, -4]);
+  });
+
+  it('negativeLoadsInto writes −effective load into the array it is given, grown or shrunk to the candidates', () => {
+    const out = [7, 7, 7];
+    const two = [instanceView({ instanceId: 'a', queueDepth: 0, batchSize: 0, inFlight: 0 }), instanceView({ instanceId: 'b', queueDepth: 1, batchSize: 2, inFlight: 3 })];
+    expect(negativeLoadsInto(two, out)).toBe(out);
+    expect(out).toEqual([0, -6]);
+    expect(Object.is(out[0], 0)).toBe(true);
+    negativeLoadsInto([...two, ...two], out);
+    expect(out).toEqual([0, -6, 0, -6]);
+    expect(out.every((_, i) => i in out)).toBe(true); // no holes
   });
 });
 

@@ -301,6 +301,16 @@ describe('a stage with presence and control verbs, on the host', () => {
     await expect(gateway.ask(subjects.control('admission', 'set'), { policy: 42 })).rejects.toThrow(/policy/); // refused at the edge
   });
 
+  it("names itself the request's holder in its ack, and sends no held frame: its gateway waits for that ack anyway", async () => {
+    expect(await gateway.handoff(subjects.admissionSubmit(), request('acked'), 'acked')).toEqual({ ok: true, holder: running.context.instanceId });
+    await journal.seen('take acked#0');
+    // A frame the stage sent with the take would be in the peer's socket before the answer to this flush.
+    await gateway.handoff(subjects.admissionSubmit(), request('acked-2'), 'acked-2');
+    await journal.seen('take acked-2#0');
+    await peer.flush();
+    expect(frames.count('held acked')).toBe(0);
+  });
+
   it('does not serve a cancelled request, though its core holds nothing to cancel', async () => {
     gateway.publish(subjects.requestCancel(), { requestId: 'gone', reason: 'timeout' });
     await gateway.flush();
@@ -330,7 +340,7 @@ describe('a stage whose wiring leaves out a route it declares', () => {
         metrics: new Registry(),
         readiness: () => null,
       };
-      expect(() => new StageHost(incomplete, service, new BusTransport(bus, stageRoutes(incomplete)), [])).toThrow(
+      expect(() => new StageHost(incomplete, service, new BusTransport(bus, stageRoutes(incomplete), 'incomplete-1'), [])).toThrow(
         'the router stage declares done events but its wiring does not take it',
       );
     } finally {

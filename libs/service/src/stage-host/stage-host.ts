@@ -17,7 +17,7 @@ import { controlRoutes } from './stage-routes.js';
  * alike, so each app keeps only its core's wiring, its bus adapter, its metrics and its verbs.
  *
  * - Requests enter through the intake: each attempt is served once and its gateway told who holds
- *   it (a `held` frame); a duplicate, superseded or cancelled copy is not served.
+ *   it (a `held` frame, or for admission its ack); a duplicate, superseded or cancelled copy is not served.
  * - Cancels are remembered by the intake, those that come first included; a core that holds
  *   requests while they wait is also told of a cancel that ends the newest attempt seen here, and
  *   of an older attempt a newer one supersedes (its cancel was lost).
@@ -35,7 +35,7 @@ export class StageHost implements OnModuleInit, OnModuleDestroy {
   constructor(definition: AnyStageDefinition, service: ServiceContext<SluiceConfig>, transport: BusTransport, deps: readonly unknown[]) {
     this.logger = new Logger(REQUEST_STAGES[definition.stage].service);
     this.timers = new WakeUpTimers((kind, atUs, nowUs) => this.binding.core.wake(kind, atUs, nowUs), epochMicros);
-    this.intake = new RequestIntake(service, definition.stage);
+    this.intake = new RequestIntake(service, definition.stage, { heldFrame: !REQUEST_STAGES[definition.stage].ackNamesHolder });
     this.binding = definition.wire({ service, wakeUps: this.timers, intake: this.intake, logger: this.logger }, ...deps);
     suspendExpiryWhileDisconnected(service.bus, this.binding.core);
     this.handle(definition, transport);

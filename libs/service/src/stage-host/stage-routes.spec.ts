@@ -42,7 +42,7 @@ describe('stageRoutes', () => {
 
   it('puts each stage on its own submit subject and queue group', () => {
     const submitOf = (stage: 'admission' | 'flow' | 'router') => [...stageRoutes(requestStage({ stage, follows: [], wire: notWired }))][0];
-    expect(submitOf('admission')).toEqual(['sluice.v1.admission.submit', { schema: InferenceRequestSchema, queue: 'sluice-admission', kind: 'handoff' }]);
+    expect(submitOf('admission')).toEqual(['sluice.v1.admission.submit', { schema: InferenceRequestSchema, queue: 'sluice-admission', kind: 'handoff', ackNamesHolder: true }]);
     expect(submitOf('flow')).toEqual(['sluice.v1.flow.submit', { schema: InferenceRequestSchema, queue: 'sluice-flow-controller', kind: 'handoff' }]);
   });
 

@@ -7,14 +7,16 @@ import { REQUEST_STAGES, type RequestStage, type ServiceOf } from './request-sta
 import type { AnyStageDefinition } from './stage-definition.js';
 
 /**
- * A stage's inbound routes: submissions shared by its queue group (acked on receipt), cancels and
+ * A stage's inbound routes: submissions shared by its queue group (acked on receipt, the ack naming
+ * this process as the holder where REQUEST_STAGES says so), cancels and
  * the worker reports it follows (events, every replica gets each one, so each keeps the same view),
  * its replicas' presence, and its control verbs (request/reply, every replica answers). Each with
  * its schema from libs/contracts, checked at the edge.
  */
 export function stageRoutes(definition: AnyStageDefinition): ReadonlyMap<string, InboundRoute> {
-  const { submit, queue } = REQUEST_STAGES[definition.stage];
-  const routes = new Map<string, InboundRoute>([[submit, { schema: InferenceRequestSchema, queue, kind: 'handoff' }], REQUEST_CANCEL_ROUTE]);
+  const { submit, queue, ackNamesHolder } = REQUEST_STAGES[definition.stage];
+  const submitRoute: InboundRoute = { schema: InferenceRequestSchema, queue, kind: 'handoff', ...(ackNamesHolder && { ackNamesHolder }) };
+  const routes = new Map<string, InboundRoute>([[submit, submitRoute], REQUEST_CANCEL_ROUTE]);
   for (const kind of definition.follows) {
     const [pattern, route] = WORKER_EVENT_ROUTES[kind];
     routes.set(pattern, route);

@@ -26,6 +26,7 @@ export interface RoutingEffects<R, C> {
   /**
    * The policy's choice (null: nothing could take it) and the view it chose from (a span's
    * candidates). With busy thresholds set: how many of the model's instances were busy (left out).
+   * Read both before returning: the next decision renews the arrays they are built from.
    */
   decided(request: R, carried: C, policy: string, decision: RoutingDecision | null, view: ClusterView, busy?: BusyCount, pd?: PdPlacementInfo): void;
   /**

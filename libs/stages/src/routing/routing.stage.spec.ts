@@ -1,5 +1,5 @@
 import { micros } from '@sluice/contracts';
-import { createRoutingRegistry, type RoutingDecision } from '@sluice/policies';
+import { createRoutingRegistry, type ClusterView, type RoutingDecision } from '@sluice/policies';
 import { describe, expect, it } from 'vitest';
 import { Agenda, Recorder } from '../testing/recorder.js';
 import { lifecycle, ms, registered, snapshot, stageRequest } from '../testing/requests.js';
@@ -206,12 +206,14 @@ describe('RoutingStage', () => {
   it('with a refresh interval, the policy sees an instance’s snapshot only from the next refresh on', () => {
     const { core, recorder, agenda } = stage({ snapshotRefreshIntervalUs: ms(50) });
     core.start(micros(0));
+    // Read as each decision is made: a view's instances are the decision's own until the next view.
+    const lastDepthOfI1 = () => (recorder.of('decided').at(-1)![4] as ClusterView).instances.find((i) => i.instanceId === 'i1')?.queueDepth;
     core.onSnapshot(snapshot('i1', ms(10), { queueDepth: 9 }));
     core.route(stageRequest({ id: 'before' }), ms(20), '');
+    const before = lastDepthOfI1();
     agenda.runUntil(ms(50));
     core.route(stageRequest({ id: 'after' }), ms(60), '');
-    const depths = recorder.of('decided').map(([, , , , view]) => (view as { instances: { instanceId: string; queueDepth: number }[] }).instances.find((i) => i.instanceId === 'i1')?.queueDepth);
-    expect(depths).toEqual([0, 9]);
+    expect([before, lastDepthOfI1()]).toEqual([0, 9]);
     expect(agenda.due('refresh')).toEqual([ms(100)]);
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { argMaxRandomTie, loadsOf, negativeLoads, rankedDecision, routingCandidates } from '../decision.js';
+import { ScoreLease, argMaxRandomTie, negativeLoadsInto, rankedDecision, routingCandidates } from '../decision.js';
 import type { RoutingPolicy, RoutingPolicyDeps } from '../routing-policy.js';
 
 export const LEAST_LOADED = 'least-loaded';
@@ -14,13 +14,18 @@ export const LeastLoadedParamsSchema = z.strictObject({});
  */
 export function createLeastLoaded(params: unknown, deps: RoutingPolicyDeps): RoutingPolicy {
   LeastLoadedParamsSchema.parse(params ?? {});
+  // The scores, reused from one decision to the next: a decision's ranking reads them only until
+  // the next route() renews the lease (decision.ts, ScoreLease).
+  const lease = new ScoreLease();
+  const scores: number[] = [];
   return {
     name: LEAST_LOADED,
     route(request, cluster) {
+      lease.renew();
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
-      const scores = negativeLoads(loadsOf(candidates));
-      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak));
+      negativeLoadsInto(candidates, scores);
+      return rankedDecision(candidates, scores, argMaxRandomTie(scores, deps.random, deps.tieBreak), undefined, lease);
     },
   };
 }

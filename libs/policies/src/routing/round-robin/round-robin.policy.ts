@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadsOf, negativeLoads, rankedDecision, routingCandidates } from '../decision.js';
+import { ScoreLease, negativeLoadsInto, rankedDecision, routingCandidates } from '../decision.js';
 import type { RoutingPolicy } from '../routing-policy.js';
 
 export const ROUND_ROBIN = 'round-robin';
@@ -16,14 +16,19 @@ export const RoundRobinParamsSchema = z.strictObject({});
 export function createRoundRobin(params: unknown = {}): RoutingPolicy {
   RoundRobinParamsSchema.parse(params);
   let cursor = 0;
+  // The scores, reused from one decision to the next: a decision's ranking reads them only until
+  // the next route() renews the lease (decision.ts, ScoreLease).
+  const lease = new ScoreLease();
+  const scores: number[] = [];
   return {
     name: ROUND_ROBIN,
     route(request, cluster) {
+      lease.renew();
       const candidates = routingCandidates(request, cluster);
       if (candidates.length === 0) return null;
       const chosen = cursor % candidates.length;
       cursor = (cursor + 1) % Number.MAX_SAFE_INTEGER;
-      return rankedDecision(candidates, negativeLoads(loadsOf(candidates)), chosen);
+      return rankedDecision(candidates, negativeLoadsInto(candidates, scores), chosen, undefined, lease);
     },
   };
 }
