@@ -1,6 +1,6 @@
 // Benchmark: the whole live path under open-loop load, against raw NATS measured in the same run.
 //   npm run build && node tools/bench/live-path.mjs [--rates 500,1000,2000,5000] [--seconds 10]
-//        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--no-sustain]
+//        [--sustain-seconds 30] [--sustain-from 1000] [--n 2000] [--max-sockets 256] [--warmup 200] [--jit-warmup 12000] [--no-sustain]
 //        [--idle-gaps 40,1000] [--idle-n 120,40] [--quick] [--json FILE]
 // A local cluster as `npm start` starts it (with `sluice up`'s default warm-up of 200 requests
 // before it counts as ready; --warmup 0 for a cold start), with 16 worker instances at timeScale
@@ -68,6 +68,9 @@ const sustain = !flag('no-sustain');
 const sustainFrom = Number(option('sustain-from', 1000));
 /** `sluice up`'s default (DEFAULT_WARM_UP_REQUESTS in apps/cli/src/commands/up.command.ts). */
 const warmUpRequests = Number(option('warmup', 200));
+/** Requests offered before the measured rates, past the services' JIT tier-up (below), and at what rate. */
+const jitWarmUpRequests = Number(option('jit-warmup', 12_000));
+const JIT_WARM_UP_RATE = 2_000;
 /** Pauses before each idle single request, and how many requests (and raw transits) after each: one count per pause (the last one for any further pause). */
 const idleGaps = option('idle-gaps', '40,1000').split(',').map(Number).filter((g) => g > 0);
 // The judged pause (40 ms) is cheap, so it gets enough samples that its p50 holds still between
@@ -282,10 +285,13 @@ try {
   } finally {
     await pipeline.close();
   }
-  // Warm-up (JIT, connection pool), not reported.
+  // Warm-up (JIT, connection pool), not reported. Long enough for every service's hot path to
+  // reach V8's top tier: each service compiles it with TurboFan after ~10 500 requests (measured
+  // with --trace-opt, 2026-11-29), all of them at the same request count, and the compiles then
+  // held both cores for 100–600 ms: one such stall in a measured rate was its p99.
   const agent = createAgent({ maxSockets });
-  log('warm-up: 1 s at 500/s');
-  await runOpenLoop({ url, agent, request, rate: 500, seconds: 1 });
+  log(`warm-up: ${jitWarmUpRequests} requests at ${JIT_WARM_UP_RATE}/s`);
+  await runOpenLoop({ url, agent, request, rate: JIT_WARM_UP_RATE, seconds: jitWarmUpRequests / JIT_WARM_UP_RATE });
   await waitIdle(cluster.gatewayUrl);
 
   // 3. open-loop runs, with the CPU each process used while the load was offered, and per request
