@@ -18,7 +18,10 @@ import { executeRun } from '../run/execute-run.js';
 import { removeClusterState, removeStaleClusterState, writeClusterState } from './cluster-state.js';
 import { EXIT, type CliContext, type Command } from './command.js';
 
-/** Enough for every process's hot path to be compiled (docs/benchmarks.md, "Live path"). */
+/**
+ * Enough for every process's hot path to be through V8's first tiers (docs/benchmarks.md, "Live
+ * path"); the top tier comes after ~10 500 requests ("The JIT tier-up stall").
+ */
 const DEFAULT_WARM_UP_REQUESTS = 200;
 
 const USAGE = `Usage: sluice up [--config FILE] [--no-demo | --demo-workload FILE] [--warmup N] [--only SERVICES] [--nats-cluster N] [--key.path=value ...]
