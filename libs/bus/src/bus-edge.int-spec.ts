@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, headers, type NatsConnection } from '@nats-io/transport-node';
-import { InferenceRequestSchema, MAX_BUS_MESSAGE_BYTES, busHeaders, fastValidatorOf, type InferenceRequest } from '@sluice/contracts';
+import { EXAMPLE_INFERENCE_REQUEST, InferenceRequestSchema, MAX_BUS_MESSAGE_BYTES, busHeaders, fastValidatorOf, type InferenceRequest } from '@sluice/contracts';
 import { freePort, natsAnswers } from '@sluice/launcher';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -78,23 +78,7 @@ describe.skipIf(!BINARY)('the receiving edge', () => {
     const served: InferenceRequest[] = [];
     bus.serve('edge.requests', InferenceRequestSchema, ({ data }) => void served.push(data));
     await bus.flush();
-    const request = {
-      id: 'cmpl-1',
-      model: 'qwen3-14b',
-      inputTokens: 40,
-      blockHashes: [1, 2],
-      maxTokens: 16,
-      bodyBytes: 120,
-      sloClass: 'standard',
-      priority: 3,
-      fairnessId: 'default',
-      arrivalUs: 1_000,
-      deadlineUs: 2_000,
-      attempt: 0,
-      gatewayId: 'gw-1',
-      replyTo: 'sluice.v1.inbox.gw-1.cmpl-1',
-      timings: { gatewayInMs: 0.5 },
-    };
+    const request = { ...EXAMPLE_INFERENCE_REQUEST, bodyBytes: 120, timings: { gatewayInMs: 0.5 } };
     const { bodyBytes: _bodyBytes, timings: _timings, ...withoutDefaulted } = request;
     const send = async (payload: unknown) => (await peer.request('edge.requests', JSON.stringify(payload), { timeout: 2_000 })).json<{ ok: boolean; message?: string }>();
 

@@ -3,6 +3,7 @@ export * from './headers.js';
 export * from './slo.js';
 export * from './outcomes.js';
 export * from './inference-request.js';
+export * from './example-messages.js';
 export * from './frames.js';
 export * from './ack.js';
 export * from './worker-events.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_INFERENCE_REQUEST } from './example-messages.js';
 import { BLOCK_SIZE, BlockIdSchema, blockHashes, blockIdOf, blockIds } from './block-hashes.js';
 import { CompletionRequestSchema, ChatCompletionRequestSchema } from './openai.js';
 import { InboxFrameSchema } from './frames.js';
@@ -6,21 +7,7 @@ import { InferenceRequestSchema } from './inference-request.js';
 import { SetWorkerFaultsSchema, WorkerFaultsSchema } from './worker-events.js';
 import { describeZodError } from './zod-errors.js';
 
-const request = {
-  id: 'cmpl-1',
-  model: 'qwen3-14b',
-  inputTokens: 40,
-  blockHashes: [1, 2],
-  maxTokens: 16,
-  sloClass: 'standard',
-  priority: 3,
-  fairnessId: 'default',
-  arrivalUs: 1_000,
-  deadlineUs: 2_000,
-  attempt: 0,
-  gatewayId: 'gw-1',
-  replyTo: 'sluice.v1.inbox.gw-1.cmpl-1',
-};
+const request = EXAMPLE_INFERENCE_REQUEST;
 
 describe('InferenceRequestSchema', () => {
   it('accepts a well-formed request and defaults its timings', () => {

@@ -1,25 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_INFERENCE_REQUEST } from './example-messages.js';
 import { InboxFrameSchema, TOKENS_BATCH_MAX_FRAMES } from './frames.js';
 import { CancelRequestSchema, InferenceRequestSchema } from './inference-request.js';
 import { KvEventSchema, LifecycleEventSchema, RequestDoneSchema } from './worker-events.js';
 import { MAX_KV_EVENT_BLOCKS, MAX_MESSAGE_LENGTH } from './wire-limits.js';
 import { describeZodError } from './zod-errors.js';
 
-const request = {
-  id: 'cmpl-1',
-  model: 'qwen3-14b',
-  inputTokens: 40,
-  blockHashes: [1, 2],
-  maxTokens: 16,
-  sloClass: 'standard',
-  priority: 3,
-  fairnessId: 'default',
-  arrivalUs: 1_000,
-  deadlineUs: 2_000,
-  attempt: 0,
-  gatewayId: 'gw-1',
-  replyTo: 'sluice.v1.inbox.gw-1.cmpl-1',
-};
+const request = EXAMPLE_INFERENCE_REQUEST;
 
 const errors = (result: { success: boolean; error?: unknown }) => (result.success ? [] : describeZodError(result.error as never));
 
