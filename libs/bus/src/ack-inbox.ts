@@ -7,8 +7,8 @@ export type AckOutcome = { readonly kind: 'reply'; readonly msg: Msg } | { reado
 
 interface Waiting {
   readonly deadline: number;
+  /** Ends the wait: the caller's `onSettled` first, then the promise. */
   readonly settle: (outcome: AckOutcome) => void;
-  readonly onSettled: ((outcome: AckOutcome) => void) | undefined;
 }
 
 /**
@@ -60,9 +60,15 @@ export class AckInbox {
    */
   send(subject: string, data: string, headers: MsgHdrs, onSettled?: (outcome: AckOutcome) => void): Promise<AckOutcome> {
     const token = (this.next++).toString(36);
-    return new Promise<AckOutcome>((settle) => {
+    return new Promise<AckOutcome>((resolve) => {
       const deadline = this.now() + this.timeoutMs;
-      this.waiting.set(token, { deadline, settle, onSettled });
+      const settle = onSettled
+        ? (outcome: AckOutcome) => {
+            onSettled(outcome);
+            resolve(outcome);
+          }
+        : resolve;
+      this.waiting.set(token, { deadline, settle });
       headers.set(busHeaders.ackBy, String(this.wallNowMs() + this.timeoutMs));
       if (this.timer === undefined) this.arm(deadline);
       this.outbox.send(subject, data, headers, this.prefix + token, () => this.settleOne(token, { kind: 'closed' }));
@@ -80,7 +86,6 @@ export class AckInbox {
     if (waiting === undefined) return; // late: it already timed out
     this.waiting.delete(token);
     this.checkIdle();
-    waiting.onSettled?.(outcome);
     waiting.settle(outcome);
   }
 
@@ -99,7 +104,6 @@ export class AckInbox {
         return;
       }
       this.waiting.delete(token);
-      waiting.onSettled?.({ kind: 'timeout' });
       waiting.settle({ kind: 'timeout' });
     }
     this.checkIdle();
@@ -108,10 +112,7 @@ export class AckInbox {
   private settleAll(outcome: AckOutcome): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const waiting of this.waiting.values()) {
-      waiting.onSettled?.(outcome);
-      waiting.settle(outcome);
-    }
+    for (const waiting of this.waiting.values()) waiting.settle(outcome);
     this.waiting.clear();
     this.checkIdle();
   }
