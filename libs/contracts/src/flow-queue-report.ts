@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MicrosSchema } from './time.js';
-import { IdSchema, NameSchema } from './wire-limits.js';
+import { IdSchema, MAX_PRIORITY, MIN_PRIORITY, NameSchema } from './wire-limits.js';
 
 /** Bands a report lists at most: a flow controller retires bands nobody uses, so real ones hold a handful. */
 export const MAX_REPORTED_BANDS = 1024;
@@ -8,7 +8,7 @@ export const MAX_REPORTED_BANDS = 1024;
 /** Requests waiting in one priority band of one model's queue. */
 export const FlowQueueBandSchema = z.strictObject({
   model: NameSchema,
-  priority: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
+  priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY),
   requests: z.number().int().positive(),
 });
 export type FlowQueueBand = z.infer<typeof FlowQueueBandSchema>;

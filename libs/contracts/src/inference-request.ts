@@ -3,7 +3,19 @@ import { BLOCK_SIZE, BlockIdSchema } from './block-hashes.js';
 import { SloClassSchema } from './slo.js';
 import { PROTOCOL_ROOT } from './subjects.js';
 import { MicrosSchema } from './time.js';
-import { IdSchema, MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_REQUEST_TOKENS, NameSchema, SubjectIdSchema, TokenCountSchema } from './wire-limits.js';
+import {
+  IdSchema,
+  MAX_BODY_BYTES,
+  MAX_CLOCK_ID_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_PRIORITY,
+  MAX_REPLY_TO_LENGTH,
+  MAX_REQUEST_TOKENS,
+  MIN_PRIORITY,
+  NameSchema,
+  SubjectIdSchema,
+  TokenCountSchema,
+} from './wire-limits.js';
 
 /** Attempts of one request at most: far above any `gateway.migrationLimit`, low enough to stay a small number. */
 export const MAX_ATTEMPTS = 10_000;
@@ -36,7 +48,7 @@ export const StageTimingsSchema = z
     toGatewayMs: z.number().nonnegative(),
     /** The current hop's send stamp (monotonic ms) and its host clock's id; removed on arrival. */
     sentAtMs: z.number().nonnegative(),
-    sentOn: z.string().max(64),
+    sentOn: z.string().max(MAX_CLOCK_ID_LENGTH),
   })
   .partial();
 export type StageTimings = z.infer<typeof StageTimingsSchema>;
@@ -60,10 +72,10 @@ export const InferenceRequestSchema = z
     blockHashes: z.array(BlockIdSchema).max(MAX_REQUEST_TOKENS / BLOCK_SIZE),
     maxTokens: TokenCountSchema,
     /** Size of the HTTP request body: what flow control's `maxBytes` limits count. */
-    bodyBytes: z.number().int().nonnegative().max(2 ** 32).default(0),
+    bodyBytes: z.number().int().nonnegative().max(MAX_BODY_BYTES).default(0),
     sloClass: SloClassSchema,
     /** A 32-bit integer: priorities come from config (objectives, SLO classes). */
-    priority: z.number().int().min(-(2 ** 31)).max(2 ** 31 - 1),
+    priority: z.number().int().min(MIN_PRIORITY).max(MAX_PRIORITY),
     /** The tenant: a flow and a metric label at the flow controller. */
     fairnessId: z.string().max(MAX_NAME_LENGTH),
     objective: z.string().max(MAX_NAME_LENGTH).optional(),
@@ -78,7 +90,7 @@ export const InferenceRequestSchema = z
     /** The gateway that owns it: its inbox subjects are built from it (a worker's `tokens-batch`), so a subject token. */
     gatewayId: SubjectIdSchema,
     /** The inbox subject of the gateway that owns the request: exactly `subjects.inbox(gatewayId, id)` (checked below). */
-    replyTo: z.string().min(1).max(2 * MAX_ID_LENGTH + 32),
+    replyTo: z.string().min(1).max(MAX_REPLY_TO_LENGTH),
     timings: StageTimingsSchema.default({}),
     /**
      * Set by a router that disaggregates prefill from decode, on the handoff to the decode

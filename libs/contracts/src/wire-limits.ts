@@ -31,6 +31,25 @@ export const MAX_NAME_LENGTH = 256;
 /** Characters in a human-readable message carried in a frame (an error's detail). */
 export const MAX_MESSAGE_LENGTH = 4_096;
 
+/** A request's priority: a 32-bit integer (priorities come from config: objectives, SLO classes). */
+export const MIN_PRIORITY = -(2 ** 31);
+export const MAX_PRIORITY = 2 ** 31 - 1;
+
+/** Bytes of an HTTP request body a request may say it had (`bodyBytes`, what flow control's `maxBytes` counts). */
+export const MAX_BODY_BYTES = 2 ** 32;
+
+/** Characters in a host clock's id (a hop's `sentOn` stamp). */
+export const MAX_CLOCK_ID_LENGTH = 64;
+
+/** Characters in a request's `replyTo`: the inbox subject built from two ids. */
+export const MAX_REPLY_TO_LENGTH = 2 * MAX_ID_LENGTH + 32;
+
+/** KV blocks of one instance at most (2³¹): a count, not a size any real cache reaches. */
+export const MAX_KV_BLOCKS = 2 ** 31;
+
+/** Data-parallel ranks of one worker at most. */
+export const MAX_RANK = 65_535;
+
 /**
  * An id that senders put into subjects (`sluice.v1.inbox.<gateway>.<request>`,
  * `sluice.v1.worker.<instance>.submit`): checked here, at the edge, because building a subject from

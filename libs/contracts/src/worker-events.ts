@@ -3,12 +3,10 @@ import { BlockIdSchema } from './block-hashes.js';
 import { WorkerRoleSchema } from './disaggregation.js';
 import { OutcomeReasonSchema } from './outcomes.js';
 import { MicrosSchema } from './time.js';
-import { IdSchema, MAX_KV_EVENT_BLOCKS, NameSchema, SubjectIdSchema } from './wire-limits.js';
+import { IdSchema, MAX_KV_BLOCKS, MAX_KV_EVENT_BLOCKS, MAX_RANK, NameSchema, SubjectIdSchema } from './wire-limits.js';
 
-/** KV blocks of one instance at most (2³¹): a count, not a size any real cache reaches. */
-const KvBlocks = z.number().int().nonnegative().max(2 ** 31);
-/** Data-parallel ranks of one worker at most. */
-const Rank = z.number().int().nonnegative().max(65_535);
+const KvBlocks = z.number().int().nonnegative().max(MAX_KV_BLOCKS);
+const Rank = z.number().int().nonnegative().max(MAX_RANK);
 
 /** An instance's identity: it belongs to a worker and has a data-parallel rank. */
 export const InstanceIdentitySchema = z.object({

@@ -2,8 +2,9 @@ import { BLOCK_SIZE } from '../block-hashes.js';
 import { MAX_ATTEMPTS } from '../inference-request.js';
 import { SloClassSchema } from '../slo.js';
 import { PROTOCOL_ROOT } from '../subjects.js';
-import { MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_REQUEST_TOKENS } from '../wire-limits.js';
+import { MAX_BODY_BYTES, MAX_CLOCK_ID_LENGTH, MAX_NAME_LENGTH, MAX_PRIORITY, MAX_REPLY_TO_LENGTH, MAX_REQUEST_TOKENS, MIN_PRIORITY } from '../wire-limits.js';
 import {
+  isBlockIds,
   isFiniteNumber,
   isIntIn,
   isName,
@@ -48,8 +49,6 @@ export const INFERENCE_REQUEST_FIELDS: KnownFields = {
 };
 
 const SLO_CLASSES: ReadonlySet<unknown> = new Set(SloClassSchema.options);
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
 const MAX_BLOCK_IDS = MAX_REQUEST_TOKENS / BLOCK_SIZE;
 const INBOX_PREFIX = `${PROTOCOL_ROOT}.inbox.`;
 
@@ -60,17 +59,10 @@ export function isExactStageTimings(value: unknown): boolean {
   for (const key of STAGE_TIMINGS_FIELDS.optional) {
     const field = value[key];
     if (field === undefined) continue;
-    if (key === 'sentOn' ? !isStringOf(field, 0, 64) : !isNonNegative(field)) return false;
+    if (key === 'sentOn' ? !isStringOf(field, 0, MAX_CLOCK_ID_LENGTH) : !isNonNegative(field)) return false;
     known++;
   }
   return known === keyCount(value);
-}
-
-/** `blockHashes`: block ids (non-negative safe integers), no more than a request may carry. */
-function isBlockIds(value: unknown): value is number[] {
-  if (!Array.isArray(value) || value.length > MAX_BLOCK_IDS) return false;
-  for (let i = 0; i < value.length; i++) if (!isIntIn(value[i], 0, Number.MAX_SAFE_INTEGER)) return false;
-  return true;
 }
 
 /**
@@ -86,17 +78,17 @@ export function isExactInferenceRequest(value: unknown): boolean {
       isSubjectId(r['id']) &&
       isName(r['model']) &&
       isTokenCount(r['inputTokens']) &&
-      isBlockIds(r['blockHashes']) &&
+      isBlockIds(r['blockHashes'], MAX_BLOCK_IDS) &&
       isTokenCount(r['maxTokens']) &&
-      isIntIn(r['bodyBytes'], 0, 2 ** 32) &&
+      isIntIn(r['bodyBytes'], 0, MAX_BODY_BYTES) &&
       SLO_CLASSES.has(r['sloClass']) &&
-      isIntIn(r['priority'], INT32_MIN, INT32_MAX) &&
+      isIntIn(r['priority'], MIN_PRIORITY, MAX_PRIORITY) &&
       isStringOf(r['fairnessId'], 0, MAX_NAME_LENGTH) &&
       isFiniteNumber(r['arrivalUs']) &&
       isFiniteNumber(r['deadlineUs']) &&
       isIntIn(r['attempt'], 0, MAX_ATTEMPTS) &&
       isSubjectId(r['gatewayId']) &&
-      isStringOf(r['replyTo'], 1, 2 * MAX_ID_LENGTH + 32) &&
+      isStringOf(r['replyTo'], 1, MAX_REPLY_TO_LENGTH) &&
       isExactStageTimings(r['timings'])
     )
   ) {

@@ -58,6 +58,13 @@ export function isStringOf(value: unknown, min: number, max: number): value is s
   return typeof value === 'string' && value.length >= min && value.length <= max;
 }
 
+/** `z.array(BlockIdSchema).max(max)`: block ids (non-negative safe integers), at most `max` of them. */
+export function isBlockIds(value: unknown, max: number): value is number[] {
+  if (!Array.isArray(value) || value.length > max) return false;
+  for (let i = 0; i < value.length; i++) if (!isIntIn(value[i], 0, Number.MAX_SAFE_INTEGER)) return false;
+  return true;
+}
+
 /** `IdSchema`. */
 export function isId(value: unknown): value is string {
   return isStringOf(value, 1, MAX_ID_LENGTH);

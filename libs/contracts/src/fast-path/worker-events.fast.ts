@@ -1,6 +1,6 @@
 import { OutcomeReasonSchema } from '../outcomes.js';
-import { MAX_KV_EVENT_BLOCKS } from '../wire-limits.js';
-import { isCount, isFiniteNumber, isId, isIntIn, isPlainObject, isShare, isSubjectId, keyCount, type KnownFields } from './wire-checks.js';
+import { MAX_KV_BLOCKS, MAX_KV_EVENT_BLOCKS, MAX_RANK } from '../wire-limits.js';
+import { isBlockIds, isCount, isFiniteNumber, isId, isIntIn, isPlainObject, isShare, isSubjectId, keyCount, type KnownFields } from './wire-checks.js';
 
 /**
  * The worker events each request makes: a load snapshot at each change of an instance's load
@@ -15,8 +15,6 @@ export const LOAD_SNAPSHOT_FIELDS: KnownFields = {
 export const REQUEST_DONE_FIELDS: KnownFields = { required: ['requestId', 'instanceId', 'reason', 'atUs'], optional: ['prefillOnly'] };
 export const KV_EVENT_FIELDS: KnownFields = { required: ['instanceId', 'atUs', 'stored', 'removed'], optional: ['cleared'] };
 
-const MAX_KV_BLOCKS = 2 ** 31;
-const MAX_RANK = 65_535;
 const OUTCOME_REASONS: ReadonlySet<unknown> = new Set(OutcomeReasonSchema.options);
 
 /** True when `LoadSnapshotSchema` would take `value` and return it unchanged. */
@@ -53,17 +51,10 @@ export function isExactRequestDone(value: unknown): boolean {
   return known === keyCount(value);
 }
 
-/** A KV event's `stored` or `removed`: block ids (non-negative safe integers), no more than one event may carry. */
-function isBlockIdList(value: unknown): boolean {
-  if (!Array.isArray(value) || value.length > MAX_KV_EVENT_BLOCKS) return false;
-  for (let i = 0; i < value.length; i++) if (!isIntIn(value[i], 0, Number.MAX_SAFE_INTEGER)) return false;
-  return true;
-}
-
 /** True when `KvEventSchema` would take `value` and return it unchanged. */
 export function isExactKvEvent(value: unknown): boolean {
   if (!isPlainObject(value)) return false;
-  if (!(isSubjectId(value['instanceId']) && isFiniteNumber(value['atUs']) && isBlockIdList(value['stored']) && isBlockIdList(value['removed']))) return false;
+  if (!(isSubjectId(value['instanceId']) && isFiniteNumber(value['atUs']) && isBlockIds(value['stored'], MAX_KV_EVENT_BLOCKS) && isBlockIds(value['removed'], MAX_KV_EVENT_BLOCKS))) return false;
   let known = KV_EVENT_FIELDS.required.length;
   if (value['cleared'] !== undefined) {
     if (value['cleared'] !== true) return false;

@@ -4,7 +4,19 @@ import type { z } from 'zod';
 import { MIGRATION_REASONS, RESUME_STAGES } from '../../frames.js';
 import { OUTCOME_REASON_NAMES, STAGES } from '../../outcomes.js';
 import { SloClassSchema } from '../../slo.js';
-import { MAX_ID_LENGTH, MAX_MESSAGE_LENGTH, MAX_NAME_LENGTH, MAX_REQUEST_TOKENS } from '../../wire-limits.js';
+import {
+  MAX_BODY_BYTES,
+  MAX_CLOCK_ID_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_KV_BLOCKS,
+  MAX_MESSAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_PRIORITY,
+  MAX_RANK,
+  MAX_REPLY_TO_LENGTH,
+  MAX_REQUEST_TOKENS,
+  MIN_PRIORITY,
+} from '../../wire-limits.js';
 import type { FastValidator } from '../fast-validators.js';
 import type { KnownFields } from '../wire-checks.js';
 
@@ -26,11 +38,11 @@ export const shareArb = fc.double({ min: 0, max: 1, noNaN: true });
 export const epochMicrosArb = fc.integer({ min: 1_700_000_000_000_000, max: 1_900_000_000_000_000 });
 
 /** Lengths at and just past every string bound the wire has. */
-const STRING_LENGTHS = [0, 1, 63, 64, 65, MAX_ID_LENGTH, MAX_ID_LENGTH + 1, MAX_NAME_LENGTH, MAX_NAME_LENGTH + 1, 2 * MAX_ID_LENGTH + 32, 2 * MAX_ID_LENGTH + 33, MAX_MESSAGE_LENGTH + 1];
+const STRING_LENGTHS = [0, 1, MAX_CLOCK_ID_LENGTH - 1, MAX_CLOCK_ID_LENGTH, MAX_CLOCK_ID_LENGTH + 1, MAX_ID_LENGTH, MAX_ID_LENGTH + 1, MAX_NAME_LENGTH, MAX_NAME_LENGTH + 1, MAX_REPLY_TO_LENGTH, MAX_REPLY_TO_LENGTH + 1, MAX_MESSAGE_LENGTH + 1];
 /** Numbers at and just past every numeric bound the wire has, and what no number field takes. */
 const NUMBERS = [
-  0, -0, 1, -1, 0.5, -0.5, 1.5, 2, 15, 16, 17, 1000, 10_000, 10_001, 65_535, 65_536,
-  MAX_REQUEST_TOKENS, MAX_REQUEST_TOKENS + 1, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 32 + 1,
+  0, -0, 1, -1, 0.5, -0.5, 1.5, 2, 15, 16, 17, 1000, 10_000, 10_001, MAX_RANK, MAX_RANK + 1,
+  MAX_REQUEST_TOKENS, MAX_REQUEST_TOKENS + 1, MAX_PRIORITY, MAX_KV_BLOCKS, MAX_KV_BLOCKS + 1, MIN_PRIORITY, MIN_PRIORITY - 1, MAX_BODY_BYTES, MAX_BODY_BYTES + 1,
   Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 1, Number.MAX_VALUE, Number.MIN_VALUE, -Number.MIN_VALUE,
   NaN, Infinity, -Infinity,
 ];
