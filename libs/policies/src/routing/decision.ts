@@ -1,5 +1,6 @@
 import type { ClusterView, InstanceView, PolicyRequest } from '../cluster-view.js';
 import type { RankedCandidate, RoutingDecision, TieBreak } from './routing-policy.js';
+import { scoreArray } from './scorers/scorer.js';
 
 /**
  * The load a routing policy weighs (docs/behaviour.md §4, BLIS's effective load): requests waiting
@@ -272,21 +273,16 @@ export function negativeLoads(loads: ArrayLike<number>): Float64Array {
 }
 
 /**
- * −effective load per candidate written into `out`, grown by push or shrunk to the candidates: the
- * scores of least-loaded and round-robin, whose arrays are reused under a ScoreLease. A fresh
- * Float64Array per decision at 10 000 candidates (two, with the loads) was 160 KB outside the
- * heap, enough to start an old-generation collection every few hundred decisions.
+ * −effective load per candidate written into `out` (resized to the candidates, as scorers' arrays
+ * are): the scores of least-loaded and round-robin, whose arrays are reused under a ScoreLease. A
+ * fresh Float64Array per decision at 10 000 candidates (two, with the loads) was 160 KB outside
+ * the heap, enough to start an old-generation collection every few hundred decisions.
  */
 export function negativeLoadsInto(candidates: readonly InstanceView[], out: number[]): number[] {
-  const n = candidates.length;
-  if (out.length > n) out.length = n;
-  for (let i = 0; i < n; i++) {
-    // 0 − load, not −load, as in negativeLoads: an idle instance scores +0.
-    const score = 0 - effectiveLoad(candidates[i]!);
-    if (i < out.length) out[i] = score;
-    else out.push(score);
-  }
-  return out;
+  const scores = scoreArray(candidates.length, out);
+  // 0 − load, not −load, as in negativeLoads: an idle instance scores +0.
+  for (let i = 0; i < candidates.length; i++) scores[i] = 0 - effectiveLoad(candidates[i]!);
+  return scores;
 }
 
 export function loadsOf(candidates: readonly InstanceView[]): Float64Array {
