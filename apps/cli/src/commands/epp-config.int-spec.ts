@@ -34,10 +34,15 @@ describe('sluice up --epp-config', () => {
     expect(cluster.config.router.policies.weighted?.weights).toEqual({ 'prefix-affinity': 3, 'queue-depth': 2, 'kv-utilization': 2 });
     expect((await postCompletion(cluster.gatewayUrl, { prompt: 'routed as the Endpoint Picker would', max_tokens: 4 })).status).toBe(200);
     // The router writes its trace off the event loop: the line lands a little after the answer.
-    const traced = () => (existsSync(trace) ? readFileSync(trace, 'utf8').trimEnd() : '');
-    await eventually(() => traced() !== '', 10_000, 'the decision is in the trace');
-    const [line] = traced().split('\n');
-    const decision = DecisionTraceLineSchema.parse(JSON.parse(line!));
+    // The decision that placed the request: an attempt that reached the router before it had heard
+    // of any instance is traced too (no candidates, handed back and sent again as a new attempt).
+    const placed = () =>
+      (existsSync(trace) ? readFileSync(trace, 'utf8').trimEnd().split('\n') : [])
+        .filter((line) => line !== '')
+        .map((line) => DecisionTraceLineSchema.parse(JSON.parse(line)))
+        .find((line) => line.instance !== null);
+    await eventually(() => placed() !== undefined, 10_000, 'the decision is in the trace');
+    const decision = placed()!;
     expect(decision.policy).toBe('weighted');
     expect(Object.keys(decision.top[0]?.scores ?? {}).sort()).toEqual(['kv-utilization', 'prefix-affinity', 'queue-depth']);
   });
