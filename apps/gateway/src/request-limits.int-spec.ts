@@ -41,15 +41,29 @@ const json = (res: Response): Promise<any> => res.json();
 const count = (labels: string) => metricSum(cluster.gatewayUrl, 'sluice_requests_total', labels);
 const refused = (reason: string) => metricValue(cluster.gatewayUrl, 'sluice_gateway_connections_refused_total', `reason="${reason}"`);
 
-/** A raw connection: what it writes, everything the gateway answers until it closes (or `waitMs` passes). */
-function rawExchange(write: (socket: Socket) => void, waitMs = 5_000): Promise<string> {
+/** A raw connection (from `localAddress`, any loopback address): what it writes, everything the gateway answers until it closes (or `waitMs` passes). */
+function rawExchange(write: (socket: Socket) => void, waitMs = 5_000, localAddress = '127.0.0.1'): Promise<string> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => write(socket));
+    const socket = connect({ port, host: '127.0.0.1', localAddress }, () => write(socket));
     let answer = '';
     const timer = setTimeout(() => (socket.destroy(), resolve(`${answer}[still open]`)), waitMs);
     socket.on('data', (chunk) => (answer += chunk.toString()));
     socket.on('error', () => undefined);
     socket.on('close', () => (clearTimeout(timer), resolve(answer)));
+  });
+}
+
+/**
+ * A keep-alive connection from `localAddress` that was served once and now idles. Served, so the
+ * gateway has counted it: a connection only opened may still wait in one of the gateway's accept
+ * queues (it listens with several sockets) while a later one is taken first.
+ */
+function idleSocket(localAddress: string): Promise<{ socket: Socket; status: number }> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.on('error', () => undefined);
+    socket.once('data', (chunk) => resolve({ socket, status: Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString())?.[1] ?? 0) }));
+    socket.once('close', () => resolve({ socket, status: 0 }));
   });
 }
 
@@ -122,17 +136,16 @@ describe('bad header values', () => {
 describe('what one client may hold', () => {
   it('answers 429 to a connection past gateway.limits.maxConnectionsPerClient, and takes one again once another closes', async () => {
     const before = await refused('too_many_connections');
-    const held = await Promise.all(Array.from({ length: 6 }, () => new Promise<Socket>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => resolve(socket));
-      socket.on('error', () => undefined);
-    })));
-    // Six open (fetch's pooled connections may hold some of them already): a seventh is refused for sure.
-    const answer = await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    // An address of its own, so no pooled connection of this file's fetches counts against it.
+    const client = '127.0.0.7';
+    const held = await Promise.all(Array.from({ length: 6 }, () => idleSocket(client)));
+    expect(held.map((s) => s.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    const answer = await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'), 5_000, client);
     expect(answer).toMatch(/^HTTP\/1\.1 429 /);
-    expect(bodyOf(answer).error).toMatchObject({ type: 'rate_limit_exceeded', code: 'too_many_connections', message: expect.stringMatching(/^127\.0\.0\.1 already has 6 connections open .*gateway\.limits\.maxConnectionsPerClient/) });
-    expect(await refused('too_many_connections')).toBeGreaterThan(before);
-    for (const socket of held) socket.destroy();
-    await eventually(async () => (await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'))).startsWith('HTTP/1.1 200'), 5_000, 'a connection taken again');
+    expect(bodyOf(answer).error).toMatchObject({ type: 'rate_limit_exceeded', code: 'too_many_connections', message: expect.stringMatching(/^127\.0\.0\.7 already has 6 connections open .*gateway\.limits\.maxConnectionsPerClient/) });
+    expect(await refused('too_many_connections')).toBe(before + 1);
+    for (const { socket } of held) socket.destroy();
+    await eventually(async () => (await rawExchange((socket) => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), 5_000, client)).startsWith('HTTP/1.1 200'), 5_000, 'a connection taken again');
   });
 
   it('closes a connection whose headers stall past gateway.headersTimeoutMs with 408, and keeps an idle keep-alive connection', async () => {
@@ -276,16 +289,6 @@ describe('hostile probes: a forged admin write', () => {
 });
 
 describe('hostile probes: idle sockets past the connection cap', () => {
-  /** A keep-alive connection from `localAddress` that was served once and now idles. */
-  function idleSocket(localAddress: string): Promise<{ socket: Socket; status: number }> {
-    return new Promise((resolve) => {
-      const socket = connect({ port, host: '127.0.0.1', localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
-      socket.on('error', () => undefined);
-      socket.once('data', (chunk) => resolve({ socket, status: Number(/^HTTP\/1\.1 (\d+)/.exec(chunk.toString())?.[1] ?? 0) }));
-      socket.once('close', () => resolve({ socket, status: 0 }));
-    });
-  }
-
   it('refuses connections past gateway.limits.maxConnections (503, counted), reclaims idle ones, and a normal client is served again', async () => {
     const before = await refused('connection_limit');
     // 5 addresses × 6 (the per-client cap) = 30 > 24: the last ones find the gateway full.
