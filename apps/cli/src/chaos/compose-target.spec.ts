@@ -6,7 +6,7 @@ import { noFaultControls } from './fault-controls.js';
 
 /**
  * The compose target's NATS-node handling against a recorded docker CLI, driven by the
- * stop-nats-node fault's compose action (the containers test, nats-node-loss-compose.container-spec.ts,
+ * stop-nats-node fault's compose action (the containers test, chaos-compose.container-spec.ts,
  * runs both against real containers): which projects can lose a node, how nodes are listed, which
  * container a stop and a start reach.
  */
