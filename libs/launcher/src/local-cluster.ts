@@ -1,4 +1,5 @@
 import { warmUp, type WarmUpResult } from './warm-up.js';
+import { withCompileCache } from './compile-cache.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfig, type SluiceConfig } from '@sluice/config';
@@ -267,7 +268,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     return stopping;
   };
 
-  const childEnv: NodeJS.ProcessEnv = { ...env, NATS_URL: nats.url };
+  const childEnv: NodeJS.ProcessEnv = { ...withCompileCache(env), NATS_URL: nats.url };
   const spawnProcess = (planned: PlannedProcess): SupervisedProcess => {
     const { name, service, host, port } = planned;
     const supervised = SupervisedProcess.start(
