@@ -1,7 +1,7 @@
-// `npm test`: build, lint (module boundaries included), typecheck, then every vitest suite
+// `npm test`: build, then lint (module boundaries included) and typecheck side by side, then every vitest suite
 // (unit, integration and integration-shared, containers). Stops at the first failing step; exits non-zero on any failure.
 // Ends with one plain summary line, "N passed, N failed", that any CI can read.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -24,13 +24,36 @@ function step(title, command, args, extraEnv = {}) {
   return true;
 }
 
+/**
+ * Steps at once, each as step() reports it; true if all passed. Lint and typecheck each keep one
+ * core busy for their whole run, and CI's machine has two.
+ */
+async function steps(...list) {
+  const results = await Promise.all(
+    list.map(([title, command, args]) => {
+      console.log(`\n▶ ${title}: ${command} ${args.join(' ')}`);
+      const started = Date.now();
+      return new Promise((resolve) => {
+        const child = spawn(command, args, { stdio: 'inherit', env });
+        const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
+        child.on('error', () => resolve([title, null, seconds()]));
+        child.on('exit', (code, signal) => resolve([title, code ?? signal, seconds()]));
+      });
+    }),
+  );
+  for (const [title, status, seconds] of results) {
+    if (status === 0) console.log(`✓ ${title} (${seconds}s)`);
+    else console.error(`✗ ${title} failed (exit ${status}) after ${seconds}s`);
+  }
+  return results.every(([, status]) => status === 0);
+}
+
 mkdirSync('.sluice', { recursive: true });
 for (const report of [...reports, ...fileTimes]) rmSync(report, { force: true });
 const npx = 'npx';
 const ok =
   step('build', 'npm', ['run', 'build', '--silent']) &&
-  step('lint', npx, ['eslint', '.']) &&
-  step('typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']) &&
+  (await steps(['lint', npx, ['eslint', '.']], ['typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']])) &&
   step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'integration-shared', '--project', 'containers', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[0]}`], { TEST_FILE_TIMES: fileTimes[0] }) &&
   // The real-time timing checks run alone, after everything else, so no other test competes for the CPU.
   step('timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[1]}`], { TEST_FILE_TIMES: fileTimes[1] });
