@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_WORKERS_BUSY_BODY } from '@sluice/contracts';
 import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
-import { eventually, metricValue, postCompletion, startPrometheus, type PrometheusProcess } from '@sluice/testing';
+import { eventually, metricValue, postCompletion, scrapeTargetsAhead, startPrometheus, type PrometheusProcess } from '@sluice/testing';
 
 /**
  * Busy thresholds on a real cluster: they take effect whatever the admission chain (the routers
@@ -41,6 +41,21 @@ async function probeUntilShed(cluster: LocalCluster): Promise<number[]> {
   return statuses;
 }
 
+const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
+const noPrometheus = !existsSync(PROMETHEUS);
+if (noPrometheus) console.warn(`skipping the rejection-rate test: no prometheus binary at ${PROMETHEUS} (set PROMETHEUS_BIN)`);
+
+let chainTargets: Awaited<ReturnType<typeof scrapeTargetsAhead>>;
+let chainPrometheus: PrometheusProcess | undefined;
+// The rejection-rate test's Prometheus starts first, given that test's targets ahead (ports picked
+// here): it scrapes a target about 5 s after it starts at the earliest, which the first test covers.
+beforeAll(async () => {
+  if (noPrometheus) return;
+  chainTargets = await scrapeTargetsAhead(['admission', 'router']);
+  chainPrometheus = await startPrometheus(chainTargets.jobs, 0.2);
+});
+afterAll(() => chainPrometheus?.stop());
+
 describe('busy thresholds without busy-threshold in the admission chain', () => {
   let cluster: LocalCluster;
   beforeAll(async () => {
@@ -71,10 +86,6 @@ describe('busy thresholds without busy-threshold in the admission chain', () => 
   });
 });
 
-const PROMETHEUS = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus';
-const noPrometheus = !existsSync(PROMETHEUS);
-if (noPrometheus) console.warn(`skipping the rejection-rate test: no prometheus binary at ${PROMETHEUS} (set PROMETHEUS_BIN)`);
-
 describe.skipIf(noPrometheus)('Dynamo’s rejection-rate query on a real Prometheus', () => {
   let cluster: LocalCluster;
   let prometheus: PrometheusProcess;
@@ -84,15 +95,11 @@ describe.skipIf(noPrometheus)('Dynamo’s rejection-rate query on a real Prometh
       // The chain sheds first; the router refreshes its view once a minute, so within this test it
       // sees no instance busy and every rejection is admission's (one target: the numerator's and
       // the denominator's samples share their timestamps, so the two rates extrapolate alike).
-      configArgs: [...FREE_PORT_ARGS, '--admission.policy=busy-threshold,token-bucket', '--worker.instances=2', '--worker.loadIntervalMs=0', '--router.snapshotRefreshIntervalMs=60000'],
+      configArgs: [...chainTargets.configArgs, '--admission.policy=busy-threshold,token-bucket', '--worker.instances=2', '--worker.loadIntervalMs=0', '--router.snapshotRefreshIntervalMs=60000'],
     });
-    const target = (name: string) => new URL(serviceUrl(cluster, name)).host;
-    prometheus = await startPrometheus({ admission: [target('admission')], router: [target('router')] }, 0.2);
+    prometheus = chainPrometheus!;
   });
-  afterAll(async () => {
-    await prometheus?.stop();
-    await cluster?.stop();
-  });
+  afterAll(() => cluster?.stop());
 
   const query = async (expr: string): Promise<number | undefined> => {
     const res = await fetch(`${prometheus.url}/api/v1/query?query=${encodeURIComponent(expr)}`);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster, type ServiceName } from '@sluice/launcher';
+import { REPO_ROOT, startLocalCluster, type LocalCluster, type ServiceName } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
 import { parseSamples } from './prometheus-exposition.js';
 import { natsArgsAs } from './nats-identities.js';
@@ -7,7 +7,7 @@ import { checkFact } from './peer-metrics/check-fact.js';
 import { EPP_FACTS } from './peer-metrics/epp-facts.js';
 import { VLLM_FACTS } from './peer-metrics/vllm-facts.js';
 import { promQuery } from './prometheus-api.js';
-import { startPrometheus, type PrometheusProcess } from './prometheus-process.js';
+import { scrapeTargetsAhead, startPrometheus, type PrometheusProcess } from './prometheus-process.js';
 import { eventually } from './probes.js';
 import { runSluice } from './sluice-cli.js';
 
@@ -36,27 +36,46 @@ async function send(): Promise<void> {
   statuses.push(res.status);
 }
 
+const SCRAPE_INTERVAL_S = 0.5;
+
+/** Resolves once Prometheus has scraped every service `scrapes` times since `sinceMs` (epoch ms). */
+async function scrapedSince(sinceMs: number, scrapes: number, what: string): Promise<void> {
+  // A scrape's samples carry its start time: the latest one `scrapes - 1` intervals past sinceMs
+  // means as many scrapes began after it.
+  const after = sinceMs + (scrapes - 1) * SCRAPE_INTERVAL_S * 1000;
+  await eventually(async () => {
+    const latest = await promQuery(prometheus.url, 'timestamp(up)');
+    return latest.length === cluster.services.length && latest.every((s) => s.value * 1000 > after);
+  }, 10_000, what);
+}
+
 beforeAll(async () => {
-  cluster = await startLocalCluster({
+  // Prometheus starts with the cluster, its targets picked first.
+  const { configArgs, jobs } = await scrapeTargetsAhead();
+  const started = startLocalCluster({
     rootDir: REPO_ROOT,
-    configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10', '--flowController.maxRequests=4'],
+    configArgs: [...configArgs, '--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10', '--flowController.maxRequests=4'],
     parallel: true,
   });
-  const targets = Object.fromEntries(cluster.services.map((s) => [s.name, [new URL(s.url).host]]));
-  prometheus = await startPrometheus(targets);
+  // Each kept once it is up, so that afterAll stops it should the other fail.
+  const scraping = startPrometheus(jobs, SCRAPE_INTERVAL_S);
+  const settled = await Promise.allSettled([started.then((c) => (cluster = c)), scraping.then((p) => (prometheus = p))]);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
   await eventually(async () => (await promQuery(prometheus.url, 'up == 1').catch(() => [])).length === cluster.services.length, 30_000, 'Prometheus scraping every service');
 
   // Errors: one request in five fails at its worker (a 5xx, vLLM's finished_reason "error").
   const faults = await runSluice(['worker', 'faults', ...natsArgsAs(cluster, 'control'), '--failure-rate=0.2']);
   expect(faults.code, faults.stderr).toBe(0);
-  // Three bursts over a few seconds, so Prometheus scrapes the counters rising (rate() needs two samples).
+  // Three bursts with a scrape of every service between them, so Prometheus sees the counters
+  // rising (rate() needs two samples).
   for (let burst = 0; burst < 3; burst++) {
+    if (burst > 0) await scrapedSince(Date.now(), 1, `a scrape of every service after burst ${burst}`);
     await Promise.all(Array.from({ length: 16 }, send));
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
   }
+  const readAt = Date.now();
   for (const service of cluster.services) pages.set(service.name, await (await fetch(`${service.url}/metrics`)).text());
   // Two more scrapes after the last request, so every rate() window holds the whole run.
-  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  await scrapedSince(readAt, 2, 'two scrapes of every service after the last request');
 }, 120_000);
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@sluice/launcher';
+import { FREE_PORT_ARGS, SERVICE_CONFIG_KEYS, freePort, freePorts, type ServiceName } from '@sluice/launcher';
 import { eventually } from './probes.js';
 
 /** A real Prometheus server (the `prometheus` binary CI installs from Debian) scraping given targets. */
@@ -59,5 +59,25 @@ export async function startPrometheus(
       child.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * A port picked here for each of `services` (one process each: no replicas, one worker process),
+ * so a Prometheus can be given its targets before the cluster starts. `configArgs` put every
+ * service on a free port as FREE_PORT_ARGS do, these on theirs; `jobs` has one job per service.
+ *
+ * Prometheus scrapes a target about 5 s after it starts at the earliest (its discovery hands on
+ * targets on a fixed 5 s tick), about as long as a cluster takes to start: with the targets known
+ * first the two start together, and Prometheus reads each service down until it answers.
+ */
+export async function scrapeTargetsAhead(
+  services: readonly ServiceName[] = ['worker', 'router', 'flow-controller', 'admission', 'gateway'],
+): Promise<{ readonly configArgs: string[]; readonly jobs: Record<string, string[]> }> {
+  const ports = await freePorts(services.length);
+  const picked = services.map((service, i) => ({ service, key: SERVICE_CONFIG_KEYS[service], port: ports[i]! }));
+  return {
+    configArgs: [...FREE_PORT_ARGS.filter((arg) => !picked.some((p) => arg.startsWith(`--${p.key}.port=`))), ...picked.map((p) => `--${p.key}.port=${p.port}`)],
+    jobs: Object.fromEntries(picked.map((p) => [p.service, [`127.0.0.1:${p.port}`]])),
   };
 }

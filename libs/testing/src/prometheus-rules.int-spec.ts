@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_PORT_ARGS, REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
 import { eventually } from './probes.js';
 import { promQuery } from './prometheus-api.js';
-import { startPrometheus, type PrometheusProcess } from './prometheus-process.js';
+import { scrapeTargetsAhead, startPrometheus, type PrometheusProcess } from './prometheus-process.js';
 import { loadRuleFiles, RULES_DIR } from './prometheus-rules.js';
 
 /**
@@ -32,10 +32,13 @@ async function ruleStates(): Promise<RuleState[]> {
 const alerts = async (name: string, state: string) => promQuery(prometheus.url, `ALERTS{alertname="${name}", alertstate="${state}"}`);
 
 beforeAll(async () => {
-  cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, '--worker.instances=2', '--worker.timeScale=10'], parallel: true });
-  const jobs: Record<string, string[]> = {};
-  for (const service of cluster.services) (jobs[service.name] ??= []).push(new URL(service.url).host);
-  prometheus = await startPrometheus(jobs, 0.5, [], [join(RULES_DIR, '*.rules.yml')]);
+  // Prometheus starts with the cluster, its targets picked first.
+  const { configArgs, jobs } = await scrapeTargetsAhead();
+  const started = startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...configArgs, '--worker.instances=2', '--worker.timeScale=10'], parallel: true });
+  // Each kept once it is up, so that afterAll stops it should the other fail.
+  const scraping = startPrometheus(jobs, 0.5, [], [join(RULES_DIR, '*.rules.yml')]);
+  const settled = await Promise.allSettled([started.then((c) => (cluster = c)), scraping.then((p) => (prometheus = p))]);
+  for (const result of settled) if (result.status === 'rejected') throw result.reason;
   // A histogram series appears with its first request, which rate() cannot see (no earlier
   // sample): a second round once Prometheus holds the series gives the ratios an increase.
   await completeEachClass();
@@ -74,15 +77,20 @@ describe('the alert rules on a real Prometheus scraping a live cluster', () => {
     const ratioOf = async () => promQuery(prometheus.url, 'model_slo_class:sluice_ttft_slo_errors:ratio_rate5m');
     await eventually(async () => (await ratioOf()).filter((s) => s.value >= 0 && s.value <= 1).length === SLO_CLASSES.length, 10_000, 'a TTFT error ratio per class');
     expect((await ratioOf()).map((s) => s.labels.slo_class).sort()).toEqual(SLO_CLASSES);
-    const saturated = await promQuery(prometheus.url, 'inference_pool:llm_d_epp_flow_control_pool_saturation:saturated');
+    // Recorded at the first evaluation after the flow controller's first scrape, which need not
+    // have come yet (Prometheus starts with the cluster and scrapes each service at its own offset).
+    const saturatedOf = async () => promQuery(prometheus.url, 'inference_pool:llm_d_epp_flow_control_pool_saturation:saturated');
+    await eventually(async () => (await saturatedOf()).length > 0, 10_000, 'the pool saturation recorded');
+    const saturated = await saturatedOf();
     expect(saturated.map((s) => [s.labels.inference_pool, s.value])).toEqual([['sluice', 0]]);
   });
 
   it('hold SluiceBusDisconnected pending for every service while nats-server is down, and drop it once it is back', async () => {
     expect(await alerts('SluiceBusDisconnected', 'pending')).toEqual([]);
     const processes = cluster.services.length;
-    const back = cluster.restartNats(8_000);
-    await eventually(async () => (await alerts('SluiceBusDisconnected', 'pending')).length === processes, 7_000, `SluiceBusDisconnected pending for all ${processes} processes`);
+    // Down long enough for every process's scrape and a rule evaluation after it (0.5 s each), with room to spare.
+    const back = cluster.restartNats(4_000);
+    await eventually(async () => (await alerts('SluiceBusDisconnected', 'pending')).length === processes, 3_500, `SluiceBusDisconnected pending for all ${processes} processes`);
     const jobs = (await alerts('SluiceBusDisconnected', 'pending')).map((s) => s.labels.job).sort();
     expect(jobs).toEqual(cluster.services.map((s) => s.name).sort());
     await back;
