@@ -39,7 +39,9 @@ describe('a worker process killed mid-stream', () => {
   afterAll(() => cluster?.stop());
 
   it('loses no stream: the requests it held continue on other instances, no token repeated or missing', async () => {
-    const maxTokens = 160;
+    // About 0.9 s of tokens at real speed: the kill comes at the last stream's first token, so every
+    // stream is cut early, and each migrated one still has ~55 tokens to show in order after its cut.
+    const maxTokens = 60;
     const count = 24;
     let started = 0;
     const streams: Promise<StreamedAnswer>[] = [];
