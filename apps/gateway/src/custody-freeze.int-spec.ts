@@ -76,7 +76,8 @@ describe('one replica of a stage frozen under load', () => {
     const completionsBefore = [...completions.values()].reduce((s, n) => s + n, 0);
     let stop!: () => void;
     const load = steadyLoad(cluster.gatewayUrl, new Promise<void>((resolve) => (stop = resolve)));
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // A 6-token request takes well under 0.1 s here: half a second of load has every stage busy.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     cluster.signal(`${stage}-0`, 'SIGSTOP');
     await new Promise((resolve) => setTimeout(resolve, FREEZE_MS));
     cluster.signal(`${stage}-0`, 'SIGCONT');
