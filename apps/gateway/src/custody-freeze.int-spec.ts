@@ -26,6 +26,7 @@ async function steadyLoad(gatewayUrl: string, stop: Promise<void>): Promise<Answ
   const answers: Promise<Answer | undefined>[] = [];
   let sending = true;
   void stop.then(() => (sending = false));
+  const startedAt = performance.now();
   let i = 0;
   while (sending) {
     answers.push(
@@ -37,7 +38,9 @@ async function steadyLoad(gatewayUrl: string, stop: Promise<void>): Promise<Answ
         () => undefined,
       ),
     );
-    await new Promise((resolve) => setTimeout(resolve, 1000 / RATE_PER_S));
+    // Paced from the start, not from the last send: a timer that fires late on a busy machine is
+    // made up by the next send, so the rate stays RATE_PER_S instead of drifting down with the load.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, startedAt + (i * 1000) / RATE_PER_S - performance.now())));
   }
   return (await Promise.all(answers)).filter((a): a is Answer => a !== undefined);
 }
