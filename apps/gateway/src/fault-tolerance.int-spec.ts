@@ -43,7 +43,7 @@ describe('a worker killed, then NATS stopped, on one cluster', () => {
 
   describe('a worker process killed mid-stream', () => {
     it('loses no stream: the requests it held continue on other instances, no token repeated or missing', async () => {
-      // About 0.9 s of tokens at real speed: the kill comes at the last stream's first token, so every
+      // About 0.8 s of tokens at real speed: the kill comes at the last stream's first token, so every
       // stream is cut early, and each migrated one still has ~55 tokens to show in order after its cut.
       const maxTokens = 60;
       const count = 24;
