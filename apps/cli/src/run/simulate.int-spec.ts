@@ -47,12 +47,9 @@ describe('sluice simulate against the live cluster', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-twin-'));
     writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);
-    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...CONFIG] });
-    // Warm-up, as a serving system is warm.
-    for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: [i + 1], max_tokens: 2 }) });
-      await res.text();
-    }
+    // Warmed up, as a serving system is warm: the launcher's warm-up, four at a time and in every
+    // request shape (streamed ones too, as the run's are), under a tenant of its own.
+    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...CONFIG], warmUpRequests: 20 });
   });
   afterAll(() => cluster?.stop());
 
