@@ -47,12 +47,9 @@ describe('sluice simulate against the live cluster', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'sluice-twin-'));
     writeFileSync(join(dir, 'workload.yaml'), WORKLOAD);
-    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...CONFIG] });
-    // Warm-up, as a serving system is warm.
-    for (let i = 0; i < 20; i++) {
-      const res = await fetch(`${cluster.gatewayUrl}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3-14b', prompt: [i + 1], max_tokens: 2 }) });
-      await res.text();
-    }
+    // Warmed up, as a serving system is warm: the launcher's warm-up, four at a time and in every
+    // request shape (streamed ones too, as the run's are), under a tenant of its own.
+    cluster = await startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...FREE_PORT_ARGS, ...CONFIG], warmUpRequests: 20 });
   });
   afterAll(() => cluster?.stop());
 
@@ -61,8 +58,18 @@ describe('sluice simulate against the live cluster', () => {
     const run = await runSluice(['run', join(dir, 'workload.yaml'), '--gateway', cluster.gatewayUrl, '--out', live, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const twin = join(dir, 'twin');
+    const again = join(dir, 'twin-again');
+    const profile = join(dir, 'laptop.hops.json');
+    const drawn = join(dir, 'twin-drawn');
     const hopArgs = ['--hop-latency-from', join(live, 'report.json'), '--hop-sampling', 'paired'];
-    const sim = await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', twin, '--json']);
+    // Three twins of the live run at once (each its own process; the twin runs in virtual time, so
+    // running beside another changes nothing in it): paired, paired again for determinism, and
+    // drawn from the live paths while they are saved as a hop profile.
+    const [sim, simAgain, simDrawn] = await Promise.all([
+      runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', twin, '--json']),
+      runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', again, '--json']),
+      runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--save-hop-profile', profile, '--out', drawn, '--json']),
+    ]);
     expect(sim.code, sim.stderr).toBe(0);
 
     const liveReport = JSON.parse(readFileSync(join(live, 'report.json'), 'utf8')) as RunReportFile;
@@ -79,15 +86,12 @@ describe('sluice simulate against the live cluster', () => {
     expect(gap, `TTFT p50 live ${liveTtftP50} ms from the actual send (${a.overall.ttft.p50} ms from the schedule), twin ${b.overall.ttft.p50} ms`).toBeLessThan(0.05);
 
     // The same workload, config and seed: byte-identical JSON.
-    const again = join(dir, 'twin-again');
-    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, ...hopArgs, '--out', again, '--json'])).code).toBe(0);
+    expect(simAgain.code).toBe(0);
     expect(readFileSync(join(again, 'report.json'), 'utf8').replace(again, twin)).toBe(readFileSync(join(twin, 'report.json'), 'utf8'));
 
     // The live paths kept as a hop profile, then named in the config: the same run as drawing
     // from the report itself (one sample per request served live).
-    const profile = join(dir, 'laptop.hops.json');
-    const drawn = join(dir, 'twin-drawn');
-    expect((await runSluice(['simulate', join(dir, 'workload.yaml'), ...CONFIG, '--hop-latency-from', join(live, 'report.json'), '--save-hop-profile', profile, '--out', drawn, '--json'])).code).toBe(0);
+    expect(simDrawn.code).toBe(0);
     const saved = JSON.parse(readFileSync(profile, 'utf8')) as { kind: string; samples: unknown[] };
     expect(saved.kind).toBe('sluice-hop-profile');
     expect(saved.samples).toHaveLength(a.overall.completed);
@@ -135,7 +139,10 @@ describe('sluice simulate --chaos', () => {
     writeFileSync(join(dir, 'workload.yaml'), CHAOS_WORKLOAD);
     writeFileSync(join(dir, 'scenario.yaml'), CHAOS_SCENARIO);
     const out = join(dir, 'a');
-    const sim = await runSluice(['simulate', '--chaos', join(dir, 'scenario.yaml'), '--out', out, '--json']);
+    const again = join(dir, 'b');
+    // The scenario twice at once, for the same report twice: two processes in virtual time.
+    const simulate = (d: string) => runSluice(['simulate', '--chaos', join(dir, 'scenario.yaml'), '--out', d, '--json']);
+    const [sim, simAgain] = await Promise.all([simulate(out), simulate(again)]);
     expect(sim.code, sim.stderr).toBe(0);
     expect(sim.stderr).toMatch(/not modelled in the twin: faults\[1\] restart-nats/);
 
@@ -153,8 +160,7 @@ describe('sluice simulate --chaos', () => {
       for (let i = 1; i < 200; i++) expect(r.tokenTimesMs![i]!).toBeGreaterThan(r.tokenTimesMs![i - 1]!);
     }
 
-    const again = join(dir, 'b');
-    expect((await runSluice(['simulate', '--chaos', join(dir, 'scenario.yaml'), '--out', again, '--json'])).code).toBe(0);
+    expect(simAgain.code).toBe(0);
     expect(readFileSync(join(again, 'report.json'), 'utf8')).toBe(readFileSync(join(out, 'report.json'), 'utf8'));
   });
 });
