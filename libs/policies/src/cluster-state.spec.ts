@@ -205,3 +205,28 @@ describe('ClusterState.view keeps its instances array until the instances shown 
     );
   });
 });
+
+describe('ClusterState against times from the future (a sender clock ahead, or forged)', () => {
+  const YEAR_3000_US = microsFromMillis(32_503_680_000_000);
+
+  it('expires an instance heard at a future time one heartbeat timeout after it was last heard, not after that time', () => {
+    const state = new ClusterState(microsFromMillis(3_000));
+    state.onLifecycle({ ...identity, type: 'register', atUs: YEAR_3000_US });
+    expect(state.expire(microsFromMillis(1_000))).toEqual([]);
+    expect(state.expire(microsFromMillis(3_900))).toEqual([]);
+    expect(state.expire(microsFromMillis(4_100))).toEqual([{ instanceId: 'i1', inFlight: [] }]);
+    expect(state.knows('i1')).toBe(false);
+  });
+
+  it('ages a snapshot dated in the future from the first view that sees it, under either snapshot mode', () => {
+    for (const snapshots of ['immediate', 'on-refresh'] as const) {
+      const state = new ClusterState(microsFromMillis(3_000), { snapshots });
+      state.onLifecycle({ ...identity, type: 'register', atUs: microsFromMillis(0) });
+      state.onSnapshot({ ...snapshot, atUs: YEAR_3000_US });
+      state.refresh();
+      expect(state.view(microsFromMillis(100)).instances[0], snapshots).toMatchObject({ queueDepth: 3, snapshotAgeUs: microsFromMillis(0) });
+      state.refresh();
+      expect(state.view(microsFromMillis(700)).instances[0], snapshots).toMatchObject({ queueDepth: 3, snapshotAgeUs: microsFromMillis(600) });
+    }
+  });
+});

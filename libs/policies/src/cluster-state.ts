@@ -155,10 +155,18 @@ export class ClusterState {
     if (entry?.inFlight.delete(requestId)) entry.view = undefined;
   }
 
-  /** Removes instances silent for longer than the heartbeat timeout; returns what they held. */
+  /**
+   * Removes instances silent for longer than the heartbeat timeout; returns what they held.
+   *
+   * An instance last heard at a time still ahead of `nowUs` (its sender's clock runs ahead, or the
+   * time is forged) counts as heard now: a sender's clock cannot keep an instance alive past one
+   * timeout of silence. Left alone, one event dated in the year 3000 kept a made-up instance
+   * registered for good (the bus fuzz found it).
+   */
   expire(nowUs: Micros): { instanceId: string; inFlight: string[] }[] {
     const lost: { instanceId: string; inFlight: string[] }[] = [];
     for (const [id, entry] of this.instances) {
+      if (entry.lastSeenUs > nowUs) entry.lastSeenUs = nowUs;
       if (nowUs - entry.lastSeenUs > this.heartbeatTimeoutUs) {
         lost.push({ instanceId: id, inFlight: [...entry.inFlight] });
         this.instances.delete(id);
@@ -231,11 +239,25 @@ export class ClusterState {
         view = entry.view = instanceView(entry);
         views[i] = view;
       }
+      const snapshot = entry.snapshot;
+      if (snapshot !== undefined && snapshot.atUs > nowUs) this.datedNow(entry, snapshot, nowUs);
       const atUs = entry.snapshot?.atUs;
       view.snapshotAgeUs = micros(atUs === undefined ? Number.POSITIVE_INFINITY : nowUs - atUs);
     }
     const view: ClusterView = prefix ? { instances: views, prefix } : { instances: views };
     return kvCache ? { ...view, kvCache } : view;
+  }
+
+  /**
+   * A snapshot dated after `nowUs` counts as taken now, and ages from here: its sender's clock
+   * cannot keep it fresh. A saturation detector reads a fresh report of a long queue as a full
+   * endpoint, so one forged snapshot dated in the future held a whole pool saturated for good.
+   */
+  private datedNow(entry: Entry, snapshot: LoadSnapshot, nowUs: Micros): void {
+    const now = { ...snapshot, atUs: nowUs };
+    // The newest one too when it is the same report, or a refresh would bring the future date back.
+    if (entry.latest === snapshot) entry.latest = now;
+    entry.snapshot = now;
   }
 
   /** The live, non-draining entries in registration order, each with its view (built if it has none). */
