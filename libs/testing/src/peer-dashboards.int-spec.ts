@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLocalCluster, type LocalCluster, type ServiceName } from '@sluice/launcher';
+import { REPO_ROOT, type LocalCluster, type ServiceName } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
 import { parseSamples } from './prometheus-exposition.js';
 import { natsArgsAs } from './nats-identities.js';
@@ -7,7 +7,7 @@ import { checkFact } from './peer-metrics/check-fact.js';
 import { EPP_FACTS } from './peer-metrics/epp-facts.js';
 import { VLLM_FACTS } from './peer-metrics/vllm-facts.js';
 import { promQuery } from './prometheus-api.js';
-import { scrapeTargetsAhead, startPrometheus, type PrometheusProcess } from './prometheus-process.js';
+import { startScrapedCluster, type PrometheusProcess } from './prometheus-process.js';
 import { eventually } from './probes.js';
 import { runSluice } from './sluice-cli.js';
 
@@ -51,16 +51,10 @@ async function scrapedSince(sinceMs: number, scrapes: number, what: string): Pro
 
 beforeAll(async () => {
   // Prometheus starts with the cluster, its targets picked first.
-  const { configArgs, jobs } = await scrapeTargetsAhead();
-  const started = startLocalCluster({
-    rootDir: REPO_ROOT,
-    configArgs: [...configArgs, '--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10', '--flowController.maxRequests=4'],
-    parallel: true,
-  });
-  // Each kept once it is up, so that afterAll stops it should the other fail.
-  const scraping = startPrometheus(jobs, SCRAPE_INTERVAL_S);
-  const settled = await Promise.allSettled([started.then((c) => (cluster = c)), scraping.then((p) => (prometheus = p))]);
-  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  ({ cluster, prometheus } = await startScrapedCluster(
+    { rootDir: REPO_ROOT, configArgs: ['--worker.instances=2', '--worker.kvBlocks=8', '--worker.timeScale=10', '--flowController.maxRequests=4'], parallel: true },
+    SCRAPE_INTERVAL_S,
+  ));
   await eventually(async () => (await promQuery(prometheus.url, 'up == 1').catch(() => [])).length === cluster.services.length, 30_000, 'Prometheus scraping every service');
 
   // Errors: one request in five fails at its worker (a 5xx, vLLM's finished_reason "error").

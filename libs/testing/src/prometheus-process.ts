@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FREE_PORT_ARGS, SERVICE_CONFIG_KEYS, freePort, freePorts, type ServiceName } from '@sluice/launcher';
+import { FREE_PORT_ARGS, SERVICE_CONFIG_KEYS, freePort, freePorts, startLocalCluster, type LocalCluster, type LocalClusterOptions, type ServiceName } from '@sluice/launcher';
 import { eventually } from './probes.js';
 
 /** A real Prometheus server (the `prometheus` binary CI installs from Debian) scraping given targets. */
@@ -80,4 +80,21 @@ export async function scrapeTargetsAhead(
     configArgs: [...FREE_PORT_ARGS.filter((arg) => !picked.some((p) => arg.startsWith(`--${p.key}.port=`))), ...picked.map((p) => `--${p.key}.port=${p.port}`)],
     jobs: Object.fromEntries(picked.map((p) => [p.service, [`127.0.0.1:${p.port}`]])),
   };
+}
+
+/**
+ * A cluster (`options`, its ports picked here: give no port flags) and a Prometheus scraping every
+ * service, started together (scrapeTargetsAhead says why). Should either fail to start, the other
+ * is stopped before the error is thrown, so a failed start leaves no process behind.
+ */
+export async function startScrapedCluster(
+  options: LocalClusterOptions & { readonly configArgs: readonly string[] },
+  scrapeIntervalS: number,
+  ruleFiles: readonly string[] = [],
+): Promise<{ readonly cluster: LocalCluster; readonly prometheus: PrometheusProcess }> {
+  const { configArgs, jobs } = await scrapeTargetsAhead();
+  const [cluster, prometheus] = await Promise.allSettled([startLocalCluster({ ...options, configArgs: [...configArgs, ...options.configArgs] }), startPrometheus(jobs, scrapeIntervalS, [], ruleFiles)]);
+  if (cluster.status === 'fulfilled' && prometheus.status === 'fulfilled') return { cluster: cluster.value, prometheus: prometheus.value };
+  await Promise.all([cluster.status === 'fulfilled' ? cluster.value.stop() : undefined, prometheus.status === 'fulfilled' ? prometheus.value.stop() : undefined]);
+  throw cluster.status === 'rejected' ? cluster.reason : (prometheus as PromiseRejectedResult).reason;
 }

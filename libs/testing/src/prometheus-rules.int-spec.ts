@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLocalCluster, type LocalCluster } from '@sluice/launcher';
+import { REPO_ROOT, type LocalCluster } from '@sluice/launcher';
 import { postCompletion } from './completions.js';
 import { eventually } from './probes.js';
 import { promQuery } from './prometheus-api.js';
-import { scrapeTargetsAhead, startPrometheus, type PrometheusProcess } from './prometheus-process.js';
+import { startScrapedCluster, type PrometheusProcess } from './prometheus-process.js';
 import { loadRuleFiles, RULES_DIR } from './prometheus-rules.js';
 
 /**
@@ -33,12 +33,7 @@ const alerts = async (name: string, state: string) => promQuery(prometheus.url, 
 
 beforeAll(async () => {
   // Prometheus starts with the cluster, its targets picked first.
-  const { configArgs, jobs } = await scrapeTargetsAhead();
-  const started = startLocalCluster({ rootDir: REPO_ROOT, configArgs: [...configArgs, '--worker.instances=2', '--worker.timeScale=10'], parallel: true });
-  // Each kept once it is up, so that afterAll stops it should the other fail.
-  const scraping = startPrometheus(jobs, 0.5, [], [join(RULES_DIR, '*.rules.yml')]);
-  const settled = await Promise.allSettled([started.then((c) => (cluster = c)), scraping.then((p) => (prometheus = p))]);
-  for (const result of settled) if (result.status === 'rejected') throw result.reason;
+  ({ cluster, prometheus } = await startScrapedCluster({ rootDir: REPO_ROOT, configArgs: ['--worker.instances=2', '--worker.timeScale=10'], parallel: true }, 0.5, [join(RULES_DIR, '*.rules.yml')]));
   // A histogram series appears with its first request, which rate() cannot see (no earlier
   // sample): a second round once Prometheus holds the series gives the ratios an increase.
   await completeEachClass();
