@@ -1,7 +1,7 @@
 // `npm test`: build, then lint (module boundaries included) and typecheck side by side, then every vitest suite
 // (unit, integration and integration-shared, containers). Stops at the first failing step; exits non-zero on any failure.
 // Ends with one plain summary line, "N passed, N failed", that any CI can read.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 
@@ -11,30 +11,18 @@ const reports = ['.sluice/vitest-report.json', '.sluice/vitest-timing-report.jso
 const fileTimes = ['.sluice/vitest-file-times.json', '.sluice/vitest-timing-file-times.json'];
 const timesReporter = '--reporter=./tools/test-file-times.mjs';
 
-function step(title, command, args, extraEnv = {}) {
-  console.log(`\n▶ ${title}: ${command} ${args.join(' ')}`);
-  const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (result.status !== 0) {
-    console.error(`✗ ${title} failed (exit ${result.status ?? result.signal}) after ${seconds}s`);
-    return false;
-  }
-  console.log(`✓ ${title} (${seconds}s)`);
-  return true;
-}
-
 /**
- * Steps at once, each as step() reports it; true if all passed. Lint and typecheck each keep one
- * core busy for their whole run, and CI's machine has two.
+ * Runs the given steps at once (`[title, command, args, extraEnv]` each) and reports each with
+ * its time; true if all passed. One at a time for most; lint and typecheck go together, as each
+ * keeps one core busy for its whole run and CI's machine has two.
  */
 async function steps(...list) {
   const results = await Promise.all(
-    list.map(([title, command, args]) => {
+    list.map(([title, command, args, extraEnv = {}]) => {
       console.log(`\n▶ ${title}: ${command} ${args.join(' ')}`);
       const started = Date.now();
       return new Promise((resolve) => {
-        const child = spawn(command, args, { stdio: 'inherit', env });
+        const child = spawn(command, args, { stdio: 'inherit', env: { ...env, ...extraEnv } });
         const seconds = () => ((Date.now() - started) / 1000).toFixed(1);
         child.on('error', () => resolve([title, null, seconds()]));
         child.on('exit', (code, signal) => resolve([title, code ?? signal, seconds()]));
@@ -52,11 +40,11 @@ mkdirSync('.sluice', { recursive: true });
 for (const report of [...reports, ...fileTimes]) rmSync(report, { force: true });
 const npx = 'npx';
 const ok =
-  step('build', 'npm', ['run', 'build', '--silent']) &&
+  (await steps(['build', 'npm', ['run', 'build', '--silent']])) &&
   (await steps(['lint', npx, ['eslint', '.']], ['typecheck', npx, ['tsc', '-p', 'tsconfig.json', '--noEmit']])) &&
-  step('tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'integration-shared', '--project', 'containers', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[0]}`], { TEST_FILE_TIMES: fileTimes[0] }) &&
+  (await steps(['tests', npx, ['vitest', 'run', '--project', 'unit', '--project', 'integration', '--project', 'integration-shared', '--project', 'containers', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[0]}`], { TEST_FILE_TIMES: fileTimes[0] }])) &&
   // The real-time timing checks run alone, after everything else, so no other test competes for the CPU.
-  step('timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[1]}`], { TEST_FILE_TIMES: fileTimes[1] });
+  (await steps(['timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[1]}`], { TEST_FILE_TIMES: fileTimes[1] }]));
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 for (const report of reports.filter((r) => existsSync(r))) {
