@@ -30,7 +30,7 @@ import {
  */
 const FAKE_SERVICE = `
 import http from 'node:http';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 const name = process.argv[1].split('/').pop().replace('.mjs', '');
 const key = name === 'flow-controller' ? 'flowController' : name;
 let port = 0;
@@ -41,7 +41,12 @@ for (const arg of process.argv.slice(2)) {
 if (process.env.FAKE_CRASH === name) { console.error(name + ': crashing on purpose'); process.exit(3); }
 if (process.env.FAKE_CRASH_FILE && existsSync(process.env.FAKE_CRASH_FILE + '.' + name)) { console.error(name + ': crashing at start'); process.exit(4); }
 console.log(name + ' up nats=' + process.env.NATS_URL + ' extra=' + (process.env.FAKE_EXTRA ?? '') + ' node=' + process.execArgv.join(' '));
-const server = http.createServer((req, res) => { res.statusCode = 200; res.end('ok'); });
+// The router counts the instances it has heard from as the real one does; FAKE_HEARD_FILE holds the count (none yet while absent).
+const heard = () => !process.env.FAKE_HEARD_FILE ? 1000000 : existsSync(process.env.FAKE_HEARD_FILE) ? Number(readFileSync(process.env.FAKE_HEARD_FILE, 'utf8')) : 0;
+const server = http.createServer((req, res) => {
+  res.statusCode = 200;
+  res.end(name === 'router' && req.url === '/metrics' ? 'llm_d_epp_ready_endpoints{name="pool"} ' + heard() + '\\n' : 'ok');
+});
 server.listen(port, '127.0.0.1');
 for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => {
   if (process.env.FAKE_HANG === name) return; // ignores the stop signal: needs SIGKILL
@@ -223,6 +228,31 @@ describe.runIf(binary || required)('startLocalCluster', () => {
     expect((error as Error).message).toBe('test abort');
     expect(pids).toHaveLength(2);
     for (const pid of pids) expect(await waitForPidExit(pid, 100)).toBe(true);
+  });
+
+  it('is ready only once the router has heard from every starting worker instance, and names the shortfall when it never does', async () => {
+    const heardFile = join(dir, 'heard');
+    rmSync(heardFile, { force: true });
+    let resolvedAt: number | undefined;
+    // Every process answers /readyz at once; the router hears 3 of the 8 instances (2 processes × 4), then all of them.
+    const starting = startLocalCluster({ ...base, configArgs: [...FREE_PORTS, '--worker.processes=2'], env: { FAKE_HEARD_FILE: heardFile } }).then((c) => {
+      resolvedAt = Date.now();
+      return c;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    writeFileSync(heardFile, '3');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(resolvedAt).toBeUndefined();
+    const allHeardAt = Date.now();
+    writeFileSync(heardFile, '8');
+    const cluster = await starting;
+    await cluster.stop();
+    expect(resolvedAt).toBeGreaterThanOrEqual(allHeardAt);
+
+    writeFileSync(heardFile, '1');
+    const error = await startLocalCluster({ ...base, readyTimeoutMs: 1_500, env: { FAKE_HEARD_FILE: heardFile } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClusterStartError);
+    expect((error as Error).message).toContain('router had heard from 1 of the 4 worker instances');
   });
 
   it('says to build when a service entry is missing', async () => {

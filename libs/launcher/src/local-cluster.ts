@@ -13,6 +13,7 @@ import { ClusterNats, type NatsNode, type NatsRestartEvent } from './cluster-nat
 import { canConnect, delay, freePorts, urlHostPort } from './net.js';
 import type { NatsKind, StartNatsOptions } from './nats-server.js';
 import { planProcesses, type PlannedProcess } from './process-plan.js';
+import { waitForRoutersToHearWorkers } from './routers-hear-workers.js';
 import { isPidAlive } from './process.js';
 import { SERVICE_NODE_FLAGS } from './service-node-flags.js';
 import { SERVICE_CONFIG_KEYS, servicesOf, type ServiceName } from './services.js';
@@ -149,7 +150,8 @@ const PORT_RACE_ATTEMPTS = 3;
 
 /**
  * Starts NATS (unless one is configured) and the services as child processes of this one, and
- * resolves once every process answers /readyz. On any failure everything started so far is stopped
+ * resolves once every process answers /readyz and every router has heard from the starting worker
+ * instances (routers-hear-workers.ts). On any failure everything started so far is stopped
  * before the promise rejects: ConfigError (bad config, nothing started), NatsUnavailableError,
  * ClusterStartError, or the abort reason. `sluice up` and the integration tests both use this.
  * A start that lost a port it picked itself (port 0) to another process is tried again with new
@@ -306,6 +308,9 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     } else {
       for (const planned of plan.processes) await waitReady(spawnProcess(planned));
     }
+    const routers = plan.processes.filter((p) => p.service === 'router').map((p) => ({ name: p.name, url: `http://${urlHostPort(p.host, p.port)}` }));
+    const workerProcesses = plan.processes.filter((p) => p.service === 'worker').length;
+    await waitForRoutersToHearWorkers(routers, workerProcesses * (config.worker.initialInstances ?? config.worker.instances), deadline, signal);
   } catch (error) {
     await stop();
     if (signal?.aborted) throw abortError(signal);
