@@ -35,3 +35,14 @@ export function millisFromMicros(us: Micros): number {
 export function secondsFromMicros(us: Micros): number {
   return us / 1e6;
 }
+
+/**
+ * A time a sender stamped on what it told us, as the receiver may rely on it: never later than
+ * the receiver's own now. A sender's clock that runs ahead, or a forged date, must not keep a
+ * report fresh or an instance alive past one timeout of silence; from here on it ages as if sent
+ * now. The bus fuzz found one event dated in the year 3111 keeping a made-up instance registered,
+ * and its report of a long queue fresh, for good (docs/behaviour.md, "Signal freshness").
+ */
+export function heardAt(sentAtUs: Micros, nowUs: Micros): Micros {
+  return sentAtUs > nowUs ? nowUs : sentAtUs;
+}

@@ -1,4 +1,4 @@
-import { micros, type InstanceIdentity, type LifecycleEvent, type LoadSnapshot, type Micros } from '@sluice/contracts';
+import { heardAt, micros, type InstanceIdentity, type LifecycleEvent, type LoadSnapshot, type Micros } from '@sluice/contracts';
 import type { ClusterView, InstanceView, PrefixLookup } from './cluster-view.js';
 
 interface Entry {
@@ -166,7 +166,7 @@ export class ClusterState {
   expire(nowUs: Micros): { instanceId: string; inFlight: string[] }[] {
     const lost: { instanceId: string; inFlight: string[] }[] = [];
     for (const [id, entry] of this.instances) {
-      if (entry.lastSeenUs > nowUs) entry.lastSeenUs = nowUs;
+      entry.lastSeenUs = heardAt(entry.lastSeenUs, nowUs);
       if (nowUs - entry.lastSeenUs > this.heartbeatTimeoutUs) {
         lost.push({ instanceId: id, inFlight: [...entry.inFlight] });
         this.instances.delete(id);
@@ -240,7 +240,7 @@ export class ClusterState {
         views[i] = view;
       }
       const snapshot = entry.snapshot;
-      if (snapshot !== undefined && snapshot.atUs > nowUs) this.datedNow(entry, snapshot, nowUs);
+      if (snapshot !== undefined && heardAt(snapshot.atUs, nowUs) !== snapshot.atUs) this.datedNow(entry, snapshot, nowUs);
       const atUs = entry.snapshot?.atUs;
       view.snapshotAgeUs = micros(atUs === undefined ? Number.POSITIVE_INFINITY : nowUs - atUs);
     }

@@ -32,4 +32,19 @@ describe('FlowQueueBoard', () => {
     board.expire(micros(100_001));
     expect(board.oldestAtUs(micros(0))).toBeUndefined();
   });
+
+  it('ages a report dated in the future from the first time it is read, and a later true report of that process replaces it', () => {
+    const board = new FlowQueueBoard(micros(100_000));
+    const year3111 = 2 ** 55;
+    board.onReport(report('forged', year3111, [{ model: 'm', priority: 0, requests: 50 }]));
+    board.onReport(report('f1', year3111, [{ model: 'm', priority: 0, requests: 40 }]));
+    expect(board.queuedAhead('m', 0, micros(1_000))).toBe(90);
+    // Read at 1 ms it counts as taken then: never later than the reader's clock, and gone one maximum age on.
+    expect(board.oldestAtUs(micros(1_000))).toBe(1_000);
+    board.onReport(report('f1', 2_000, [{ model: 'm', priority: 0, requests: 1 }]));
+    expect(board.queuedAhead('m', 0, micros(2_000))).toBe(51);
+    expect(board.queuedAhead('m', 0, micros(101_001))).toBe(1);
+    board.expire(micros(102_001));
+    expect(board.oldestAtUs(micros(0))).toBeUndefined();
+  });
 });

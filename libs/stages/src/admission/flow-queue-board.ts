@@ -1,4 +1,4 @@
-import type { FlowQueueReport, Micros } from '@sluice/contracts';
+import { heardAt, type FlowQueueReport, type Micros } from '@sluice/contracts';
 
 /**
  * The flow controllers' latest queue reports, one per process (docs/behaviour.md §2). Flow
@@ -34,10 +34,26 @@ export class FlowQueueBoard {
 
   /** Forgets reports of processes silent past `maxAgeUs`. */
   expire(nowUs: Micros): void {
-    for (const [id, report] of this.reports) if (nowUs - report.atUs > this.maxAgeUs) this.reports.delete(id);
+    for (const [id, report] of this.reports) if (nowUs - this.dated(id, report, nowUs).atUs > this.maxAgeUs) this.reports.delete(id);
   }
 
   private *live(nowUs: Micros): Iterable<FlowQueueReport> {
-    for (const report of this.reports.values()) if (nowUs - report.atUs <= this.maxAgeUs) yield report;
+    for (const [id, report] of this.reports) {
+      const dated = this.dated(id, report, nowUs);
+      if (nowUs - dated.atUs <= this.maxAgeUs) yield dated;
+    }
+  }
+
+  /**
+   * A report dated after `nowUs` is kept as taken now, and ages from here (heardAt): a forged date
+   * in the future would otherwise keep its queue counted for good, and outrank every later report
+   * of that process.
+   */
+  private dated(id: string, report: FlowQueueReport, nowUs: Micros): FlowQueueReport {
+    const atUs = heardAt(report.atUs, nowUs);
+    if (atUs === report.atUs) return report;
+    const now = { ...report, atUs };
+    this.reports.set(id, now);
+    return now;
   }
 }

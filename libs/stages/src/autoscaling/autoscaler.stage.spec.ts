@@ -148,6 +148,18 @@ describe('the autoscaler on KV utilisation (HPA Utilization over the ready insta
   });
 });
 
+describe('the autoscaler against report times from the future (a sender clock ahead, or forged)', () => {
+  it('counts a queue report dated in the future as taken at the decision that first sees it, and forgets it one staleness period later', () => {
+    const { stage, agenda, decisions } = autoscaler({ intervalMs: 5_000 });
+    stage.onLifecycle(lifecycle('w-r0', 'register'), micros(0));
+    stage.onFlowQueue({ ...queue(40, micros(2 ** 55)), processId: 'made-up' });
+    for (let t = 5; t <= 30; t += 5) stage.onLifecycle(lifecycle('w-r0', 'heartbeat'), micros(t * S));
+    agenda.runUntil(30 * S);
+    // Seen first at 5 s, stale after 20 s more: counted at 5…25 s, gone at 30 s.
+    expect(decisions.map((d) => d.value)).toEqual([40, 40, 40, 40, 40, 0]);
+  });
+});
+
 describe('KEDA at the edges of zero (minInstances 0)', () => {
   it('leaves zero for one instance when the queue rises above the activation target, and no sooner', () => {
     const { stage, agenda, calls, decisions } = autoscaler({ minInstances: 0, activationTarget: 2, intervalMs: 1_000 }, { processes: 1, instances: 8, initialInstances: 0 });

@@ -1,4 +1,4 @@
-import type { FlowQueueReport, LifecycleEvent, LoadSnapshot, Micros } from '@sluice/contracts';
+import { heardAt, type FlowQueueReport, type LifecycleEvent, type LoadSnapshot, type Micros } from '@sluice/contracts';
 import { Periodic, type WakeUps } from '../wake-ups.js';
 import { limitRate, replicasForAverageValue, replicasForUsageRatio, stabilize, type Recommendation, type ScaleEvent } from './hpa-rules.js';
 import type { AutoscalerDecision, AutoscalerEffects } from './autoscaler.effects.js';
@@ -230,7 +230,11 @@ export class AutoscalerStage {
   private sweep(nowUs: Micros): void {
     for (const [id, instance] of this.instances) if (nowUs - instance.lastSeenUs > this.settings.staleUs) this.forget(id);
     for (const [id, worker] of this.workers) if (nowUs - worker.lastSeenUs > this.settings.staleUs) this.onWorkerGone(id);
-    for (const [id, report] of this.flowQueues) if (nowUs - report.atUs > this.settings.staleUs) this.flowQueues.delete(id);
+    for (const [id, report] of this.flowQueues) {
+      // A report dated ahead of this clock ages from now: its sender's clock cannot keep it counted.
+      report.atUs = heardAt(report.atUs, nowUs);
+      if (nowUs - report.atUs > this.settings.staleUs) this.flowQueues.delete(id);
+    }
   }
 
   private forget(instanceId: string): void {
