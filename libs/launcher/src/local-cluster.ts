@@ -184,6 +184,11 @@ async function refuseBusyPorts(processes: readonly PlannedProcess[]): Promise<vo
   }
 }
 
+/** Where a service serves HTTP (/readyz, /metrics and, for a gateway, the API). */
+function serviceUrl({ host, port }: { readonly host: string; readonly port: number }): string {
+  return `http://${urlHostPort(host, port)}`;
+}
+
 async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
   const rootDir = resolve(options.rootDir);
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
@@ -272,7 +277,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
 
   const childEnv: NodeJS.ProcessEnv = { ...withCompileCache(env), NATS_URL: nats.url };
   const spawnProcess = (planned: PlannedProcess): SupervisedProcess => {
-    const { name, service, host, port } = planned;
+    const { name, service } = planned;
     const supervised = SupervisedProcess.start(
       {
         name,
@@ -281,7 +286,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
         nodeArgs: options.nodeArgs ?? SERVICE_NODE_FLAGS,
         // Each process connects as its kind's identity; flags given after the shared ones win.
         args: [...plan.sharedArgs, ...planned.args, ...(auth ? identityArgs(auth, identityOfService(service)) : []), ...(tls ? [`--nats.tls.caFile=${tls.caFile}`] : [])],
-        url: `http://${urlHostPort(host, port)}`,
+        url: serviceUrl(planned),
         logFile: join(logDir, `${name}.log`),
         cwd: options.cwd ?? process.cwd(),
         env: childEnv,
@@ -308,7 +313,7 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     } else {
       for (const planned of plan.processes) await waitReady(spawnProcess(planned));
     }
-    const routers = plan.processes.filter((p) => p.service === 'router').map((p) => ({ name: p.name, url: `http://${urlHostPort(p.host, p.port)}` }));
+    const routers = plan.processes.filter((p) => p.service === 'router').map((p) => ({ name: p.name, url: serviceUrl(p) }));
     const workerProcesses = plan.processes.filter((p) => p.service === 'worker').length;
     await waitForRoutersToHearWorkers(routers, workerProcesses * (config.worker.initialInstances ?? config.worker.instances), deadline, signal);
   } catch (error) {
@@ -321,8 +326,8 @@ async function startOnce(options: LocalClusterOptions): Promise<LocalCluster> {
     throw lostPickedPort ? new ChosenPortTakenError(error) : error;
   }
 
-  const gatewayUrl = `http://${urlHostPort(config.gateway.host, config.gateway.port)}`;
-  const gatewayUrls = plan.processes.filter((p) => p.service === 'gateway').map((p) => `http://${urlHostPort(p.host, p.port)}`);
+  const gatewayUrl = serviceUrl(config.gateway);
+  const gatewayUrls = plan.processes.filter((p) => p.service === 'gateway').map(serviceUrl);
   let warmed: WarmUpResult | undefined;
   // With gateway.auth the warm-up needs a key: OPENAI_API_KEY, as `sluice run` sends it.
   const apiKey = env.OPENAI_API_KEY;

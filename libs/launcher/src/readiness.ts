@@ -13,11 +13,16 @@ export interface PollReadyOptions {
   readonly intervalMs?: number;
 }
 
+/** GET `url` with a second to answer, cut short by `signal`; rejects as `fetch` does (refused, timed out, aborted). */
+export function getWithinASecond(url: string, signal?: AbortSignal): Promise<Response> {
+  const timeout = AbortSignal.timeout(1_000);
+  return fetch(url, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+}
+
 /** GET `<url>/readyz` answered 200 within a second (anything else, refused connections included: not ready). */
 export async function answersReady(url: string, signal?: AbortSignal): Promise<boolean> {
   try {
-    const timeout = AbortSignal.timeout(1_000);
-    const res = await fetch(`${url}/readyz`, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+    const res = await getWithinASecond(`${url}/readyz`, signal);
     await res.body?.cancel();
     return res.status === 200;
   } catch {

@@ -1,5 +1,6 @@
 import { ClusterStartError } from './cluster-errors.js';
 import { delay } from './net.js';
+import { getWithinASecond } from './readiness.js';
 
 /**
  * The Endpoint Picker's count of the pool's ready endpoints, which the router exports (the
@@ -10,8 +11,7 @@ const READY_ENDPOINTS = 'llm_d_epp_ready_endpoints';
 /** The sum of the router's ready-endpoints samples (one per pool), or undefined when it does not answer. */
 export async function readyEndpoints(routerUrl: string, signal?: AbortSignal): Promise<number | undefined> {
   try {
-    const timeout = AbortSignal.timeout(1_000);
-    const res = await fetch(`${routerUrl}/metrics`, { signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+    const res = await getWithinASecond(`${routerUrl}/metrics`, signal);
     if (res.status !== 200) {
       await res.body?.cancel();
       return undefined;
