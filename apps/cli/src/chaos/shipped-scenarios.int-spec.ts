@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -35,8 +35,11 @@ describe('the shipped chaos scenarios, --short', () => {
     async (file) => {
       const out = join(mkdtempSync(join(tmpdir(), 'sluice-chaos-')), 'run');
       const run = await runSluice(['chaos', join(REPO_ROOT, 'examples', 'chaos', file), '--short', '--out', out, '--json'], { timeoutMs: 170_000 });
-      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
-      const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as RunReportFile;
+      // The report's verdicts first: they say what failed in a line, where the exit code's message is
+      // the whole JSON summary (CI keeps only the tail of a long failure).
+      const reportFile = join(out, 'report.json');
+      expect(existsSync(reportFile), `no report.json; exit ${run.code}; stderr:\n${run.stderr.slice(-4000)}`).toBe(true);
+      const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReportFile;
       const chaos = report.chaos!;
       for (const fault of chaos.faults) {
         expect(fault.error, `${fault.action} ${fault.target ?? ''}`).toBeNull();
@@ -44,6 +47,7 @@ describe('the shipped chaos scenarios, --short', () => {
       }
       const failed = chaos.invariants.filter((i) => i.status === 'fail').map((i) => `${i.id}: ${i.details.join('; ')}`);
       expect(failed).toEqual([]);
+      expect(run.code, `stderr:\n${run.stderr.slice(-4000)}`).toBe(0);
       expect(chaos.passed).toBe(true);
     },
     180_000,
