@@ -47,6 +47,9 @@ const ok =
   (await steps(['timing tests', npx, ['vitest', 'run', '--project', 'timing', '--reporter=default', '--reporter=json', timesReporter, `--outputFile.json=${reports[1]}`], { TEST_FILE_TIMES: fileTimes[1] }]));
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+// Tests that passed only on a retry (vitest keeps the failed attempts' messages): listed, so a
+// flaky check stays in sight instead of disappearing into the pass count.
+const retried = [];
 for (const report of reports.filter((r) => existsSync(r))) {
   const { numPassedTests, numFailedTests, numPendingTests, testResults = [] } = JSON.parse(readFileSync(report, 'utf8'));
   totals.passed += numPassedTests;
@@ -55,6 +58,9 @@ for (const report of reports.filter((r) => existsSync(r))) {
   // A file that failed outside any test (a beforeAll, an import) reports no failed test: count it once.
   for (const file of testResults) {
     if (file.status === 'failed' && !file.assertionResults?.some((a) => a.status === 'failed')) totals.failed += 1;
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === 'passed' && test.failureMessages?.length > 0) retried.push({ file: relative(process.cwd(), file.name), title: test.title, first: test.failureMessages[0].split('\n')[0].slice(0, 400) });
+    }
   }
 }
 // Where the time goes, so a budget overrun points at its files: each file's wall time, its
@@ -68,6 +74,10 @@ const slowest = Object.entries(walls)
 if (slowest.length > 0) {
   console.log('\nslowest files (wall time, start-up and stop in hooks included):');
   for (const file of slowest) console.log(`  ${file.seconds.toFixed(1).padStart(7)} s  ${file.name}`);
+}
+if (retried.length > 0) {
+  console.log('\npassed on a retry (the first attempt failed):');
+  for (const test of retried) console.log(`  ${test.file} > ${test.title}\n      ${test.first}`);
 }
 console.log(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok ? 0 : 1);
