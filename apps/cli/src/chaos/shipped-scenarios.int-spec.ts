@@ -31,8 +31,9 @@ describe('the shipped chaos scenarios, --short', () => {
   });
 
   // A chaos run shares the CI machine with every other suite, and one failed there once, unexplained
-  // (none failed in over a hundred runs here beside busy loops or the container suite). So a scenario is run a second time when its first run fails; the first
-  // run's verdicts are printed either way, so a failure that the second run hides still shows.
+  // (none failed in about two hundred runs here beside busy loops or the container suite). So a
+  // scenario whose first run fails runs a second time; the first run's verdicts are printed either
+  // way, and npm test's summary lists a test that passed only on a retry, so the failure still shows.
   it.each(SCENARIOS.filter((f) => f !== 'worker-crash-mid-stream.yaml'))(
     '%s: every fault fires, every invariant holds',
     { timeout: 180_000, retry: 1 },
